@@ -1,0 +1,360 @@
+"""Columns -> per-column token ids: every column of a table becomes one "word position".
+
+Token id layout (one id space shared by all columns, so the model needs one embedding table):
+
+* ``0`` MASK, ``1`` MISSING, ``2`` UNKNOWN — reserved, shared by all columns (the column
+  embedding tells columns apart, as the position embedding does in the paper).
+* ``3 ...`` value tokens. With ``vocabulary="per_column"`` each column owns a contiguous
+  range ``[offsets_[j], offsets_[j] + n_tokens_per_column_[j])``. With
+  ``vocabulary="shared"`` all columns use one code space (the paper's setup): the same value
+  in any column is the same token.
+
+Categorical columns map each value seen at fit to a token; values seen fewer than
+``min_frequency`` times and values unseen at fit map to UNKNOWN (unseen ones with a
+``UserWarning`` naming the column and the rate). Numeric columns are cut into at most
+``n_bins`` quantile bins fitted on the training data; a column with at most ``n_bins``
+distinct values gets one bin per value. NaN / None / NaT map to MISSING.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+MASK, MISSING, UNKNOWN = 0, 1, 2
+N_SPECIAL = 3
+SPECIAL_TOKENS = {"MASK": MASK, "MISSING": MISSING, "UNKNOWN": UNKNOWN}
+
+
+def to_frame(X: Any) -> pd.DataFrame:
+    """Return ``X`` as a DataFrame without copying data or changing dtypes.
+
+    Arrays get integer column labels ``0..n_features-1``. Raises ``ValueError`` for 1-d,
+    3-d, complex or sparse input, naming what was received.
+    """
+    if isinstance(X, pd.DataFrame):
+        frame = X
+    else:
+        if hasattr(X, "toarray") or hasattr(X, "tocsr"):
+            raise TypeError(
+                "Sparse input is not supported: tabmoe tokenizes each column; pass a dense "
+                "array or a pandas DataFrame."
+            )
+        arr = np.asarray(X) if not isinstance(X, np.ndarray) else X
+        if arr.ndim != 2:
+            raise ValueError(
+                f"Expected 2D array, got {arr.ndim}D array instead. Reshape your data either "
+                "using array.reshape(-1, 1) if your data has a single feature or "
+                "array.reshape(1, -1) if it contains a single sample."
+            )
+        frame = pd.DataFrame(arr)
+    for name, dtype in frame.dtypes.items():
+        if pd.api.types.is_complex_dtype(dtype):
+            raise ValueError(f"Complex data not supported (column {name!r}).")
+    return frame
+
+
+def is_categorical_dtype(dtype: Any) -> bool:
+    """Dtypes that ``categorical_features="auto"`` treats as categorical."""
+    return (
+        isinstance(dtype, pd.CategoricalDtype)
+        or pd.api.types.is_object_dtype(dtype)
+        or pd.api.types.is_string_dtype(dtype)
+        or pd.api.types.is_bool_dtype(dtype)
+    )
+
+
+def _sorted_values(values: pd.Index) -> pd.Index:
+    """Sort category values; mixed types sort by (type name, str) so order is deterministic."""
+    try:
+        return values.sort_values()
+    except TypeError:
+        keys = [(type(v).__name__, str(v)) for v in values]
+        order = sorted(range(len(values)), key=keys.__getitem__)
+        return values[order]
+
+
+def _numeric_values(column: pd.Series, name: Any) -> np.ndarray:
+    """Float view of a numeric/datetime column; NaN marks missing. Rejects inf."""
+    dtype = column.dtype
+    if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
+        values = column.to_numpy()
+        mask = pd.isna(values)
+        out = values.astype("datetime64[ns]" if values.dtype.kind == "M" else "timedelta64[ns]")
+        out = out.astype(np.int64).astype(np.float64)
+        out[mask] = np.nan
+        return out
+    try:
+        values = pd.to_numeric(column, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            f"Column {name!r} was declared numeric but holds non-numeric values ({exc}). "
+            "Declare it in categorical_features."
+        ) from exc
+    if np.isinf(values).any():
+        raise ValueError(
+            f"Input X contains infinity in column {name!r}; replace inf by a finite value or "
+            "NaN (which becomes the MISSING token)."
+        )
+    return values
+
+
+def _bin_edges(values: np.ndarray, n_bins: int) -> np.ndarray:
+    """Inner bin edges (k-1 of them for k bins) from the finite training values."""
+    finite = values[~np.isnan(values)]
+    if finite.size == 0:
+        return np.empty(0)
+    distinct = np.unique(finite)
+    if distinct.size <= n_bins:
+        return (distinct[:-1] + distinct[1:]) / 2.0
+    quantiles = np.quantile(finite, np.linspace(0, 1, n_bins + 1)[1:-1])
+    return np.unique(quantiles)
+
+
+def _smallest_int_dtype(n_tokens: int) -> np.dtype:
+    return np.dtype(np.int16) if n_tokens <= np.iinfo(np.int16).max else np.dtype(np.int32)
+
+
+class ColumnTokenizer(TransformerMixin, BaseEstimator):
+    """Turn each column of a table into one token position.
+
+    Parameters
+    ----------
+    categorical_features : "auto", "all", array-like of str or int, or bool mask, default="auto"
+        Which columns are categorical. ``"auto"``: pandas category, object, string and bool
+        dtypes. ``"all"``: every column (e.g. already-integer-coded data). Otherwise column
+        names, column indices or a boolean mask of length ``n_features``.
+    n_bins : int, default=10
+        Maximum number of quantile bins for a numeric column.
+    min_frequency : int, default=1
+        Categories seen fewer times than this at fit map to UNKNOWN.
+    vocabulary : {"per_column", "shared"}, default="per_column"
+        ``"shared"`` gives all columns one code space (the paper's setup for integer-coded
+        tables); every column is then treated as categorical.
+
+    Attributes
+    ----------
+    categories_ : list of pandas.Index or None
+        Per column, the kept categories in token order (None for numeric columns).
+    bin_edges_ : list of ndarray or None
+        Per column, inner bin edges (None for categorical columns).
+    is_categorical_ : ndarray of bool, shape (n_features,)
+    offsets_ : ndarray of int, shape (n_features,)
+        First value-token id of each column (all equal with a shared vocabulary).
+    n_tokens_per_column_ : ndarray of int, shape (n_features,)
+        Number of value tokens each column can take.
+    n_tokens_ : int
+        Size of the id space, reserved ids included.
+    """
+
+    _parameter_constraints: dict = {
+        "categorical_features": [StrOptions({"auto", "all"}), "array-like"],
+        "n_bins": [Interval(numbers.Integral, 2, None, closed="left")],
+        "min_frequency": [Interval(numbers.Integral, 1, None, closed="left")],
+        "vocabulary": [StrOptions({"per_column", "shared"})],
+    }
+
+    def __init__(
+        self,
+        categorical_features: Literal["auto", "all"] | Sequence = "auto",
+        n_bins: int = 10,
+        min_frequency: int = 1,
+        vocabulary: Literal["per_column", "shared"] = "per_column",
+    ):
+        self.categorical_features = categorical_features
+        self.n_bins = n_bins
+        self.min_frequency = min_frequency
+        self.vocabulary = vocabulary
+
+    # ------------------------------------------------------------------ fit
+    def _categorical_mask(self, frame: pd.DataFrame) -> np.ndarray:
+        n = frame.shape[1]
+        spec = self.categorical_features
+        if self.vocabulary == "shared" or (isinstance(spec, str) and spec == "all"):
+            return np.ones(n, dtype=bool)
+        if isinstance(spec, str) and spec == "auto":
+            return np.array([is_categorical_dtype(dt) for dt in frame.dtypes], dtype=bool)
+        spec = np.asarray(spec)
+        if spec.dtype == bool:
+            if spec.shape != (n,):
+                raise ValueError(
+                    f"categorical_features as a boolean mask must have length {n} "
+                    f"(n_features), got shape {spec.shape}."
+                )
+            return spec.copy()
+        mask = np.zeros(n, dtype=bool)
+        columns = list(frame.columns)
+        for item in spec.tolist():
+            if isinstance(item, str):
+                if item not in columns:
+                    raise ValueError(
+                        f"categorical_features names column {item!r}, which is not in X "
+                        f"(columns: {columns[:10]}{'...' if n > 10 else ''})."
+                    )
+                mask[columns.index(item)] = True
+            elif isinstance(item, numbers.Integral):
+                if not -n <= item < n:
+                    raise ValueError(
+                        f"categorical_features index {item} is out of range for {n} columns."
+                    )
+                mask[item] = True
+            else:
+                raise ValueError(
+                    f"categorical_features entries must be column names or indices, got {item!r}."
+                )
+        return mask
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X: Any, y: Any = None) -> ColumnTokenizer:
+        """Learn per-column vocabularies and bin edges from ``X`` (n_samples, n_features)."""
+        frame = to_frame(X)
+        validate_data(self, X, skip_check_array=True, reset=True)
+        if frame.shape[0] == 0:
+            raise ValueError(
+                f"Found array with 0 sample(s) (shape={frame.shape}) while a minimum of 1 is "
+                "required."
+            )
+        if frame.shape[1] == 0:
+            raise ValueError(
+                f"Found array with 0 feature(s) (shape={frame.shape}) while a minimum of 1 is "
+                "required."
+            )
+        self.is_categorical_ = self._categorical_mask(frame)
+        self.categories_, self.bin_edges_, self._infrequent = [], [], []
+        sizes = []
+        for j, (name, column) in enumerate(frame.items()):
+            if self.is_categorical_[j]:
+                kept, rare = self._fit_categories(column, name)
+                self.categories_.append(kept)
+                self._infrequent.append(rare)
+                self.bin_edges_.append(None)
+                sizes.append(len(kept))
+            else:
+                edges = _bin_edges(_numeric_values(column, name), self.n_bins)
+                self.categories_.append(None)
+                self._infrequent.append(None)
+                self.bin_edges_.append(edges)
+                sizes.append(len(edges) + 1)
+        if self.vocabulary == "shared":
+            self._fit_shared_space()
+        else:
+            self.n_tokens_per_column_ = np.asarray(sizes, dtype=np.int64)
+            starts = np.concatenate([[0], np.cumsum(self.n_tokens_per_column_)[:-1]])
+            self.offsets_ = N_SPECIAL + starts
+            self.n_tokens_ = int(N_SPECIAL + self.n_tokens_per_column_.sum())
+        self._lookup = [self._build_lookup(j) for j in range(frame.shape[1])]
+        return self
+
+    def _fit_categories(self, column: pd.Series, name: Any) -> tuple[pd.Index, pd.Index]:
+        try:
+            counts = column.value_counts(dropna=True, sort=False)
+        except TypeError as exc:
+            raise TypeError(
+                f"Column {name!r} holds unhashable values (e.g. dicts or lists), which cannot "
+                f"be categories: {exc}"
+            ) from exc
+        keep = counts.to_numpy() >= self.min_frequency
+        values = counts.index
+        if isinstance(column.dtype, pd.CategoricalDtype):
+            order = column.cat.categories
+            kept = order[order.isin(values[keep])]
+        else:
+            kept = _sorted_values(pd.Index(values[keep], dtype=object))
+        return pd.Index(kept, dtype=object), pd.Index(values[~keep], dtype=object)
+
+    def _fit_shared_space(self) -> None:
+        union = pd.Index([], dtype=object)
+        for cats in self.categories_:
+            union = union.append(cats)
+        self.shared_values_ = _sorted_values(pd.Index(pd.unique(union.to_numpy()), dtype=object))
+        n = len(self.shared_values_)
+        self.n_tokens_per_column_ = np.full(len(self.categories_), n, dtype=np.int64)
+        self.offsets_ = np.full(len(self.categories_), N_SPECIAL, dtype=np.int64)
+        self.n_tokens_ = N_SPECIAL + n
+
+    def _build_lookup(self, j: int) -> tuple[pd.Index, np.ndarray] | None:
+        """(index of known values, token id of each) for a categorical column."""
+        if not self.is_categorical_[j]:
+            return None
+        kept, rare = self.categories_[j], self._infrequent[j]
+        if self.vocabulary == "shared":
+            ids = N_SPECIAL + self.shared_values_.get_indexer(kept)
+        else:
+            ids = self.offsets_[j] + np.arange(len(kept))
+        index = kept.append(rare)
+        token = np.concatenate([ids, np.full(len(rare), UNKNOWN)]).astype(np.int64)
+        return index, token
+
+    # ------------------------------------------------------------ transform
+    def transform(self, X: Any) -> np.ndarray:
+        """Token ids, shape (n_samples, n_features), in the smallest integer dtype that fits."""
+        check_is_fitted(self)
+        frame = to_frame(X)
+        validate_data(self, X, skip_check_array=True, reset=False)
+        dtype = _smallest_int_dtype(self.n_tokens_)
+        out = np.empty(frame.shape, dtype=dtype)
+        for j, (name, column) in enumerate(frame.items()):
+            out[:, j] = self._transform_column(j, column, name)
+        return out
+
+    def _transform_column(self, j: int, column: pd.Series, name: Any) -> np.ndarray:
+        if not self.is_categorical_[j]:
+            values = _numeric_values(column, name)
+            tokens = self.offsets_[j] + np.searchsorted(self.bin_edges_[j], values, side="right")
+            tokens[np.isnan(values)] = MISSING
+            return tokens
+        index, token = self._lookup[j]
+        try:
+            codes = index.get_indexer(column.to_numpy(dtype=object))
+        except TypeError as exc:
+            raise TypeError(f"Column {name!r} holds unhashable values: {exc}") from exc
+        tokens = np.where(codes >= 0, token[np.maximum(codes, 0)], UNKNOWN)
+        missing = column.isna().to_numpy()
+        tokens[missing] = MISSING
+        unseen = (codes < 0) & ~missing
+        if unseen.any():
+            rate = unseen.mean()
+            examples = pd.unique(column[unseen].astype(str))[:3].tolist()
+            warnings.warn(
+                f"Column {name!r}: {unseen.sum()} value(s) ({rate:.1%} of rows) were not seen "
+                f"during fit and map to the UNKNOWN token (e.g. {examples}).",
+                UserWarning,
+                stacklevel=3,
+            )
+        return tokens
+
+    # ------------------------------------------------------------- helpers
+    def output_token_ids(self, j: int) -> np.ndarray:
+        """Token ids that column ``j`` can take as a prediction target (no reserved ids)."""
+        check_is_fitted(self)
+        start = int(self.offsets_[j])
+        return np.arange(start, start + int(self.n_tokens_per_column_[j]))
+
+    def token_id(self, j: int, value: Any) -> int | None:
+        """Token id of a categorical ``value`` in column ``j`` (None if unknown)."""
+        index, token = self._lookup[j]
+        code = index.get_indexer([value])[0]
+        return None if code < 0 else int(token[code])
+
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        check_is_fitted(self)
+        names = getattr(self, "feature_names_in_", None)
+        if names is None:
+            names = [f"x{i}" for i in range(self.n_features_in_)]
+        return np.asarray(names, dtype=object)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        tags.transformer_tags.preserves_dtype = []
+        return tags
