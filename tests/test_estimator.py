@@ -100,7 +100,7 @@ def test_class_and_sample_weight_shift_predictions():
     assert weighted.predict_proba(X)[:, 1].mean() > plain + 0.2
 
 
-def test_paper_config_is_the_papers(auto_mpg_path):
+def test_paper_config_is_the_papers(auto_mpg):
     cfg = paper_config()
     assert cfg | {} == {
         "d_model": 20, "n_heads": 5, "ff_dim": 5, "n_layers": 1, "dropout": 0.1,
@@ -111,7 +111,7 @@ def test_paper_config_is_the_papers(auto_mpg_path):
     }
     from tabmoe.datasets import auto_mpg_origin_split
 
-    split = auto_mpg_origin_split(auto_mpg_path)
+    split = auto_mpg_origin_split(auto_mpg)
     clf = TabularMoEClassifier(**{**cfg, "max_epochs": 2}, random_state=0).fit(split.X_train, split.y_train)
     # shared code space: tertile codes 0..2 (+ cylinders 0..2) -> 3 value tokens, label reuses them
     assert clf.tokenizer_.n_tokens_ == 6 and clf.label_token_ids_.tolist() == [3, 4, 5]
