@@ -180,7 +180,9 @@ class ColumnHeads(nn.Module):
             buckets.setdefault(int(math.ceil(math.log2(max(size, 1)))), []).append(j)
         self.n_groups = len(buckets)
         for g, columns in enumerate(buckets.values()):
-            n_pad = int(sizes[columns].max())
+            # At least one (padded, never valid) slot: a column with no value tokens (all
+            # missing at fit) must not give a zero-width group that searchsorted cannot index.
+            n_pad = max(1, int(sizes[columns].max()))
             ids = np.full((len(columns), n_pad), n_tokens, dtype=np.int64)  # pad = n_tokens
             for row, j in enumerate(columns):
                 ids[row, : sizes[j]] = np.sort(output_ids[j])

@@ -48,7 +48,8 @@ def encode_value(value: Any) -> list:
     if isinstance(value, pd.Timestamp):
         return ["timestamp", value.isoformat()]
     if isinstance(value, pd.Timedelta):
-        return ["timedelta", int(value.value)]
+        # [count, unit]: nanoseconds (Timedelta.value) overflow beyond +-292 years
+        return ["timedelta", [int(value.asm8.view("i8")), value.unit]]
     raise TypeError(
         f"Cannot save category value {value!r} of type {type(value).__name__}: only str, int, "
         "float, bool, None, timestamps and timedeltas can be saved safely."
@@ -62,7 +63,9 @@ def decode_value(item: list) -> Any:
     if tag == "timestamp":
         return pd.Timestamp(value)
     if tag == "timedelta":
-        return pd.Timedelta(value)
+        if isinstance(value, list):
+            return pd.Timedelta(np.timedelta64(value[0], value[1]))
+        return pd.Timedelta(value)  # nanoseconds, as written before [count, unit]
     if tag in ("none", "bool", "int", "str"):
         return value
     raise IncompatibleFileError(f"Unknown value type tag {tag!r} in file.")
@@ -112,6 +115,7 @@ def tokenizer_state(tok) -> dict:
         "feature_names_in": (
             None if not hasattr(tok, "feature_names_in_") else tok.feature_names_in_.tolist()
         ),
+        "column_labels": getattr(tok, "_column_labels", None),
         "is_categorical": tok.is_categorical_.tolist(),
         "categories": [_encode_index(c) for c in tok.categories_],
         "infrequent": [_encode_index(c) for c in tok._infrequent],
@@ -130,6 +134,7 @@ def tokenizer_from_state(state: dict):
     tok.n_features_in_ = state["n_features_in"]
     if state["feature_names_in"] is not None:
         tok.feature_names_in_ = np.asarray(state["feature_names_in"], dtype=object)
+    tok._column_labels = state.get("column_labels")  # absent in files saved before it existed
     tok.is_categorical_ = np.asarray(state["is_categorical"], dtype=bool)
     tok.categories_ = [_decode_index(c) for c in state["categories"]]
     tok._infrequent = [_decode_index(c) for c in state["infrequent"]]
