@@ -6,15 +6,22 @@ whose payload needs anything else (an injected pickle, say) is refused by torch'
 unpickler. Category values are written with a type tag (str, int, float, bool, timestamp,
 timedelta) so they come back with their type.
 
+A SHA-256 of the JSON documents and tensor bytes is stored with them, so that a damaged
+file (bit rot, a truncated copy) is refused instead of loading changed weights. It is no
+protection against an attacker, who can rewrite the checksum too: what makes loading safe is
+that it runs no code.
+
 ``pickle`` / ``joblib`` also work (and load on CPU-only machines), but loading a pickle runs
-whatever code the file names: only unpickle files you trust.
+whatever code the file names: only unpickle files you trust. See SECURITY.md.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
+import pickle
 from typing import Any
 
 import numpy as np
@@ -158,6 +165,7 @@ def save(estimator, path: str | os.PathLike) -> None:
     check_is_fitted(estimator)
     fitted = {
         "classes": [encode_value(c) for c in estimator.classes_],
+        "classes_dtype": estimator.classes_.dtype.str,
         "label_token_ids": estimator.label_token_ids_.tolist(),
         "n_features_in": int(estimator.n_features_in_),
         "feature_names_in": (
@@ -178,7 +186,53 @@ def save(estimator, path: str | os.PathLike) -> None:
         "tokenizer": json.dumps(tokenizer_state(estimator.tokenizer_)),
         "state_dict": {k: v.detach().cpu() for k, v in estimator.module_.state_dict().items()},
     }
+    payload["checksum"] = checksum(payload)
     torch.save(payload, os.fspath(path))
+
+
+#: Payload entries covered by the checksum, besides the tensors.
+CHECKED_KEYS = ("format", "format_version", "versions", "params", "fitted", "tokenizer")
+
+
+def checksum(payload: dict) -> str:
+    """SHA-256 hex digest of the documents and of each tensor's name, dtype, shape and bytes."""
+    digest = hashlib.sha256()
+    for key in CHECKED_KEYS:
+        digest.update(json.dumps([key, payload[key]]).encode())
+    for name, tensor in sorted(payload["state_dict"].items()):
+        digest.update(json.dumps([name, str(tensor.dtype), list(tensor.shape)]).encode())
+        digest.update(tensor.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy())
+    return digest.hexdigest()
+
+
+def _read(path: str) -> dict:
+    """The payload of ``path``, its header checked; IncompatibleFileError if it is not one."""
+    with open(path, "rb") as file:  # errors opening the file propagate as they are
+        try:
+            payload = torch.load(file, map_location="cpu", weights_only=True)
+        except (pickle.UnpicklingError, MemoryError):
+            raise  # UnpicklingError: refused, loading it would run code (or it is no pickle)
+        except Exception as exc:  # a damaged archive: RuntimeError, OSError, EOFError, ...
+            raise IncompatibleFileError(f"{path!r} is not a readable tabmoe file: {exc}") from exc
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        raise IncompatibleFileError(f"{path!r} is not a saved TabularMoEClassifier.")
+    version = payload.get("format_version")
+    if version != FORMAT_VERSION:
+        versions = payload.get("versions", "{}")
+        raise IncompatibleFileError(
+            f"{path!r} has file format version {version} (written by {versions}); "
+            f"this tabmoe reads version {FORMAT_VERSION}. Re-save it with a matching tabmoe."
+        )
+    try:
+        expected = payload.get("checksum")  # absent in files written before it was added
+        damaged = expected is not None and expected != checksum(payload)
+    except Exception as exc:  # a missing document or a non-tensor in the state dict
+        raise IncompatibleFileError(f"{path!r} is damaged: {exc!r}") from exc
+    if damaged:
+        raise IncompatibleFileError(
+            f"{path!r} is damaged: its contents do not match the checksum written with them."
+        )
+    return payload
 
 
 def load(path: str | os.PathLike, device: str = "cpu"):
@@ -190,26 +244,33 @@ def load(path: str | os.PathLike, device: str = "cpu"):
     from .estimator import TabularMoEClassifier
     from .trainer import resolve_device
 
-    payload = torch.load(os.fspath(path), map_location="cpu", weights_only=True)
-    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
-        raise IncompatibleFileError(f"{os.fspath(path)!r} is not a saved TabularMoEClassifier.")
-    version = payload.get("format_version")
-    if version != FORMAT_VERSION:
-        versions = payload.get("versions", "{}")
-        raise IncompatibleFileError(
-            f"{os.fspath(path)!r} has file format version {version} (written by {versions}); "
-            f"this tabmoe reads version {FORMAT_VERSION}. Re-save it with a matching tabmoe."
-        )
-    est = TabularMoEClassifier(**_load_params(json.loads(payload["params"])))
-    fitted = json.loads(payload["fitted"])
-    est.tokenizer_ = tokenizer_from_state(json.loads(payload["tokenizer"]))
-    est.classes_ = np.asarray([decode_value(c) for c in fitted["classes"]])
-    est.label_token_ids_ = np.asarray(fitted["label_token_ids"], dtype=np.int64)
-    est.n_features_in_ = fitted["n_features_in"]
-    if fitted["feature_names_in"] is not None:
-        est.feature_names_in_ = np.asarray(fitted["feature_names_in"], dtype=object)
-    est.history_, est.n_iter_, est.best_epoch_ = fitted["history"], fitted["n_iter"], fitted["best_epoch"]
-    est.module_ = est._build_module()
-    est.module_.load_state_dict(payload["state_dict"])
-    est.module_.to(resolve_device(device)).eval()
+    target = resolve_device(device)
+    path = os.fspath(path)
+    payload = _read(path)
+    try:
+        est = TabularMoEClassifier(**_load_params(json.loads(payload["params"])))
+        fitted = json.loads(payload["fitted"])
+        est.tokenizer_ = tokenizer_from_state(json.loads(payload["tokenizer"]))
+        classes = [decode_value(c) for c in fitted["classes"]]
+        est.classes_ = np.asarray(classes, dtype=_classes_dtype(fitted.get("classes_dtype")))
+        est.label_token_ids_ = np.asarray(fitted["label_token_ids"], dtype=np.int64)
+        est.n_features_in_ = fitted["n_features_in"]
+        if fitted["feature_names_in"] is not None:
+            est.feature_names_in_ = np.asarray(fitted["feature_names_in"], dtype=object)
+        est.history_, est.n_iter_ = fitted["history"], fitted["n_iter"]
+        est.best_epoch_ = fitted["best_epoch"]
+        est.module_ = est._build_module()
+        est.module_.load_state_dict(payload["state_dict"])
+    except IncompatibleFileError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError, RuntimeError) as exc:
+        # A file that passed the checksum but does not describe a consistent model.
+        raise IncompatibleFileError(f"{path!r} does not describe a valid model: {exc!r}") from exc
+    est.module_.to(target).eval()
     return est
+
+
+def _classes_dtype(code: str | None) -> np.dtype | None:
+    """dtype of ``classes_`` as saved (bool, int, float, str or object); None if unknown."""
+    dtype = None if code is None else np.dtype(code)
+    return dtype if dtype is not None and dtype.kind in "biufUO" else None
