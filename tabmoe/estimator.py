@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import os
 from typing import Any, Literal
 
 import numpy as np
@@ -21,7 +22,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from . import defaults
+from . import defaults, persistence
 from .model import BLOCKS, GATES, TabularMoE
 from .objective import MASKINGS, MaskedFeatureObjective, label_loss
 from .tokenizer import N_SPECIAL, ColumnTokenizer, to_frame
@@ -268,10 +269,6 @@ class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
         validate_data(self, X, skip_check_array=True, reset=True)
         y = self._validate_y(y)
         check_consistent_length(frame, y)
-        if frame.shape[0] == 0:
-            raise ValueError(
-                f"Found array with 0 sample(s) (shape={frame.shape}) while a minimum of 1 is required."
-            )
         self.classes_, y_codes = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError(
@@ -310,9 +307,6 @@ class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
         elif early:
             train, validation = self._split_validation(train, y_codes, seed)
 
-        n_tokens = int(max(self.tokenizer_.n_tokens_, self.label_token_ids_.max() + 1))
-        output_ids = [self.tokenizer_.output_token_ids(j) for j in range(frame.shape[1])]
-        output_ids.append(self.label_token_ids_)
         config = TrainerConfig(
             max_epochs=self.max_epochs,
             batch_size=self._rows_per_batch(len(train["tokens"]), tokens.shape[1], masking),
@@ -328,17 +322,7 @@ class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
         )
         objective = MaskedFeatureObjective(masking, self.feature_loss_weight, self.mask_rate)
         with seeded(seed, device):
-            self.module_ = TabularMoE(
-                n_tokens,
-                output_ids,
-                d_model=self.d_model,
-                n_heads=self.n_heads,
-                ff_dim=self.ff_dim,
-                n_layers=self.n_layers,
-                dropout=self.dropout,
-                block=self.block,
-                gate=self.gate,
-            )
+            self.module_ = self._build_module()
             result = Trainer(config).fit(
                 self.module_, train, objective, validation=validation, val_loss_fn=label_loss
             )
@@ -346,6 +330,23 @@ class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
         self.n_iter_ = len(result.history)
         self.best_epoch_ = result.best_epoch
         return self
+
+    def _build_module(self) -> TabularMoE:
+        """A fresh network for the fitted tokenizer and label tokens."""
+        tok = self.tokenizer_
+        output_ids = [tok.output_token_ids(j) for j in range(tok.n_features_in_)]
+        output_ids.append(self.label_token_ids_)
+        return TabularMoE(
+            int(max(tok.n_tokens_, self.label_token_ids_.max() + 1)),
+            output_ids,
+            d_model=self.d_model,
+            n_heads=self.n_heads,
+            ff_dim=self.ff_dim,
+            n_layers=self.n_layers,
+            dropout=self.dropout,
+            block=self.block,
+            gate=self.gate,
+        )
 
     def _split_validation(self, train: dict, y_codes: np.ndarray, seed: int) -> tuple[dict, dict]:
         n = len(y_codes)
@@ -396,9 +397,23 @@ class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X: Any) -> np.ndarray:
         """Most probable class per row, shape (n_samples,)."""
-        return self.classes_[np.argmax(self._label_logits(X), axis=1)]
+        logits = self._label_logits(X)
+        return self.classes_[np.argmax(logits, axis=1)]
 
     # -------------------------------------------------------------- state
+    def save(self, path: str | os.PathLike) -> None:
+        """Save the fitted model to ``path`` in a format that runs no code on load.
+
+        JSON documents + tensors, read back with ``torch.load(weights_only=True)``; see
+        :mod:`tabmoe.persistence`.
+        """
+        persistence.save(self, path)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, device: str = "cpu") -> TabularMoEClassifier:
+        """Load a model written by :meth:`save` onto ``device`` (default CPU)."""
+        return persistence.load(path, device=device)
+
     def __getstate__(self) -> dict:
         state = super().__getstate__()
         module = state.get("module_")
