@@ -6,9 +6,9 @@ n_classes) -> nn.Module`` whose ``forward(codes, numeric)`` maps
 * ``codes`` (B, n_categorical) int64 — per-column codes of :class:`TableEncoder`,
 * ``numeric`` (B, n_numeric) float32 — its standardised numeric block,
 
-to logits (B, n_classes), and optionally ``_optimizer(network)`` (default: the trainer's
-AdamW without weight decay on biases, norms and embeddings). Everything else is here once
-and shared with :class:`~tabmoe.TabularMoEClassifier` through :mod:`tabmoe.fitting`:
+to logits (B, n_classes), and optionally ``_check_params()`` for cross-parameter rules.
+The trainer's AdamW (no weight decay on biases, norms and embeddings) optimises every
+network. Everything else is here once and shared with :class:`~tabmoe.TabularMoEClassifier` through :mod:`tabmoe.fitting`:
 input validation, class and sample weights, the early-stopping rule
 (``early_stopping="auto"`` on with an ``eval_set`` or above 10,000 rows, a stratified
 ``validation_fraction`` hold-out otherwise, best weights restored), seeding, devices and
@@ -32,10 +32,10 @@ from ..fitting import (
     PREDICT_BATCH_ROWS,
     TorchClassifierMixin,
     encode_targets,
+    hold_out,
     start_fit,
     use_early_stopping,
     validate_targets,
-    validation_split,
 )
 from ..tokenizer import to_frame
 from ..trainer import Trainer, TrainerConfig, seeded
@@ -122,10 +122,6 @@ class TorchTabularClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimato
     def _check_params(self) -> None:
         """Cross-parameter checks of a subclass (ValueError naming the parameters)."""
 
-    def _optimizer(self, network: nn.Module) -> torch.optim.Optimizer | None:
-        """``None``: the trainer's AdamW (no decay on biases, norms and embeddings)."""
-        return None
-
     def _tensors(self, X: Any, y_codes: np.ndarray, weight: np.ndarray) -> dict[str, Tensor]:
         codes, numeric = self.encoder_.encode(X)
         return {
@@ -161,11 +157,9 @@ class TorchTabularClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimato
             y_val = encode_targets(self.classes_, validate_targets(y_val), "eval_set y")
             validation = self._tensors(to_frame(X_val), y_val, np.ones(len(y_val)))
         elif early:
-            idx_train, idx_val = validation_split(
-                inputs.y_codes, self.validation_fraction, inputs.seed
+            train, validation = hold_out(
+                train, inputs.y_codes, self.validation_fraction, inputs.seed
             )
-            validation = {k: v[idx_val] for k, v in train.items()}
-            train = {k: v[idx_train] for k, v in train.items()}
         config = TrainerConfig(
             max_epochs=self.max_epochs,
             batch_size=self.batch_size,
@@ -190,7 +184,6 @@ class TorchTabularClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimato
                 train,
                 network_loss,
                 validation=validation,
-                optimizer=self._optimizer(self.module_),
             )
         self.history_ = result.history
         self.n_iter_ = len(result.history)
