@@ -21,6 +21,7 @@ import numbers
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import torch
 import torch.nn.functional as F
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
@@ -30,6 +31,7 @@ from torch import Tensor, nn
 
 from ..fitting import (
     PREDICT_BATCH_ROWS,
+    FitInputs,
     TorchClassifierMixin,
     encode_targets,
     hold_out,
@@ -75,6 +77,10 @@ def network_loss(module: nn.Module, batch: dict[str, Tensor]) -> tuple[Tensor, T
 
 class TorchTabularClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
     """Base class of the torch baselines; subclasses define ``__init__`` and the network.
+
+    ``fit`` validates, encodes and resolves early stopping, then calls ``_train``: the
+    trainer's loop here; :class:`~tabmoe.baselines.tabnet.TabNetClassifier` overrides it with
+    pytorch-tabnet's own loop.
 
     Training parameters every subclass takes (after its architecture parameters)
     ----------------------------------------------------------------------------
@@ -149,13 +155,23 @@ class TorchTabularClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimato
         self.encoder_ = TableEncoder(
             categorical_features=self.categorical_features, min_frequency=self.min_frequency
         ).fit(inputs.frame, sample_weight=inputs.weight)
-        train = self._tensors(inputs.frame, inputs.y_codes, inputs.weight)
-        early = use_early_stopping(self.early_stopping, eval_set is not None, len(inputs.frame))
         validation = None
         if eval_set is not None:
             X_val, y_val = eval_set
             y_val = encode_targets(self.classes_, validate_targets(y_val), "eval_set y")
-            validation = self._tensors(to_frame(X_val), y_val, np.ones(len(y_val)))
+            validation = (to_frame(X_val), y_val)
+        early = use_early_stopping(self.early_stopping, eval_set is not None, len(inputs.frame))
+        self._train(inputs, validation, early)
+        return self
+
+    def _train(
+        self, inputs: FitInputs, validation: tuple[pd.DataFrame, np.ndarray] | None, early: bool
+    ) -> None:
+        """Fit ``module_`` with the trainer; ``validation`` is ``(X_val, y_val codes)``."""
+        train = self._tensors(inputs.frame, inputs.y_codes, inputs.weight)
+        if validation is not None:
+            X_val, y_val = validation
+            validation = self._tensors(X_val, y_val, np.ones(len(y_val)))
         elif early:
             train, validation = hold_out(
                 train, inputs.y_codes, self.validation_fraction, inputs.seed
@@ -179,16 +195,10 @@ class TorchTabularClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimato
             self.module_ = self._build_network(
                 cardinalities, self.encoder_.n_numeric_, len(self.classes_)
             ).to(inputs.device)
-            result = Trainer(config).fit(
-                self.module_,
-                train,
-                network_loss,
-                validation=validation,
-            )
+            result = Trainer(config).fit(self.module_, train, network_loss, validation=validation)
         self.history_ = result.history
         self.n_iter_ = len(result.history)
         self.best_epoch_ = result.best_epoch
-        return self
 
     @torch.no_grad()
     def _label_logits(self, X: Any) -> np.ndarray:
