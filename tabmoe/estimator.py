@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import os
 from typing import Any, Literal
 
 import numpy as np
@@ -21,7 +22,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from . import defaults
+from . import defaults, persistence
 from .ensemble import StackedModel, member_loss
 from .explain import Explanation, explain_tokens, gate_importances
 from .model import BLOCKS, GATES, TabularMoE
@@ -313,10 +314,6 @@ class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
         validate_data(self, X, skip_check_array=True, reset=True)
         y = self._validate_y(y)
         check_consistent_length(frame, y)
-        if frame.shape[0] == 0:
-            raise ValueError(
-                f"Found array with 0 sample(s) (shape={frame.shape}) while a minimum of 1 is required."
-            )
         self.classes_, y_codes = np.unique(y, return_inverse=True)
         if len(self.classes_) < 2:
             raise ValueError(
@@ -357,9 +354,6 @@ class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
             extra = self._rows(self._tokens(unlabeled, None), np.ones(len(unlabeled)))
             train = {k: torch.cat([v, extra[k]]) for k, v in train.items()}
 
-        n_tokens = int(max(self.tokenizer_.n_tokens_, self.label_token_ids_.max() + 1))
-        output_ids = [self.tokenizer_.output_token_ids(j) for j in range(frame.shape[1])]
-        output_ids.append(self.label_token_ids_)
         config = TrainerConfig(
             max_epochs=self.max_epochs,
             batch_size=self._rows_per_batch(len(train["tokens"]), tokens.shape[1], masking),
@@ -374,21 +368,7 @@ class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
             description=type(self).__name__,
         )
         with seeded(seed, device):
-            members = [
-                TabularMoE(
-                    n_tokens,
-                    output_ids,
-                    d_model=self.d_model,
-                    n_heads=self.n_heads,
-                    ff_dim=self.ff_dim,
-                    n_layers=self.n_layers,
-                    dropout=self.dropout,
-                    block=self.block,
-                    gate=self.gate,
-                )
-                for _ in range(self.n_members)
-            ]
-            self.module_ = members[0] if self.n_members == 1 else StackedModel(members)
+            self.module_ = self._build_module()
             result = Trainer(config).fit(
                 self.module_, train, self._objective(masking), validation=validation, val_loss_fn=label_loss
             )
@@ -397,6 +377,28 @@ class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
         self.best_epoch_ = result.best_epoch
         self._keep_train_sample(labelled, seed)
         return self
+
+    def _build_module(self) -> TabularMoE | StackedModel:
+        """A fresh network for the fitted tokenizer and label tokens; with ``n_members > 1``
+        that many, initialised one after the other and stacked into one batched model."""
+        tok = self.tokenizer_
+        output_ids = [tok.output_token_ids(j) for j in range(tok.n_features_in_)]
+        output_ids.append(self.label_token_ids_)
+        members = [
+            TabularMoE(
+                int(max(tok.n_tokens_, self.label_token_ids_.max() + 1)),
+                output_ids,
+                d_model=self.d_model,
+                n_heads=self.n_heads,
+                ff_dim=self.ff_dim,
+                n_layers=self.n_layers,
+                dropout=self.dropout,
+                block=self.block,
+                gate=self.gate,
+            )
+            for _ in range(self.n_members)
+        ]
+        return members[0] if self.n_members == 1 else StackedModel(members)
 
     def _split_validation(self, train: dict, y_codes: np.ndarray, seed: int) -> tuple[dict, dict]:
         n = len(y_codes)
@@ -445,7 +447,8 @@ class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X: Any) -> np.ndarray:
         """Most probable class per row, shape (n_samples,)."""
-        return self.classes_[np.argmax(self._label_logits(X), axis=1)]
+        logits = self._label_logits(X)
+        return self.classes_[np.argmax(logits, axis=1)]
 
     # ------------------------------- MoE view, missing columns, unlabeled rows, ensembles
     def _attend(self, tokens: np.ndarray) -> np.ndarray | None:
@@ -512,15 +515,18 @@ class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
         if isinstance(X, pd.DataFrame) and names is not None:
             absent = [c for c in names if c not in X.columns]
             if absent:
-                if self.missing != "exclude":
-                    raise ValueError(
-                        f"Column(s) {absent} seen during fit are absent from X. Create the "
-                        "estimator with missing='exclude' to predict without them (they are "
-                        "then left out of the attention)."
-                    )
                 extra = [c for c in X.columns if c not in set(names)]
-                if extra:
-                    raise ValueError(f"X has column(s) {extra} that were not seen during fit.")
+                if self.missing != "exclude" or extra:
+                    raise ValueError(
+                        f"Column(s) {absent} seen during fit are absent from X"
+                        + (f", and X has column(s) {extra} not seen during fit." if extra else ".")
+                        + (
+                            " Create the estimator with missing='exclude' to predict without "
+                            "absent columns (they are then left out of the attention)."
+                            if self.missing != "exclude"
+                            else ""
+                        )
+                    )
                 X = X.reindex(columns=names)
         frame = to_frame(X)
         validate_data(self, X, skip_check_array=True, reset=False)
@@ -528,7 +534,8 @@ class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
 
     def _feature_tokens(self, X: Any) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Feature tokens (n, n_features) and the attend mask (or None) of ``X``."""
-        tokens = self.tokenizer_.transform(self._prepare_X(X))
+        frame = self._prepare_X(X)  # checks that the estimator is fitted first
+        tokens = self.tokenizer_.transform(frame)
         attend = self._attend(tokens)
         return torch.from_numpy(tokens), None if attend is None else torch.from_numpy(attend)
 
@@ -611,6 +618,19 @@ class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     # -------------------------------------------------------------- state
+    def save(self, path: str | os.PathLike) -> None:
+        """Save the fitted model to ``path`` in a format that runs no code on load.
+
+        JSON documents + tensors, read back with ``torch.load(weights_only=True)``; see
+        :mod:`tabmoe.persistence`.
+        """
+        persistence.save(self, path)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, device: str = "cpu") -> TabularMoEClassifier:
+        """Load a model written by :meth:`save` onto ``device`` (default CPU)."""
+        return persistence.load(path, device=device)
+
     def __getstate__(self) -> dict:
         state = super().__getstate__()
         module = state.get("module_")

@@ -106,7 +106,7 @@ def label_loss(model: TabularMoE, batch: dict[str, Tensor]) -> tuple[Tensor, Ten
     """
     tokens = batch["tokens"].long()
     logits = model.label_logits(tokens, batch.get("attend"))
-    target = torch.searchsorted(model.label_ids, tokens[:, -1]).clamp_max(len(model.label_ids) - 1)
+    target = torch.searchsorted(model.label_ids, tokens[:, -1].contiguous()).clamp_max(len(model.label_ids) - 1)
     valid = model.label_ids[target] == tokens[:, -1]
     nll = F.cross_entropy(logits.float(), target, reduction="none")
     w = batch["weight"] * valid

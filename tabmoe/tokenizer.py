@@ -55,7 +55,15 @@ def to_frame(X: Any) -> pd.DataFrame:
                 "using array.reshape(-1, 1) if your data has a single feature or "
                 "array.reshape(1, -1) if it contains a single sample."
             )
-        frame = pd.DataFrame(arr)
+        # Object arrays (e.g. from a ColumnTransformer) get per-column dtypes back, so that
+        # numeric columns are binned rather than treated as categories.
+        frame = pd.DataFrame(arr).infer_objects()
+    for axis, what in ((0, "sample"), (1, "feature")):
+        if frame.shape[axis] == 0:
+            raise ValueError(
+                f"Found array with 0 {what}(s) (shape={frame.shape}) while a minimum of 1 is "
+                "required."
+            )
     for name, dtype in frame.dtypes.items():
         if pd.api.types.is_complex_dtype(dtype):
             raise ValueError(f"Complex data not supported (column {name!r}).")
@@ -217,16 +225,6 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         """Learn per-column vocabularies and bin edges from ``X`` (n_samples, n_features)."""
         frame = to_frame(X)
         validate_data(self, X, skip_check_array=True, reset=True)
-        if frame.shape[0] == 0:
-            raise ValueError(
-                f"Found array with 0 sample(s) (shape={frame.shape}) while a minimum of 1 is "
-                "required."
-            )
-        if frame.shape[1] == 0:
-            raise ValueError(
-                f"Found array with 0 feature(s) (shape={frame.shape}) while a minimum of 1 is "
-                "required."
-            )
         self.is_categorical_ = self._categorical_mask(frame)
         self.categories_, self.bin_edges_, self._infrequent = [], [], []
         sizes = []
@@ -313,7 +311,13 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
             return tokens
         index, token = self._lookup[j]
         try:
-            codes = index.get_indexer(column.to_numpy(dtype=object))
+            if isinstance(column.dtype, pd.CategoricalDtype):
+                # Look up the (few) categories once, then index by the integer codes.
+                per_category = index.get_indexer(pd.Index(column.cat.categories, dtype=object))
+                cat_codes = column.cat.codes.to_numpy()
+                codes = np.where(cat_codes >= 0, per_category[cat_codes], -1)
+            else:
+                codes = index.get_indexer(column.to_numpy(dtype=object))
         except TypeError as exc:
             raise TypeError(f"Column {name!r} holds unhashable values: {exc}") from exc
         tokens = np.where(codes >= 0, token[np.maximum(codes, 0)], UNKNOWN)

@@ -4,10 +4,11 @@ import itertools
 
 import numpy as np
 import pytest
-from moe_data import toy_table
 
 from tabmoe import TabularMoEClassifier
 from tabmoe.analogy import analogy_scores, model_vocabulary
+
+from .moe_data import toy_table
 
 
 def planted(n_rows=6, n_cols=5, dim=40, noise=0.0, seed=0):

@@ -4,7 +4,6 @@ import copy
 
 import numpy as np
 import torch
-from moe_data import toy_table
 
 from tabmoe import TabularMoEClassifier
 from tabmoe.ensemble import StackedModel, member_loss
@@ -12,9 +11,11 @@ from tabmoe.model import TabularMoE
 from tabmoe.objective import MaskedFeatureObjective
 from tabmoe.trainer import Trainer, TrainerConfig
 
+from .moe_data import toy_table
+
 
 def test_members_train_exactly_as_separate_models():
-    from test_moe import make_model, random_tokens
+    from .test_moe import make_model, random_tokens
 
     members = [make_model(seed=s, scale=0.3, dtype=torch.float32).train() for s in range(3)]
     for m in members:
@@ -41,7 +42,7 @@ def test_members_train_exactly_as_separate_models():
 
 
 def test_stacked_logits_average_member_probabilities():
-    from test_moe import make_model, random_tokens
+    from .test_moe import make_model, random_tokens
 
     members = [make_model(seed=s, scale=0.3) for s in range(4)]
     stacked = StackedModel(members).eval()
@@ -65,3 +66,18 @@ def test_estimator_members_are_independent_and_default_is_single():
     p = ens.predict_proba(X)
     np.testing.assert_allclose(p.sum(1), 1, atol=1e-6)
     assert all(np.isfinite(r["train_loss"]) for r in ens.history_)
+
+
+def test_save_load_round_trip_keeps_members_sample_and_importances(tmp_path):
+    X, y = toy_table()
+    clf = TabularMoEClassifier(max_epochs=2, random_state=0, device="cpu", n_members=2).fit(X, y)
+    clf.save(tmp_path / "ens.tabmoe")
+    loaded = TabularMoEClassifier.load(tmp_path / "ens.tabmoe")
+    assert isinstance(loaded.module_, StackedModel)
+    np.testing.assert_array_equal(loaded.predict_proba(X), clf.predict_proba(X))
+    np.testing.assert_array_equal(loaded.train_sample_tokens_, clf.train_sample_tokens_)
+    np.testing.assert_array_equal(loaded.feature_importances_, clf.feature_importances_)
+    # adapt continues identically from a loaded model
+    a = loaded.adapt(X.head(40), max_epochs=1).predict_proba(X)
+    b = clf.adapt(X.head(40), max_epochs=1).predict_proba(X)
+    np.testing.assert_allclose(a, b, atol=1e-6)

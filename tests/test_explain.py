@@ -3,12 +3,13 @@
 import numpy as np
 import pytest
 import torch
-from moe_data import toy_table
 
 import tabmoe.estimator as estimator_module
 from tabmoe import TabularMoEClassifier
 from tabmoe.explain import MASK_COLUMN
 from tabmoe.moe import label_gates
+
+from .moe_data import toy_table
 
 
 def fit(**kw):

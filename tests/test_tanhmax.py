@@ -86,7 +86,7 @@ def test_softmax_unchanged_and_bad_gate():
 
 
 def test_one_pass_leave_one_out_stays_exact_with_tanhmax():
-    from test_moe import make_model, random_tokens
+    from .test_moe import make_model, random_tokens
 
     for block in ("attention", "transformer"):
         model = make_model(block=block, gate="tanhmax")

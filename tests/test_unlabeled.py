@@ -5,12 +5,13 @@ import copy
 import numpy as np
 import pytest
 import torch
-from moe_data import toy_table
 
 import tabmoe.estimator as estimator_module
 from tabmoe import TabularMoEClassifier
 from tabmoe.objective import MaskedFeatureObjective
 from tabmoe.tokenizer import MASK
+
+from .moe_data import toy_table
 
 
 def make(**kw):

@@ -17,11 +17,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .table import Table
+
 #: The paper's 12 simulation configurations (num_corefea, corr, x_noise).
 SIMULATION_GRID: tuple[tuple[int, float, float], ...] = tuple(
     (k, c, n) for k in (1, 5) for c in (0.1, 0.9) for n in (0.0, 0.5, 1.5)
 )
 AUTO_MPG_FEATURES = ["cylinders", "displacement", "horsepower", "weight", "acceleration", "model year"]
+#: Column of :func:`simulation_table` saying which distribution a row was drawn from.
+SIMULATION_DOMAIN = "domain"
 
 
 def paper_simulation_seeds(n: int = 20) -> list[int]:
@@ -94,20 +98,52 @@ def correlation_shift_simulation(
 
 
 def default_auto_mpg_path() -> Path:
-    """``$TABMOE_AUTO_MPG`` if set, else ``../shared/data/auto-mpg.csv`` beside the repo."""
+    """``$TABMOE_AUTO_MPG``, else ``$TABMOE_SHARED/data/auto-mpg.csv``, else the first
+    ``shared/data/auto-mpg.csv`` found in an ancestor of this package (``../shared`` beside a
+    checkout)."""
     env = os.environ.get("TABMOE_AUTO_MPG")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[3] / "shared" / "data" / "auto-mpg.csv"
+    relative = Path("data") / "auto-mpg.csv"
+    if os.environ.get("TABMOE_SHARED"):
+        return Path(os.environ["TABMOE_SHARED"]) / relative
+    here = Path(__file__).resolve()
+    for parent in here.parents:
+        if (parent / "shared" / relative).is_file():
+            return parent / "shared" / relative
+    return here.parents[3] / "shared" / relative
 
 
-def auto_mpg_origin_split(path: str | os.PathLike | None = None) -> PaperSplit:
-    """Auto MPG as in PAPER.md section 4: train on origin 1 (US), test on origins 2 and 3.
+def simulation_table(num_corefea: int, corr: float, x_noise: float, seed: int, **kwargs) -> Table:
+    """:func:`correlation_shift_simulation` as one :class:`Table` with a domain column.
 
-    Rows with horsepower '?' are dropped and cylinders kept in {4, 6, 8} (385 rows);
-    cylinders -> {0, 1, 2}; mpg -> label ``y`` in tertiles; displacement, horsepower,
-    weight, acceleration and model year -> tertiles (pooled over all rows); origin and car
-    name are dropped. 245 training rows, 140 test rows.
+    Rows ``0..n-1`` are the authors' training rows, rows ``n..2n-1`` their shifted test rows,
+    in generation order; column ``domain`` is ``"train"`` or ``"test"`` accordingly, so the
+    paper's split is the value split ``domain: train -> test``. ``kwargs`` go to the generator.
+    """
+    split = correlation_shift_simulation(num_corefea, corr, x_noise, seed, **kwargs)
+    data = pd.concat([split.train, split.test], ignore_index=True)
+    data.insert(0, SIMULATION_DOMAIN, ["train"] * len(split.train) + ["test"] * len(split.test))
+    return Table(
+        data=data,
+        target=split.target,
+        name=f"simulation-{num_corefea}-{corr}-{x_noise}",
+        source="paper:correlation_shift_simulation",
+        description=(
+            f"Correlation-shift simulation (PAPER.md section 3), num_corefea={num_corefea}, "
+            f"corr={corr}, x_noise={x_noise}, seed={seed}; bins pooled over train + test."
+        ),
+        meta={"seed": seed},
+    )
+
+
+def auto_mpg_table(path: str | os.PathLike | None = None) -> Table:
+    """Auto MPG discretised as in PAPER.md section 4, with the ``origin`` column kept.
+
+    385 rows (horsepower '?' dropped, cylinders in {4, 6, 8}); cylinders -> {0, 1, 2}; mpg
+    -> label ``y`` in tertiles; displacement, horsepower, weight, acceleration and model
+    year -> tertiles pooled over all rows; ``origin`` is 1 (US), 2 (Europe) or 3 (Japan);
+    car name is dropped.
     """
     path = Path(path) if path is not None else default_auto_mpg_path()
     if not path.exists():
@@ -121,6 +157,21 @@ def auto_mpg_origin_split(path: str | os.PathLike | None = None) -> PaperSplit:
     data = pd.DataFrame({"cylinders": raw["cylinders"].map({4: 0, 6: 1, 8: 2})})
     for column in AUTO_MPG_FEATURES[1:]:
         data[column] = pd.qcut(raw[column], 3, labels=False)
+    data.insert(0, "origin", raw["origin"].astype(int))
     data["y"] = pd.qcut(raw["mpg"], 3, labels=False)
-    us = (raw["origin"] == 1).to_numpy()
+    return Table(data=data, target="y", name="auto-mpg", source=f"file:{path}",
+                 description="UCI Auto MPG, discretised as in PAPER.md section 4.")
+
+
+def auto_mpg_origin_split(path: str | os.PathLike | None = None) -> PaperSplit:
+    """Auto MPG as in PAPER.md section 4: train on origin 1 (US), test on origins 2 and 3.
+
+    Rows with horsepower '?' are dropped and cylinders kept in {4, 6, 8} (385 rows);
+    cylinders -> {0, 1, 2}; mpg -> label ``y`` in tertiles; displacement, horsepower,
+    weight, acceleration and model year -> tertiles (pooled over all rows); origin and car
+    name are dropped. 245 training rows, 140 test rows.
+    """
+    data = auto_mpg_table(path).data
+    us = (data["origin"] == 1).to_numpy()
+    data = data.drop(columns="origin")
     return PaperSplit(data[us].reset_index(drop=True), data[~us].reset_index(drop=True))

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Create .venv (once) and install tabmoe with every extra. torch is pinned to the CPU build
+# available offline here; on a CUDA machine install the matching torch first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+.venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
+if ! .venv/bin/python -c "import torch" >/dev/null 2>&1; then
+  .venv/bin/python -m pip install -q "torch==2.13.0"
+fi
+.venv/bin/python -m pip install -q -e ".[dev]"

@@ -1,0 +1,1 @@
+"""Benchmark harness: the ``tabmoe-bench`` command line (:mod:`tabmoe.bench.cli`)."""

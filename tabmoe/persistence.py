@@ -1,0 +1,223 @@
+"""Save / load a fitted ``TabularMoEClassifier`` without executing code on load.
+
+The file is a ``torch.save`` archive holding only strings (JSON documents) and tensors, read
+back with ``torch.load(weights_only=True)``: loading never unpickles arbitrary objects. A file
+whose payload needs anything else (an injected pickle, say) is refused by torch's restricted
+unpickler. Category values are written with a type tag (str, int, float, bool, timestamp,
+timedelta) so they come back with their type.
+
+``pickle`` / ``joblib`` also work (and load on CPU-only machines), but loading a pickle runs
+whatever code the file names: only unpickle files you trust.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import sklearn
+import torch
+
+FORMAT = "tabmoe.TabularMoEClassifier"
+FORMAT_VERSION = 1
+
+
+class IncompatibleFileError(ValueError):
+    """The file is not a tabmoe model, or was written by an incompatible version."""
+
+
+# ------------------------------------------------------------- values
+def encode_value(value: Any) -> list:
+    """A category / class value as ``[type tag, JSON value]``."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None:
+        return ["none", None]
+    if isinstance(value, bool):
+        return ["bool", value]
+    if isinstance(value, int):
+        return ["int", value]
+    if isinstance(value, float):
+        return ["float", repr(value) if not math.isfinite(value) else value]
+    if isinstance(value, str):
+        return ["str", value]
+    if isinstance(value, pd.Timestamp):
+        return ["timestamp", value.isoformat()]
+    if isinstance(value, pd.Timedelta):
+        return ["timedelta", int(value.value)]
+    raise TypeError(
+        f"Cannot save category value {value!r} of type {type(value).__name__}: only str, int, "
+        "float, bool, None, timestamps and timedeltas can be saved safely."
+    )
+
+
+def decode_value(item: list) -> Any:
+    tag, value = item
+    if tag == "float":
+        return float(value)
+    if tag == "timestamp":
+        return pd.Timestamp(value)
+    if tag == "timedelta":
+        return pd.Timedelta(value)
+    if tag in ("none", "bool", "int", "str"):
+        return value
+    raise IncompatibleFileError(f"Unknown value type tag {tag!r} in file.")
+
+
+def _encode_index(index: pd.Index | None) -> list | None:
+    return None if index is None else [encode_value(v) for v in index]
+
+
+def _decode_index(items: list | None) -> pd.Index | None:
+    return None if items is None else pd.Index([decode_value(v) for v in items], dtype=object)
+
+
+def _json_params(params: dict) -> dict:
+    out = {}
+    for key, value in params.items():
+        if isinstance(value, torch.device):
+            value = str(value)
+        elif isinstance(value, np.ndarray):
+            value = value.tolist()
+        elif isinstance(value, np.random.RandomState):
+            value = None  # a RandomState cannot be stored as data; the fit is already done
+        elif isinstance(value, dict):
+            value = {"__dict__": [[encode_value(k), v] for k, v in value.items()]}
+        try:
+            json.dumps(value)
+        except TypeError as exc:
+            raise TypeError(f"Parameter {key}={value!r} cannot be saved as JSON.") from exc
+        out[key] = value
+    return out
+
+
+def _load_params(params: dict) -> dict:
+    out = {}
+    for key, value in params.items():
+        if isinstance(value, dict) and "__dict__" in value:
+            value = {decode_value(k): v for k, v in value["__dict__"]}
+        out[key] = value
+    return out
+
+
+# ---------------------------------------------------------- tokenizer
+def tokenizer_state(tok) -> dict:
+    return {
+        "params": _json_params(tok.get_params()),
+        "n_features_in": int(tok.n_features_in_),
+        "feature_names_in": (
+            None if not hasattr(tok, "feature_names_in_") else tok.feature_names_in_.tolist()
+        ),
+        "is_categorical": tok.is_categorical_.tolist(),
+        "categories": [_encode_index(c) for c in tok.categories_],
+        "infrequent": [_encode_index(c) for c in tok._infrequent],
+        "bin_edges": [None if e is None else e.tolist() for e in tok.bin_edges_],
+        "offsets": tok.offsets_.tolist(),
+        "n_tokens_per_column": tok.n_tokens_per_column_.tolist(),
+        "n_tokens": int(tok.n_tokens_),
+        "shared_values": _encode_index(getattr(tok, "shared_values_", None)),
+    }
+
+
+def tokenizer_from_state(state: dict):
+    from .tokenizer import ColumnTokenizer
+
+    tok = ColumnTokenizer(**_load_params(state["params"]))
+    tok.n_features_in_ = state["n_features_in"]
+    if state["feature_names_in"] is not None:
+        tok.feature_names_in_ = np.asarray(state["feature_names_in"], dtype=object)
+    tok.is_categorical_ = np.asarray(state["is_categorical"], dtype=bool)
+    tok.categories_ = [_decode_index(c) for c in state["categories"]]
+    tok._infrequent = [_decode_index(c) for c in state["infrequent"]]
+    tok.bin_edges_ = [None if e is None else np.asarray(e, dtype=float) for e in state["bin_edges"]]
+    tok.offsets_ = np.asarray(state["offsets"], dtype=np.int64)
+    tok.n_tokens_per_column_ = np.asarray(state["n_tokens_per_column"], dtype=np.int64)
+    tok.n_tokens_ = state["n_tokens"]
+    if state["shared_values"] is not None:
+        tok.shared_values_ = _decode_index(state["shared_values"])
+    tok._lookup = [tok._build_lookup(j) for j in range(tok.n_features_in_)]
+    return tok
+
+
+# ---------------------------------------------------------- estimator
+def save(estimator, path: str | os.PathLike) -> None:
+    """Write a fitted estimator to ``path`` (JSON documents + CPU tensors)."""
+    from sklearn.utils.validation import check_is_fitted
+
+    from . import __version__
+
+    check_is_fitted(estimator)
+    fitted = {
+        "classes": [encode_value(c) for c in estimator.classes_],
+        "label_token_ids": estimator.label_token_ids_.tolist(),
+        "n_features_in": int(estimator.n_features_in_),
+        "feature_names_in": (
+            estimator.feature_names_in_.tolist() if hasattr(estimator, "feature_names_in_") else None
+        ),
+        "history": estimator.history_,
+        "n_iter": estimator.n_iter_,
+        "best_epoch": estimator.best_epoch_,
+        "feature_importances": estimator.feature_importances_.tolist(),
+        "adapt_history": getattr(estimator, "adapt_history_", None),
+    }
+    payload = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "versions": json.dumps(
+            {"tabmoe": __version__, "torch": torch.__version__, "sklearn": sklearn.__version__}
+        ),
+        "params": json.dumps(_json_params(estimator.get_params())),
+        "fitted": json.dumps(fitted),
+        "tokenizer": json.dumps(tokenizer_state(estimator.tokenizer_)),
+        "state_dict": {k: v.detach().cpu() for k, v in estimator.module_.state_dict().items()},
+        "train_sample": {
+            "tokens": torch.from_numpy(estimator.train_sample_tokens_),
+            "weight": torch.from_numpy(estimator.train_sample_weight_),
+        },
+    }
+    torch.save(payload, os.fspath(path))
+
+
+def load(path: str | os.PathLike, device: str = "cpu"):
+    """Read a file written by :func:`save`; tensors are mapped to ``device``.
+
+    Raises :class:`IncompatibleFileError` for files of another format or version, and
+    ``pickle.UnpicklingError`` for files that would need code execution to load.
+    """
+    from .estimator import TabularMoEClassifier
+    from .trainer import resolve_device
+
+    payload = torch.load(os.fspath(path), map_location="cpu", weights_only=True)
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        raise IncompatibleFileError(f"{os.fspath(path)!r} is not a saved TabularMoEClassifier.")
+    version = payload.get("format_version")
+    if version != FORMAT_VERSION:
+        versions = payload.get("versions", "{}")
+        raise IncompatibleFileError(
+            f"{os.fspath(path)!r} has file format version {version} (written by {versions}); "
+            f"this tabmoe reads version {FORMAT_VERSION}. Re-save it with a matching tabmoe."
+        )
+    est = TabularMoEClassifier(**_load_params(json.loads(payload["params"])))
+    fitted = json.loads(payload["fitted"])
+    est.tokenizer_ = tokenizer_from_state(json.loads(payload["tokenizer"]))
+    est.classes_ = np.asarray([decode_value(c) for c in fitted["classes"]])
+    est.label_token_ids_ = np.asarray(fitted["label_token_ids"], dtype=np.int64)
+    est.n_features_in_ = fitted["n_features_in"]
+    if fitted["feature_names_in"] is not None:
+        est.feature_names_in_ = np.asarray(fitted["feature_names_in"], dtype=object)
+    est.history_, est.n_iter_, est.best_epoch_ = fitted["history"], fitted["n_iter"], fitted["best_epoch"]
+    est.module_ = est._build_module()
+    est.module_.load_state_dict(payload["state_dict"])
+    est.module_.to(resolve_device(device)).eval()
+    if "train_sample" in payload:  # the stored sample used by adapt()
+        est.train_sample_tokens_ = payload["train_sample"]["tokens"].numpy()
+        est.train_sample_weight_ = payload["train_sample"]["weight"].numpy()
+    if fitted.get("feature_importances") is not None:
+        est.feature_importances_ = np.asarray(fitted["feature_importances"], dtype=np.float64)
+    if fitted.get("adapt_history") is not None:
+        est.adapt_history_ = fitted["adapt_history"]
+    return est

@@ -1,0 +1,136 @@
+"""Every classifier meets the same contract on bad or awkward input (see tests/classifiers.py)."""
+
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from .classifiers import CLASSIFIER_FACTORIES
+
+pytestmark = pytest.mark.parametrize("name", list(CLASSIFIER_FACTORIES))
+
+
+def frame(n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(
+        {
+            "city": rng.choice(["paris", "rome", "oslo"], n).astype(object),
+            "age": rng.normal(40, 10, n),
+            "kind": pd.Categorical(rng.choice(["a", "b"], n)),
+        }
+    )
+    y = np.array(["no", "yes"] * (n // 2))
+    return X, y
+
+
+def test_nan_and_none_in_any_column(name):
+    X, y = frame()
+    X.loc[0, "city"] = None
+    X.loc[1, "age"] = np.nan
+    X.loc[2, "kind"] = np.nan
+    clf = CLASSIFIER_FACTORIES[name]().fit(X, y)
+    Xp = X.copy()
+    Xp.loc[:, "city"] = None
+    proba = clf.predict_proba(Xp)
+    assert proba.shape == (len(X), 2) and np.isfinite(proba).all()
+
+
+def test_unseen_categories_warn_with_column_and_rate(name):
+    X, y = frame()
+    clf = CLASSIFIER_FACTORIES[name]().fit(X, y)
+    Xp = X.copy()
+    Xp.loc[:9, "city"] = "atlantis"
+    with pytest.warns(UserWarning, match=r"'city'.*16\.7%"):
+        proba = clf.predict_proba(Xp)
+    assert np.isfinite(proba).all()
+
+
+@pytest.mark.parametrize(
+    "change, match",
+    [
+        (lambda X: X.drop(columns="age"), "age"),
+        (lambda X: X.assign(extra=1.0), "extra"),
+        (lambda X: X.rename(columns={"kind": "type"}), "type"),
+    ],
+    ids=["missing", "extra", "renamed"],
+)
+def test_missing_extra_or_renamed_column_named(name, change, match):
+    X, y = frame()
+    clf = CLASSIFIER_FACTORIES[name]().fit(X, y)
+    with pytest.raises(ValueError, match=match):
+        clf.predict(change(X))
+
+
+def test_single_class_is_refused(name):
+    X, y = frame()
+    with pytest.raises(ValueError, match="class"):
+        CLASSIFIER_FACTORIES[name]().fit(X, np.full(len(X), "yes"))
+
+
+def test_empty_input_is_refused(name):
+    X, y = frame()
+    with pytest.raises(ValueError, match="0 sample"):
+        CLASSIFIER_FACTORIES[name]().fit(X.iloc[:0], y[:0])
+    clf = CLASSIFIER_FACTORIES[name]().fit(X, y)
+    with pytest.raises(ValueError, match="0 sample"):
+        clf.predict(X.iloc[:0])
+
+
+def test_inf_in_numeric_column_named(name):
+    X, y = frame()
+    X.loc[3, "age"] = np.inf
+    with pytest.raises(ValueError, match="'age'"):
+        CLASSIFIER_FACTORIES[name]().fit(X, y)
+
+
+def test_mixed_type_object_column(name):
+    X, y = frame()
+    X["mixed"] = pd.Series([1, "one", 2.5, None, True, "one"] * 10, dtype=object)
+    clf = CLASSIFIER_FACTORIES[name]().fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert clf.predict(X).shape == (len(X),)
+
+
+def test_multiclass_int_labels(name):
+    X, _ = frame(90)
+    y = np.arange(90) % 3
+    clf = CLASSIFIER_FACTORIES[name]().fit(X, y)
+    assert clf.predict_proba(X).shape == (90, 3)
+    assert set(clf.predict(X)) <= {0, 1, 2}
+
+
+def test_many_categories_column_fits(name):
+    """10^4 distinct values in one column fit quickly; 10^5 is the slow test below."""
+    X, y = frame(10_000)
+    X["user"] = [f"u{i}" for i in range(len(X))]
+    clf = CLASSIFIER_FACTORIES[name]().fit(X, y)
+    assert clf.predict(X.iloc[:5]).shape == (5,)
+
+
+@pytest.mark.slow
+def test_hundred_thousand_category_column_bounded_memory(name):
+    """Fit with a 10^5-category column in a subprocess; peak RSS stays under 3 GiB."""
+    code = textwrap.dedent(
+        f"""
+        import resource, numpy as np, pandas as pd, torch
+        torch.set_num_threads(1)
+        from tests.classifiers import CLASSIFIER_FACTORIES
+        n = 100_000
+        rng = np.random.default_rng(0)
+        X = pd.DataFrame({{"user": [f"u{{i}}" for i in range(n)], "age": rng.normal(size=n)}})
+        y = rng.integers(0, 2, n)
+        clf = CLASSIFIER_FACTORIES[{name!r}]()
+        one_epoch = dict(max_epochs=1, batch_size=512, early_stopping=False)
+        clf.set_params(**{{k: v for k, v in one_epoch.items() if k in clf.get_params()}})
+        clf.fit(X, y).predict(X)
+        print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    peak_mib = int(out.stdout.strip().splitlines()[-1])
+    assert peak_mib < 3 * 1024, f"peak RSS {peak_mib} MiB"

@@ -1,0 +1,72 @@
+"""The tabmoe-bench command line, through click's CliRunner."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from tabmoe.bench.cli import main
+from tabmoe.suites import load_suite
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+def test_suites_lists_every_suite_and_split(runner):
+    result = runner.invoke(main, ["suites"])
+    assert result.exit_code == 0, result.output
+    for name in ("smoke:", "paper:", "openml-ood:", "car-buying-vhigh", "sim-5-0.9-0.0", "bank-later-period"):
+        assert name in result.output
+
+
+def test_shift_report_smoke(runner, monkeypatch, tmp_path):
+    monkeypatch.setenv("TABMOE_OPENML_CACHE", str(tmp_path / "no-cache"))  # smoke needs no cache
+    result = runner.invoke(main, ["shift-report", "smoke", "--labels"])
+    assert result.exit_code == 0, result.output
+    rows = [line for line in result.output.splitlines() if line.startswith("| car-")]
+    assert [row.split("|")[1].strip() for row in rows] == ["car-buying-vhigh", "car-cluster"]
+    assert "car-cluster: label distribution" in result.output
+
+
+def test_shift_report_one_split_and_seed(runner):
+    result = runner.invoke(main, ["shift-report", "smoke", "--split", "car-cluster", "--seed", "7", "--cv", "3"])
+    assert result.exit_code == 0, result.output
+    (row,) = [line for line in result.output.splitlines() if line.startswith("| car-")]
+    assert row.split("|")[4].strip() == "7"
+
+
+def test_shift_report_suite_file_path(runner, tmp_path):
+    suite = tmp_path / "mine.yaml"
+    csv = load_suite("smoke").splits[0].data.file
+    suite.write_text(
+        "name: mine\nseeds: [0]\nsplits:\n"
+        f"  - {{name: a, data: {{file: {csv}, target: class}}, split: {{by: values, column: safety, ood_values: [low]}}}}\n"
+    )
+    result = runner.invoke(main, ["shift-report", str(suite)])
+    assert result.exit_code == 0, result.output
+    assert "| a | car-smoke | safety |" in result.output
+
+
+def test_bad_input_is_a_clean_error(runner):
+    result = runner.invoke(main, ["shift-report", "nope"])
+    assert result.exit_code == 1 and "no suite 'nope'" in result.output
+    result = runner.invoke(main, ["shift-report", "smoke", "--split", "zzz"])
+    assert result.exit_code == 1 and "has no split 'zzz'" in result.output
+
+
+@pytest.mark.parametrize("args", [[], ["suites"], ["shift-report"]])
+def test_help_explains_every_option(runner, args):
+    result = runner.invoke(main, [*args, "--help"])
+    assert result.exit_code == 0
+    options = re.findall(r"^\s+(-[-\w/ ,]+?)\s{2,}(\S.*)$", result.output, flags=re.M)
+    command = main if not args else main.commands[args[0]]
+    declared = {opt for param in command.params for opt in getattr(param, "opts", []) if opt.startswith("--")}
+    documented = {name for line, _ in options for name in re.findall(r"--[\w-]+", line)}
+    assert declared <= documented, declared - documented
+    for param in command.params:
+        if param.param_type_name == "option":
+            assert param.help and len(param.help) > 20, param.name

@@ -1,0 +1,173 @@
+import pickle
+
+import joblib
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.compose import ColumnTransformer
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import StandardScaler
+
+from tabmoe import TabularMoEClassifier, paper_config
+from tabmoe.persistence import IncompatibleFileError
+
+FAST = dict(max_epochs=30, learning_rate=0.01, random_state=0, device="cpu")
+
+
+def test_learns_and_predicts_classes(mixed_frame):
+    X, y = mixed_frame
+    clf = TabularMoEClassifier(**FAST).fit(X, y)
+    proba = clf.predict_proba(X)
+    assert proba.shape == (len(X), 2)
+    np.testing.assert_allclose(proba.sum(1), 1.0, rtol=1e-6)
+    np.testing.assert_allclose(np.log(proba), clf.predict_log_proba(X), atol=1e-6)
+    assert set(clf.predict(X)) <= {"no", "yes"}
+    assert clf.score(X, y) > 0.85
+    assert clf.n_features_in_ == 3 and list(clf.feature_names_in_) == ["colour", "size", "kind"]
+    assert len(clf.history_) == clf.n_iter_ == 30
+
+
+def test_same_random_state_same_probabilities_twice(mixed_frame):
+    X, y = mixed_frame
+    a = TabularMoEClassifier(**FAST).fit(X, y).predict_proba(X)
+    b = TabularMoEClassifier(**FAST).fit(X, y).predict_proba(X)
+    assert np.array_equal(a, b)
+    c = TabularMoEClassifier(**{**FAST, "random_state": 1}).fit(X, y).predict_proba(X)
+    assert not np.array_equal(a, c)
+
+
+@pytest.mark.parametrize(
+    "y", [np.array([0, 1, 2] * 20), np.array(["a", "b"] * 30), np.array([True, False] * 30)]
+)
+def test_int_str_bool_labels_binary_and_multiclass(y):
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"f": y.astype(str), "noise": rng.normal(size=len(y))})
+    clf = TabularMoEClassifier(**FAST).fit(X, y)
+    assert clf.classes_.tolist() == sorted(set(y.tolist()))
+    assert clf.predict(X).dtype == clf.classes_.dtype
+    assert clf.score(X, y) == 1.0
+
+
+def test_pipeline_with_column_transformer(mixed_frame):
+    X, y = mixed_frame
+    pre = ColumnTransformer(
+        [("num", StandardScaler(), ["size"]), ("cat", "passthrough", ["colour", "kind"])]
+    ).set_output(transform="pandas")
+    pipe = Pipeline([("pre", pre), ("clf", TabularMoEClassifier(**FAST))]).fit(X, y)
+    assert pipe.score(X, y) > 0.85
+    # without pandas output the object array is re-typed per column: size stays numeric
+    pipe2 = Pipeline([("pre", clone(pre).set_output(transform="default")),
+                      ("clf", TabularMoEClassifier(**FAST))]).fit(X, y)
+    assert pipe2.named_steps["clf"].tokenizer_.is_categorical_.tolist() == [False, True, True]
+
+
+def test_grid_search_parallel_cross_val_and_clone(mixed_frame):
+    X, y = mixed_frame
+    grid = GridSearchCV(TabularMoEClassifier(**FAST), {"d_model": [10, 20]}, cv=2, n_jobs=2)
+    grid.fit(X, y)
+    assert grid.best_params_["d_model"] in (10, 20)
+    scores = cross_val_score(TabularMoEClassifier(**FAST), X, y, cv=3)
+    assert scores.mean() > 0.8
+    clf = TabularMoEClassifier(d_model=8, learning_rate=0.01)
+    twin = clone(clf)
+    assert twin.get_params() == clf.get_params() and twin is not clf
+
+
+def test_early_stopping_auto_rule_and_eval_set(mixed_frame):
+    X, y = mixed_frame
+    clf = TabularMoEClassifier(**FAST).fit(X, y)
+    assert "val_loss" not in clf.history_[0]  # <= 10,000 rows: off
+    clf = TabularMoEClassifier(**{**FAST, "max_epochs": 200}, n_iter_no_change=3)
+    clf.fit(X[:150], y[:150], eval_set=(X[150:], y[150:]))
+    assert "val_loss" in clf.history_[0]
+    assert clf.n_iter_ < 200 and clf.best_epoch_ <= clf.n_iter_
+    best = min(h["val_loss"] for h in clf.history_)
+    assert best == clf.history_[clf.best_epoch_ - 1]["val_loss"]
+    forced = TabularMoEClassifier(**FAST, early_stopping=True, validation_fraction=0.2).fit(X, y)
+    assert "val_loss" in forced.history_[0]
+
+
+def test_class_and_sample_weight_shift_predictions():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"noise": rng.choice(list("abc"), 300)})
+    y = np.array(["major"] * 240 + ["minor"] * 60)
+    plain = TabularMoEClassifier(**FAST).fit(X, y).predict_proba(X)[:, 1].mean()
+    balanced = TabularMoEClassifier(**FAST, class_weight="balanced").fit(X, y)
+    weighted = TabularMoEClassifier(**FAST).fit(X, y, sample_weight=np.where(y == "minor", 4.0, 1.0))
+    assert balanced.predict_proba(X)[:, 1].mean() > plain + 0.2
+    assert weighted.predict_proba(X)[:, 1].mean() > plain + 0.2
+
+
+def test_paper_config_is_the_papers(auto_mpg):
+    cfg = paper_config()
+    assert cfg | {} == {
+        "d_model": 20, "n_heads": 5, "ff_dim": 5, "n_layers": 1, "dropout": 0.1,
+        "block": "transformer", "gate": "softmax", "learning_rate": 1e-3, "weight_decay": 0.0,
+        "max_epochs": 200, "batch_size": "auto", "early_stopping": False,
+        "masking": "leave_one_out", "feature_loss_weight": 1.0, "vocabulary": "shared",
+        "categorical_features": "all",
+    }
+    from tabmoe.datasets import auto_mpg_origin_split
+
+    split = auto_mpg_origin_split(auto_mpg)
+    clf = TabularMoEClassifier(**{**cfg, "max_epochs": 2}, random_state=0).fit(split.X_train, split.y_train)
+    # shared code space: tertile codes 0..2 (+ cylinders 0..2) -> 3 value tokens, label reuses them
+    assert clf.tokenizer_.n_tokens_ == 6 and clf.label_token_ids_.tolist() == [3, 4, 5]
+    assert clf._rows_per_batch(245, 7, "leave_one_out") == 18  # 128 masked copies / 7 columns
+    assert clf.module_.blocks[0].attention.key_dim == 4
+
+
+def test_invalid_parameters_are_named(mixed_frame):
+    X, y = mixed_frame
+    with pytest.raises(ValueError, match="d_model"):
+        TabularMoEClassifier(d_model=0).fit(X, y)
+    with pytest.raises(ValueError, match="n_heads=3"):
+        TabularMoEClassifier(d_model=20, n_heads=3).fit(X, y)
+    with pytest.raises(ValueError, match="n_layers=1"):
+        TabularMoEClassifier(n_layers=2, masking="leave_one_out").fit(X, y)
+    with pytest.raises(ValueError, match="device"):
+        TabularMoEClassifier(device="cuda:7" if not __import__("torch").cuda.is_available() else "nope").fit(X, y)
+
+
+def test_deep_model_random_masking_trains(mixed_frame):
+    X, y = mixed_frame
+    clf = TabularMoEClassifier(**FAST, n_layers=2).fit(X, y)
+    assert clf.score(X, y) > 0.8
+
+
+def test_pickle_joblib_and_safe_save_round_trip(mixed_frame, tmp_path):
+    X, y = mixed_frame
+    clf = TabularMoEClassifier(**FAST, class_weight={"no": 1.0, "yes": 2.0}).fit(X, y)
+    expected = clf.predict_proba(X)
+    assert np.array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), expected)
+    joblib.dump(clf, tmp_path / "m.joblib")
+    assert np.array_equal(joblib.load(tmp_path / "m.joblib").predict_proba(X), expected)
+    clf.save(tmp_path / "m.tabmoe")
+    loaded = TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+    assert np.array_equal(loaded.predict_proba(X), expected)
+    assert loaded.get_params() == clf.get_params()
+    assert loaded.classes_.tolist() == ["no", "yes"]
+
+
+def test_load_refuses_pickled_code_and_foreign_files(mixed_frame, tmp_path):
+    import torch
+
+    X, y = mixed_frame
+    TabularMoEClassifier(**FAST).fit(X, y).save(tmp_path / "ok.tabmoe")
+    payload = torch.load(tmp_path / "ok.tabmoe", weights_only=True)
+
+    class Exploit:
+        def __reduce__(self):
+            return (print, ("pwned",))
+
+    torch.save({**payload, "evil": Exploit()}, tmp_path / "evil.tabmoe")
+    with pytest.raises(pickle.UnpicklingError):
+        TabularMoEClassifier.load(tmp_path / "evil.tabmoe")
+    torch.save({**payload, "format_version": 99}, tmp_path / "future.tabmoe")
+    with pytest.raises(IncompatibleFileError, match="version 99"):
+        TabularMoEClassifier.load(tmp_path / "future.tabmoe")
+    torch.save({"weights": torch.zeros(2)}, tmp_path / "other.pt")
+    with pytest.raises(IncompatibleFileError, match="not a saved"):
+        TabularMoEClassifier.load(tmp_path / "other.pt")

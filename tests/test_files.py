@@ -1,0 +1,72 @@
+"""Local CSV / Parquet loading."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from tabmoe.datasets import load_table_file
+
+CSV = """colour,size,count,label
+red,1.5,3,yes
+blue,?,4,no
+red,2.0,,yes
+green,0.5,3,no
+"""
+
+
+@pytest.fixture
+def csv_path(tmp_path):
+    path = tmp_path / "toy.csv"
+    path.write_text(CSV)
+    return path
+
+
+def test_csv_types_missing_and_default_target(csv_path):
+    table = load_table_file(csv_path)
+    assert table.target == "label" and table.name == "toy"
+    assert isinstance(table.data["colour"].dtype, pd.CategoricalDtype)
+    assert isinstance(table.data["label"].dtype, pd.CategoricalDtype)
+    assert pd.api.types.is_float_dtype(table.data["size"].dtype)
+    assert table.data["size"].isna().sum() == 1  # "?" is missing
+    assert table.data["count"].isna().sum() == 1
+    assert table.categorical_columns == ["colour"]
+    assert table.numeric_columns == ["size", "count"]
+
+
+def test_csv_forced_categorical_and_named_target(csv_path):
+    table = load_table_file(csv_path, target="colour", categorical=["count"])
+    assert table.target == "colour"
+    assert isinstance(table.data["count"].dtype, pd.CategoricalDtype)
+    everything = load_table_file(csv_path, categorical="all")
+    assert all(isinstance(d, pd.CategoricalDtype) for d in everything.data.dtypes)
+
+
+def test_parquet_keeps_categories(tmp_path):
+    frame = pd.DataFrame({
+        "grade": pd.Categorical(["b", "a", "c"], categories=["c", "b", "a"], ordered=True),
+        "x": [1.0, 2.0, 3.0],
+        "city": ["x", "y", "x"],
+        "y": [0, 1, 0],
+    })
+    path = tmp_path / "toy.parquet"
+    frame.to_parquet(path)
+    table = load_table_file(path, target="y")
+    assert list(table.data["grade"].cat.categories) == ["c", "b", "a"]
+    assert table.data["grade"].cat.ordered
+    assert isinstance(table.data["city"].dtype, pd.CategoricalDtype)
+    assert pd.api.types.is_integer_dtype(table.data["y"].dtype)
+
+
+def test_errors_name_the_problem(csv_path, tmp_path):
+    with pytest.raises(ValueError, match="target column 'nope' not in"):
+        load_table_file(csv_path, target="nope")
+    with pytest.raises(ValueError, match=r"categorical columns \['shape'\] not in"):
+        load_table_file(csv_path, categorical=["shape"])
+    with pytest.raises(ValueError, match="list of column names or 'all'"):
+        load_table_file(csv_path, categorical="colour")
+    with pytest.raises(FileNotFoundError, match="missing.csv"):
+        load_table_file(tmp_path / "missing.csv")
+    (tmp_path / "data.json").write_text("{}")
+    with pytest.raises(ValueError, match="unknown suffix"):
+        load_table_file(tmp_path / "data.json")

@@ -1,0 +1,114 @@
+"""The paper's simulation and auto-mpg split reproduce the authors' data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.linear_model import LogisticRegression
+
+from tabmoe.datasets import (
+    SIMULATION_GRID,
+    auto_mpg_origin_split,
+    auto_mpg_table,
+    correlation_shift_simulation,
+    paper_simulation_seeds,
+    simulation_table,
+)
+
+FIXTURE = Path(__file__).parent / "fixtures" / "authors_sim_5_0.9_0_lr.csv"
+FEATURES = [f"x{i}" for i in range(5)]
+
+
+def _authors_lr_accuracy(seed: int) -> tuple[float, float]:
+    """The authors' LR recipe from the fixture header, on our regenerated data.
+
+    ``pd.get_dummies(frame, columns=x0..x4, drop_first=True)`` on train + test together
+    (every bin occurs in both, so this equals per-frame encoding), features = the dummy
+    columns, ``LogisticRegression(random_state=seed, max_iter=2000)``.
+    """
+    split = correlation_shift_simulation(5, 0.9, 0.0, seed)
+    frame = pd.concat([split.train, split.test], ignore_index=True)[["y", *FEATURES]]
+    dummies = pd.get_dummies(frame, columns=FEATURES, drop_first=True)
+    X, y = dummies.iloc[:, 1:].to_numpy(float), dummies["y"].to_numpy()
+    n = len(split.train)
+    model = LogisticRegression(random_state=seed, max_iter=2000).fit(X[:n], y[:n])
+    return model.score(X[:n], y[:n]), model.score(X[n:], y[n:])
+
+
+@pytest.mark.parametrize("seed", paper_simulation_seeds(5))
+def test_simulation_reproduces_authors_lr_accuracies(seed):
+    """Regenerate config 5/0.9/0 for the authors' first 5 seeds and refit their LR.
+
+    How it is checked: the fixture holds the per-seed train/test accuracies the authors
+    published (attention-uai @ ae59cd7, ``5_0.9_0_True_10.csv``). If our generator drew
+    different data (another RNG call order, other bin edges), LR accuracies would differ by
+    far more than solver noise. The tolerance 0.0015 (3 of 2000 test rows) absorbs
+    optimiser differences between their scikit-learn version and ours; measured deviations
+    are at most 0.0015 (seed 5657 test: 0.2385 vs 0.2400; seed 5852 train 0.3880 vs 0.3865).
+    """
+    published = pd.read_csv(FIXTURE, comment="#").set_index("seed")
+    train_acc, test_acc = _authors_lr_accuracy(seed)
+    assert abs(train_acc - published.loc[seed, "acc_train_lr"]) <= 0.0015 + 1e-9
+    assert abs(test_acc - published.loc[seed, "acc_test_lr"]) <= 0.0015 + 1e-9
+
+
+def test_authors_seeds():
+    seeds = paper_simulation_seeds()
+    assert len(seeds) == 20 and len(set(seeds)) == 20
+    assert seeds[:5] == [4951, 5657, 2743, 6049, 5852]
+    published = pd.read_csv(FIXTURE, comment="#")
+    assert published["seed"].tolist() == seeds[:5]
+
+
+@pytest.mark.parametrize("config", SIMULATION_GRID)
+def test_simulation_invariants(config):
+    split = correlation_shift_simulation(*config, seed=4951)
+    assert split.train.shape == split.test.shape == (2000, 6)
+    assert list(split.train.columns) == [*FEATURES, "y"]
+    pooled = pd.concat([split.train, split.test])
+    for column in pooled.columns:
+        counts = pooled[column].value_counts().sort_index()
+        assert counts.index.tolist() == list(range(10)), column
+        assert (counts == 400).all(), column  # equal-frequency bins pooled over train + test
+    # the correlation shift itself: train features correlate with sign pattern -,-,+,+,+
+    corr = split.train[FEATURES].corr().to_numpy()
+    expected_sign = np.outer([-1, -1, 1, 1, 1], [-1, -1, 1, 1, 1])
+    k, c, noise = config
+    if c == 0.9 and noise == 0.0:
+        assert (np.sign(corr) == expected_sign).all()
+        assert np.abs(split.test[FEATURES].corr().to_numpy()[np.triu_indices(5, 1)]).max() < 0.3
+
+
+def test_simulation_is_deterministic_per_seed():
+    a = correlation_shift_simulation(1, 0.1, 0.5, 2743)
+    b = correlation_shift_simulation(1, 0.1, 0.5, 2743)
+    c = correlation_shift_simulation(1, 0.1, 0.5, 6049)
+    pd.testing.assert_frame_equal(a.test, b.test)
+    assert not a.test.equals(c.test)
+
+
+def test_simulation_table_matches_generator():
+    table = simulation_table(5, 0.9, 0.0, 4951)
+    split = correlation_shift_simulation(5, 0.9, 0.0, 4951)
+    assert table.data["domain"].value_counts().to_dict() == {"train": 2000, "test": 2000}
+    body = table.data.drop(columns="domain")
+    pd.testing.assert_frame_equal(body.iloc[:2000], split.train)
+    pd.testing.assert_frame_equal(body.iloc[2000:].reset_index(drop=True), split.test)
+    assert table.target == "y" and table.meta["seed"] == 4951
+
+
+def test_auto_mpg(auto_mpg):
+    table = auto_mpg_table(auto_mpg)
+    assert table.data.shape == (385, 8)
+    origin = table.data["origin"]
+    assert set(origin) == {1, 2, 3} and (origin == 1).sum() == 245 and (origin != 1).sum() == 140
+    split = auto_mpg_origin_split(auto_mpg)
+    assert (len(split.train), len(split.test)) == (245, 140)
+    assert list(split.train.columns) == [
+        "cylinders", "displacement", "horsepower", "weight", "acceleration", "model year", "y"
+    ]
+    for column in split.train.columns:
+        assert set(pd.concat([split.train, split.test])[column]) == {0, 1, 2}, column

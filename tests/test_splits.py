@@ -1,0 +1,228 @@
+"""Split rules, part sizes, seeding, and the leakage assertions (which must be able to fail)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tabmoe.datasets import Table
+from tabmoe.datasets.sources import FileSource, OpenMLSource, SimulationSource
+from tabmoe.splits import (
+    ClusterSplit,
+    LeakageError,
+    SplitDefinition,
+    ThresholdSplit,
+    TimeSplit,
+    ValueSplit,
+    check_split,
+    rule_from_dict,
+)
+
+N = 600
+
+
+@pytest.fixture
+def table() -> Table:
+    rng = np.random.RandomState(0)
+    region = rng.choice(["north", "south", "east", "west"], size=N)
+    age = rng.randint(18, 80, size=N).astype(float)
+    age[:5] = np.nan
+    group = np.where(rng.rand(N) < 0.5, "a", "b")
+    label = np.where((region == "north") ^ (rng.rand(N) < 0.2), "yes", "no")
+    data = pd.DataFrame({
+        "region": pd.Categorical(region),
+        "group": pd.Categorical(group),
+        "age": age,
+        "month": pd.Categorical(rng.choice(["jan", "feb", "mar"], size=N), categories=["jan", "feb", "mar"], ordered=True),
+        "label": pd.Categorical(label),
+    })
+    return Table(data=data, target="label", name="toy", source="test")
+
+
+def define(rule, **kwargs) -> SplitDefinition:
+    return SplitDefinition(name="t", data=SimulationSource(1, 0.1, 0.0), rule=rule, **kwargs)
+
+
+def test_value_split_parts_domain_and_sizes(table):
+    split = define(ValueSplit("region", ood_values=("north",))).make(3, table=table)
+    n_ood = int((table.data["region"] == "north").sum())
+    assert len(split.ood_test) == n_ood and split.ood_validation is None
+    n_id = N - n_ood
+    assert len(split.id_test) == int(np.ceil(0.15 * n_id))
+    assert len(split.train) + len(split.validation) + len(split.id_test) == n_id
+    assert abs(len(split.validation) - 0.15 * n_id) <= 2
+    for part in split.parts.values():
+        assert "region" not in part.columns and "label" in part.columns
+    assert set(table.data.loc[split.train.index, "region"]) == {"south", "east", "west"}
+    assert split.excluded == 0 and split.domain_label == "region"
+
+
+def test_value_split_id_values_only_and_keep_domain(table):
+    split = define(ValueSplit("region", id_values=("south", "east")), keep_domain=True).make(0, table=table)
+    assert set(split.ood_test["region"]) == {"north", "west"}
+    assert set(split.train["region"]) <= {"south", "east"}
+    assert "region" not in split.features("train").columns and "label" not in split.features("train").columns
+
+
+def test_value_split_excludes_unlisted_and_missing(table):
+    rule = ValueSplit("region", ood_values=("north",), id_values=("south",))
+    split = define(rule).make(0, table=table)
+    assert split.excluded == int(table.data["region"].isin(["east", "west"]).sum())
+    ages = define(ThresholdSplit("age", threshold=60)).make(0, table=table)
+    assert ages.excluded == 5  # NaN ages have no domain
+
+
+def test_values_match_by_string_form(table):
+    data = table.data.assign(code=np.arange(N) % 3)
+    numbered = Table(data=data, target="label", name="toy", source="test")
+    split = define(ValueSplit("code", ood_values=("2",))).make(0, table=numbered)
+    assert set(numbered.data.loc[split.ood_test.index, "code"]) == {2}
+
+
+def test_value_split_errors(table):
+    with pytest.raises(ValueError, match=r"ood_values \['nort'\] do not occur in column 'region'"):
+        define(ValueSplit("region", ood_values=("nort",))).make(0, table=table)
+    with pytest.raises(ValueError, match="column 'town' not in table 'toy'"):
+        define(ValueSplit("town", ood_values=("x",))).make(0, table=table)
+    with pytest.raises(ValueError, match="is the label"):
+        define(ValueSplit("label", ood_values=("yes",))).make(0, table=table)
+    with pytest.raises(ValueError, match="in both id_values and ood_values"):
+        define(ValueSplit("region", ood_values=("north",), id_values=("north", "south"))).make(0, table=table)
+    with pytest.raises(ValueError, match="quote them"):
+        ValueSplit("region", ood_values=(False,))
+    with pytest.raises(ValueError, match="give ood_values, id_values or both"):
+        ValueSplit("region")
+
+
+def test_threshold_split(table):
+    split = define(ThresholdSplit("age", quantile=0.75)).make(0, table=table)
+    cut = table.data["age"].quantile(0.75)
+    assert (table.data.loc[split.ood_test.index, "age"] > cut).all()
+    assert (table.data.loc[split.train.index, "age"] <= cut).all()
+    below = define(ThresholdSplit("age", threshold=30, ood_side="below")).make(0, table=table)
+    assert table.data.loc[below.ood_test.index, "age"].max() < 30
+    assert below.ordered
+    with pytest.raises(ValueError, match="not numeric"):
+        define(ThresholdSplit("region", threshold=1)).make(0, table=table)
+    with pytest.raises(ValueError, match="exactly one of threshold, quantile"):
+        ThresholdSplit("age", threshold=3, quantile=0.5)
+    with pytest.raises(ValueError, match="no OOD rows"):
+        define(ThresholdSplit("age", threshold=1000)).make(0, table=table)
+
+
+def test_time_split_row_order_and_column(table):
+    split = define(TimeSplit(ood_fraction=0.25)).make(0, table=table)
+    assert split.ood_test.index.min() == int(N * 0.75) and len(split.ood_test) == N // 4
+    assert split.train.index.max() < split.ood_test.index.min()
+    by_month = define(TimeSplit("month", ood_fraction=0.3)).make(0, table=table)
+    assert set(table.data.loc[by_month.ood_test.index, "month"]) == {"mar"}  # ties stay together
+    assert "mar" not in set(table.data.loc[by_month.train.index, "month"])
+    with pytest.raises(ValueError, match="unordered category"):
+        define(TimeSplit("region")).make(0, table=table)
+
+
+def test_cluster_split_is_deterministic_and_ranked_by_size(table):
+    rule = ClusterSplit(n_clusters=3, ood_clusters=(2,), columns=("region", "age"), random_state=1)
+    a = define(rule).make(0, table=table)
+    b = define(rule).make(5, table=table)
+    assert a.ood_test.index.equals(b.ood_test.index)  # the seed moves ID parts only
+    sizes = a.domain.value_counts()
+    assert sizes.index[sizes.argmax()] == 0 and sizes.loc[2] == sizes.min()
+    assert a.domain_column is None and "region" in a.train.columns  # no column to drop
+    with pytest.raises(ValueError, match="leaving at least one ID cluster"):
+        ClusterSplit(n_clusters=2, ood_clusters=(0, 1))
+    with pytest.raises(ValueError, match="keep_domain needs a rule with a domain column"):
+        define(rule, keep_domain=True)
+
+
+def test_seeds_change_id_partition_not_ood_set(table):
+    definition = define(ValueSplit("region", ood_values=("north",)))
+    a, b, c = definition.make(0, table=table), definition.make(0, table=table), definition.make(1, table=table)
+    assert a.train.index.equals(b.train.index)
+    assert not a.train.index.equals(c.train.index)
+    assert a.ood_test.index.equals(c.ood_test.index)
+
+
+def test_parts_are_label_stratified(table):
+    split = define(ValueSplit("region", ood_values=("north",)), validation_size=0.2, id_test_size=0.2).make(0, table=table)
+    share = {name: (part["label"] == "yes").mean() for name, part in split.parts.items() if "ood" not in name}
+    assert max(share.values()) - min(share.values()) < 0.03
+
+
+def test_ood_validation_and_zero_sizes(table):
+    definition = define(ValueSplit("region", ood_values=("north",)), ood_validation_size=0.5)
+    split = definition.make(0, table=table)
+    assert abs(len(split.ood_validation) - len(split.ood_test)) <= 1
+    whole = define(ValueSplit("region", ood_values=("north",)), validation_size=0, id_test_size=0).make(0, table=table)
+    assert whole.validation.empty and whole.id_test.empty
+    assert whole.train.index.is_monotonic_increasing
+
+
+@pytest.mark.parametrize("key,value", [("validation_size", 1.0), ("id_test_size", -0.1), ("ood_validation_size", "x")])
+def test_definition_validates_sizes(key, value):
+    with pytest.raises(ValueError, match=key):
+        define(ValueSplit("region", ood_values=("north",)), **{key: value})
+    with pytest.raises(ValueError, match="must be < 1"):
+        define(ValueSplit("region", ood_values=("north",)), validation_size=0.5, id_test_size=0.5)
+
+
+def _broken(split, **changes):
+    return dataclasses.replace(split, **changes)
+
+
+def test_leakage_assertions_catch_violations(table):
+    split = define(ValueSplit("region", ood_values=("north",))).make(0, table=table)
+    check_split(split)
+    shared_row = dict(split.parts, ood_test=pd.concat([split.ood_test, split.train.iloc[:1]]))
+    with pytest.raises(LeakageError, match="shared row index"):
+        check_split(_broken(split, parts=shared_row))
+    overlap = split.domain.copy()
+    overlap.loc[split.ood_test.index[0]] = table.data.loc[split.train.index[0], "region"]
+    with pytest.raises(LeakageError, match="occur in both ID and OOD"):
+        check_split(_broken(split, domain=overlap))
+    kept = dict(split.parts, train=table.data.loc[split.train.index])
+    with pytest.raises(LeakageError, match="still has the domain column 'region'"):
+        check_split(_broken(split, parts=kept))
+    with pytest.raises(LeakageError, match="part ood_test is empty"):
+        check_split(_broken(split, parts=dict(split.parts, ood_test=split.ood_test.iloc[:0])))
+
+
+def test_leakage_assertion_catches_interleaved_ranges(table):
+    split = define(ThresholdSplit("age", threshold=50)).make(0, table=table)
+    swapped = split.domain.copy()
+    swapped.loc[split.train.index[0]] = 200.0  # an ID age above every OOD age, as a value
+    swapped.loc[split.ood_test.index[0]] = 10.0  # distinct from all ID values, but in their range
+    with pytest.raises(LeakageError, match="interleave"):
+        check_split(_broken(split, domain=swapped))
+
+
+def test_rule_and_definition_from_dict(tmp_path):
+    rule = rule_from_dict({"by": "cluster", "n_clusters": 3, "ood_clusters": [1]})
+    assert rule == ClusterSplit(3, (1,))
+    with pytest.raises(ValueError, match=r"\(by: values\): unknown key\(s\) \['ood'\]"):
+        rule_from_dict({"by": "values", "column": "a", "ood": ["x"]})
+    with pytest.raises(ValueError, match="needs by: one of"):
+        rule_from_dict({"by": "random"})
+    definition = SplitDefinition.from_dict(
+        {"name": "s", "data": {"file": "x.csv", "target": "y"}, "split": {"by": "time"}, "seeds": [3, 4]},
+        defaults={"validation_size": 0.1},
+        base_dir=tmp_path,
+    )
+    assert definition.data == FileSource(str((tmp_path / "x.csv").resolve()), "y")
+    assert definition.validation_size == 0.1 and definition.seeds == (3, 4)
+    assert SplitDefinition.from_dict({"name": "o", "data": {"openml": 31}, "split": {"by": "time"}}).data == OpenMLSource(31)
+    with pytest.raises(ValueError, match=r"split 's': unknown key\(s\) \['seed'\]"):
+        SplitDefinition.from_dict({"name": "s", "data": {"openml": 31}, "split": {"by": "time"}, "seed": 1})
+    with pytest.raises(ValueError, match="openml must be an integer"):
+        SplitDefinition.from_dict({"name": "s", "data": {"openml": "adult"}, "split": {"by": "time"}})
+
+
+def test_too_few_rows_to_carve_names_the_part(table):
+    data = table.data.copy()
+    data["site"] = np.where(data.index == 0, "new", "old")
+    lonely = Table(data=data, target="label", name="toy", source="test")
+    with pytest.raises(ValueError, match="split 't' ood_validation: carving 50% of 1 rows"):
+        define(ValueSplit("site", ood_values=("new",)), ood_validation_size=0.5).make(0, table=lonely)

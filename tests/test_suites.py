@@ -1,0 +1,98 @@
+"""Every split of every suite passes its leakage assertions (checked inside ``make``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tabmoe.datasets import SIMULATION_GRID, paper_simulation_seeds
+from tabmoe.datasets.sources import AutoMpgSource, FileSource, OpenMLSource, SimulationSource
+from tabmoe.suites import available_suites, load_suite, suite_from_dict
+
+SMOKE = load_suite("smoke")
+PAPER = load_suite("paper")
+OPENML = load_suite("openml-ood")
+#: Datasets whose cold load takes seconds (see test_openml_loading.BIG).
+BIG = {1590, 1461, 40668}
+
+
+def test_suites_are_found():
+    assert set(available_suites()) >= {"smoke", "paper", "openml-ood"}
+
+
+def test_smoke_needs_nothing_outside_the_repo(monkeypatch, tmp_path):
+    monkeypatch.setenv("TABMOE_OPENML_CACHE", str(tmp_path / "no-cache"))
+    monkeypatch.setenv("TABMOE_AUTO_MPG", str(tmp_path / "no-auto-mpg.csv"))
+    assert all(isinstance(split.data, FileSource) for split in SMOKE.splits)
+    for definition in SMOKE.splits:
+        for seed in SMOKE.seeds_for(definition):
+            split = definition.make(seed)
+            assert len(split.train) > 100 and len(split.ood_test) > 50
+
+
+def test_paper_suite_covers_the_paper():
+    sims = [s for s in PAPER.splits if isinstance(s.data, SimulationSource)]
+    grid = [(s.data.num_corefea, s.data.corr, s.data.x_noise) for s in sims]
+    assert grid == list(SIMULATION_GRID)
+    assert PAPER.seeds == tuple(paper_simulation_seeds())
+    (mpg,) = [s for s in PAPER.splits if isinstance(s.data, AutoMpgSource)]
+    assert PAPER.seeds_for(mpg) == tuple(range(42, 52))
+
+
+@pytest.mark.parametrize("definition", [s for s in PAPER.splits if isinstance(s.data, SimulationSource)], ids=lambda s: s.name)
+def test_paper_simulation_splits(definition):
+    seed = PAPER.seeds[0]
+    split = definition.make(seed)
+    assert (len(split.train), len(split.ood_test)) == (2000, 2000)
+    assert "domain" not in split.train.columns
+
+
+def test_paper_split_is_the_authors_data():
+    from tabmoe.datasets import correlation_shift_simulation
+
+    split = PAPER.split("sim-5-0.9-0.0").make(4951)
+    authors = correlation_shift_simulation(5, 0.9, 0.0, 4951)
+    assert split.train.reset_index(drop=True).equals(authors.train)
+    assert split.ood_test.reset_index(drop=True).equals(authors.test)
+
+
+def test_paper_auto_mpg_split(auto_mpg):
+    from tabmoe.datasets import auto_mpg_origin_split
+
+    split = PAPER.split("auto-mpg-origin").make(42)
+    reference = auto_mpg_origin_split(auto_mpg)
+    assert split.train.reset_index(drop=True).equals(reference.train)
+    assert split.ood_test.reset_index(drop=True).equals(reference.test)
+
+
+def test_openml_suite_shape():
+    datasets = {s.data.openml for s in OPENML.splits}
+    assert all(isinstance(s.data, OpenMLSource) for s in OPENML.splits)
+    assert len(OPENML.splits) >= 12 and len(datasets) >= 8
+    assert all(len(s.rationale) > 20 and "\n" not in s.rationale for s in OPENML.splits)
+
+
+@pytest.mark.parametrize(
+    "definition",
+    [pytest.param(s, marks=pytest.mark.slow) if s.data.openml in BIG else s for s in OPENML.splits],
+    ids=lambda s: s.name,
+)
+def test_openml_splits_pass_leakage_checks(definition, openml_cache):
+    for seed in OPENML.seeds_for(definition)[:2]:
+        split = definition.make(seed, openml_cache=openml_cache)
+        assert len(split.train) >= 80 and len(split.ood_test) >= 50
+
+
+def test_suite_file_errors(tmp_path):
+    base = {"name": "x", "seeds": [0], "splits": [{"name": "a", "data": {"openml": 31}, "split": {"by": "time"}}]}
+    with pytest.raises(ValueError, match="differs from the file name"):
+        suite_from_dict(base, path=tmp_path / "y.yaml")
+    with pytest.raises(ValueError, match=r"used more than once"):
+        suite_from_dict({**base, "splits": base["splits"] * 2})
+    with pytest.raises(ValueError, match=r"unknown keys \['seed'\]"):
+        suite_from_dict({**base, "seed": 1})
+    with pytest.raises(ValueError, match="non-empty list of integers"):
+        suite_from_dict({**base, "seeds": "0"})
+    with pytest.raises(KeyError, match="no split 'b'"):
+        suite_from_dict(base).split("b")
+    with pytest.raises(KeyError, match="available"):
+        load_suite("nope")

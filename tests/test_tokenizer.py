@@ -1,0 +1,106 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from tabmoe.tokenizer import MASK, MISSING, N_SPECIAL, UNKNOWN, ColumnTokenizer
+
+
+def test_reserved_ids_and_per_column_ranges():
+    X = pd.DataFrame({"a": ["x", "y", "x", None], "b": [1.0, 2.0, np.nan, 4.0]})
+    tok = ColumnTokenizer(n_bins=10).fit(X)
+    t = tok.transform(X)
+    assert (MASK, MISSING, UNKNOWN, N_SPECIAL) == (0, 1, 2, 3)
+    assert tok.is_categorical_.tolist() == [True, False]
+    assert t[3, 0] == MISSING and t[2, 1] == MISSING
+    # column a owns [3, 5), column b (3 distinct values -> 3 bins) owns [5, 8)
+    assert tok.offsets_.tolist() == [3, 5]
+    assert tok.n_tokens_per_column_.tolist() == [2, 3]
+    assert tok.n_tokens_ == 8
+    assert t[:3, 0].tolist() == [3, 4, 3]
+    assert t[[0, 1, 3], 1].tolist() == [5, 6, 7]
+    assert t.dtype == np.int16
+
+
+def test_unseen_category_warns_with_column_and_rate():
+    tok = ColumnTokenizer().fit(pd.DataFrame({"city": ["a", "b", "a"]}))
+    with pytest.warns(UserWarning, match=r"'city'.*1 value\(s\) \(50.0% of rows\)"):
+        t = tok.transform(pd.DataFrame({"city": ["a", "zzz"]}))
+    assert t[1, 0] == UNKNOWN
+
+
+def test_min_frequency_folds_rare_values_without_warning(recwarn):
+    X = pd.DataFrame({"c": ["a"] * 5 + ["b"] * 5 + ["rare"]})
+    tok = ColumnTokenizer(min_frequency=2).fit(X)
+    t = tok.transform(X)
+    assert t[-1, 0] == UNKNOWN
+    assert tok.n_tokens_per_column_.tolist() == [2]
+    assert not [w for w in recwarn if issubclass(w.category, UserWarning)]
+
+
+def test_quantile_bins_and_numeric_extremes():
+    x = np.arange(1000, dtype=float)
+    tok = ColumnTokenizer(n_bins=4).fit(pd.DataFrame({"x": x}))
+    counts = np.bincount(tok.transform(pd.DataFrame({"x": x}))[:, 0] - 3)
+    assert counts.tolist() == [250, 250, 250, 250]
+    t = tok.transform(pd.DataFrame({"x": [-1e9, 1e9]}))[:, 0]
+    assert t.tolist() == [3, 6]
+
+
+def test_inf_is_rejected_naming_the_column():
+    X = pd.DataFrame({"ok": [1.0, 2.0], "bad": [1.0, np.inf]})
+    with pytest.raises(ValueError, match="infinity in column 'bad'"):
+        ColumnTokenizer().fit(X)
+
+
+def test_categorical_features_by_name_index_and_mask():
+    X = pd.DataFrame({"a": [1, 2, 3, 1], "b": [0.5, 0.1, 0.2, 0.3]})
+    for spec in (["a"], [0], [True, False]):
+        tok = ColumnTokenizer(categorical_features=spec).fit(X)
+        assert tok.is_categorical_.tolist() == [True, False]
+    with pytest.raises(ValueError, match="'nope'"):
+        ColumnTokenizer(categorical_features=["nope"]).fit(X)
+    with pytest.raises(ValueError, match="index 5 is out of range"):
+        ColumnTokenizer(categorical_features=[5]).fit(X)
+
+
+def test_shared_vocabulary_is_one_code_space():
+    X = pd.DataFrame({"x0": [0, 1, 2], "x1": [2, 2, 0]})
+    tok = ColumnTokenizer(vocabulary="shared").fit(X)
+    t = tok.transform(X)
+    assert t[2, 0] == t[0, 1] == N_SPECIAL + 2  # code 2 is one token in any column
+    assert tok.offsets_.tolist() == [3, 3] and tok.n_tokens_ == 6
+
+
+def test_mixed_type_object_column_and_bool():
+    X = pd.DataFrame({"m": [1, "a", 2.5, None, "a"], "flag": [True, False, True, True, False]})
+    tok = ColumnTokenizer().fit(X)
+    t = tok.transform(X)
+    assert tok.is_categorical_.all()
+    assert t[1, 0] == t[4, 0] and t[3, 0] == MISSING
+    assert len(set(t[:, 0].tolist())) == 4
+
+
+def test_columns_missing_extra_or_renamed_raise_naming_them():
+    X = pd.DataFrame({"a": ["x", "y"], "b": [1.0, 2.0]})
+    tok = ColumnTokenizer().fit(X)
+    with pytest.raises(ValueError, match="b"):
+        tok.transform(X[["a"]])
+    with pytest.raises(ValueError, match="extra"):
+        tok.transform(X.assign(extra=1))
+    with pytest.raises(ValueError, match="renamed"):
+        tok.transform(X.rename(columns={"b": "renamed"}))
+
+
+def test_empty_input_raises():
+    with pytest.raises(ValueError, match="0 sample"):
+        ColumnTokenizer().fit(pd.DataFrame({"a": pd.Series([], dtype=object)}))
+
+
+def test_hundred_thousand_categories_stay_compact():
+    n = 100_000
+    X = pd.DataFrame({"id": [f"u{i}" for i in range(n)]})
+    tok = ColumnTokenizer().fit(X)
+    t = tok.transform(X)
+    assert tok.n_tokens_ == n + 3
+    assert t.dtype == np.int32 and t.nbytes == 4 * n
+    assert len(np.unique(t)) == n
