@@ -63,6 +63,9 @@ class TableEncoder(TransformerMixin, BaseEstimator):
         Output of :meth:`transform`: ``False`` a dense float array ``[codes | numeric]``;
         ``True`` a sparse CSR matrix ``[one-hot codes | numeric]`` (codes never seen at fit
         encode as all zeros).
+    drop : {None, "first"}, default=None
+        With ``one_hot``: ``"first"`` drops each column's first code seen at fit (its
+        reference level, all zeros), as ``pandas.get_dummies(drop_first=True)``.
 
     Attributes
     ----------
@@ -89,6 +92,7 @@ class TableEncoder(TransformerMixin, BaseEstimator):
             None,
         ],
         "one_hot": ["boolean"],
+        "drop": [StrOptions({"first"}), None],
     }
 
     def __init__(
@@ -97,11 +101,13 @@ class TableEncoder(TransformerMixin, BaseEstimator):
         min_frequency: int = 1,
         max_categories: int | None = None,
         one_hot: bool = False,
+        drop: Literal["first"] | None = None,
     ):
         self.categorical_features = categorical_features
         self.min_frequency = min_frequency
         self.max_categories = max_categories
         self.one_hot = one_hot
+        self.drop = drop
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any = None, sample_weight: Any = None) -> TableEncoder:
@@ -137,7 +143,7 @@ class TableEncoder(TransformerMixin, BaseEstimator):
             self.n_numeric_ = int(self.numeric_.transform(numeric[:1]).shape[1])
         self.one_hot_ = None
         if self.one_hot and codes.shape[1]:
-            self.one_hot_ = OneHotEncoder(handle_unknown="ignore").fit(codes)
+            self.one_hot_ = OneHotEncoder(handle_unknown="ignore", drop=self.drop).fit(codes)
         return self
 
     def _fit_folds(self, codes: np.ndarray) -> None:

@@ -4,8 +4,13 @@ Each numeric value goes through rtdl's ``LinearEmbeddings`` (a per-feature affin
 token), each categorical code through its ``CategoricalEmbeddings`` (one table per column,
 sized by :class:`~tabmoe.baselines.encoding.TableEncoder`'s cardinalities, reserved MISSING
 and UNKNOWN codes included); a [CLS] token is prepended and the pre-norm transformer's CLS
-output gives the logits. Optimisation follows ``FTTransformer.make_default_optimizer()``:
-AdamW over ``make_parameter_groups()`` (no weight decay on embeddings, norms and biases).
+output gives the logits.
+
+Optimisation: ``FTTransformer.make_default_optimizer()``'s AdamW (lr 1e-4, weight decay
+1e-5, no decay on embeddings, norms and biases) through the trainer's
+:func:`~tabmoe.trainer.param_groups`, the same rule for every model. rtdl 0.0.2's own
+``make_parameter_groups()`` differs in one parameter: it decays the output head's
+LayerNorm weight (it collects only the blocks' norms); here that norm is not decayed.
 
 Shapes: B rows, n_num numeric tokens, n_cat categorical tokens, d = ``d_block``.
 """
@@ -15,11 +20,10 @@ from __future__ import annotations
 import numbers
 from typing import Any
 
-import torch
-from rtdl_revisiting_models import FTTransformer
 from sklearn.utils._param_validation import Interval
 from torch import Tensor, nn
 
+from ._optional import optional_import
 from .torch_base import TRAINING_PARAMETER_CONSTRAINTS, TorchTabularClassifier
 
 #: ``FTTransformer.get_default_kwargs(n_blocks=3)`` and ``make_default_optimizer()``.
@@ -55,6 +59,7 @@ class FTTransformerNetwork(nn.Module):
 
     def __init__(self, cardinalities: list[int], n_numeric: int, n_classes: int, **backbone: Any):
         super().__init__()
+        FTTransformer = optional_import("rtdl_revisiting_models", "FTTransformer")
         self.model = FTTransformer(
             n_cont_features=n_numeric,
             cat_cardinalities=list(cardinalities),
@@ -163,12 +168,4 @@ class FTTransformerClassifier(TorchTabularClassifier):
             ffn_d_hidden_multiplier=self.ffn_d_hidden_multiplier,
             ffn_dropout=self.ffn_dropout,
             residual_dropout=self.residual_dropout,
-        )
-
-    def _optimizer(self, network: nn.Module) -> torch.optim.Optimizer:
-        """``make_default_optimizer()`` with this estimator's learning rate and weight decay."""
-        return torch.optim.AdamW(
-            network.model.make_parameter_groups(),
-            lr=self.learning_rate,
-            weight_decay=self.weight_decay,
         )

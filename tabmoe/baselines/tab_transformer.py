@@ -26,9 +26,9 @@ from typing import Any
 
 import torch
 from sklearn.utils._param_validation import Interval
-from tab_transformer_pytorch import TabTransformer
 from torch import Tensor, nn
 
+from ._optional import optional_import
 from .torch_base import TRAINING_PARAMETER_CONSTRAINTS, TorchTabularClassifier
 
 #: Huang et al. 2020 (dim 32, depth 6, 8 heads, MLP 4x and 2x the input width, dropout
@@ -68,6 +68,7 @@ class TabTransformerNetwork(nn.Module):
         self, cardinalities: list[int], n_numeric: int, n_classes: int, **architecture: Any
     ):
         super().__init__()
+        TabTransformer = optional_import("tab_transformer_pytorch", "TabTransformer")
         self.model = TabTransformer(
             categories=tuple(cardinalities),
             num_continuous=n_numeric,

@@ -25,8 +25,6 @@ from typing import Any
 
 import numpy as np
 import torch
-from pytorch_tabnet.callbacks import Callback
-from pytorch_tabnet.tab_model import TabNetClassifier as _TabNet
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -42,8 +40,14 @@ from ..fitting import (
 )
 from ..tokenizer import to_frame
 from ..trainer import seeded
+from ._optional import optional_import
 from .encoding import TableEncoder
 from .torch_base import TRAINING_PARAMETER_CONSTRAINTS
+
+try:
+    from pytorch_tabnet.callbacks import Callback
+except ImportError:  # optional dependency: fit() raises with the install hint
+    Callback = object
 
 #: pytorch-tabnet's defaults (TabModel and ``fit``), as its README lists them.
 PAPER_DEFAULTS: dict = {
@@ -246,9 +250,11 @@ class TabNetClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
         """TabNet's input: float32 ``[codes | numeric]`` (codes first, as ``cat_idxs`` says)."""
         return self.encoder_.transform(X).astype(np.float32)
 
-    def _tabnet(self, seed: int, device: torch.device) -> _TabNet:
+    def _tabnet(self, seed: int, device: torch.device) -> Any:
+        """A fresh ``pytorch_tabnet.tab_model.TabNetClassifier`` for the fitted encoder."""
+        TabNet = optional_import("pytorch_tabnet.tab_model", "TabNetClassifier")
         cardinalities = [int(c) for c in self.encoder_.cardinalities_]
-        return _TabNet(
+        return TabNet(
             n_d=self.n_d,
             n_a=self.n_a,
             n_steps=self.n_steps,
