@@ -179,6 +179,12 @@ class ColumnHeads(nn.Module):
         for j, size in enumerate(sizes):
             buckets.setdefault(int(math.ceil(math.log2(max(size, 1)))), []).append(j)
         self.n_groups = len(buckets)
+        # Column ids are usually contiguous ranges: then target -> slot is a subtraction.
+        self.contiguous = all(
+            len(ids) == 0 or np.array_equal(np.sort(ids), np.arange(ids.min(), ids.min() + len(ids)))
+            for ids in map(np.asarray, output_ids)
+        )
+        self.all_in_one_group = self.n_groups == 1
         for g, columns in enumerate(buckets.values()):
             n_pad = int(sizes[columns].max())
             ids = np.full((len(columns), n_pad), n_tokens, dtype=np.int64)  # pad = n_tokens
@@ -186,10 +192,21 @@ class ColumnHeads(nn.Module):
                 ids[row, : sizes[j]] = np.sort(output_ids[j])
             self.register_buffer(f"columns_{g}", torch.as_tensor(columns), persistent=False)
             self.register_buffer(f"ids_{g}", torch.as_tensor(ids), persistent=False)
+            self.register_buffer(f"sizes_{g}", torch.as_tensor(sizes[columns]), persistent=False)
 
     def groups(self):
         for g in range(self.n_groups):
             yield getattr(self, f"columns_{g}"), getattr(self, f"ids_{g}")
+
+    def slots(self, g: int, ids: Tensor, targets: Tensor) -> tuple[Tensor, Tensor]:
+        """Slot of each target in its column's ids: targets (B, G) -> (slot, ok), both (B, G)."""
+        if self.contiguous:
+            local = targets - ids[:, 0]
+            ok = (local >= 0) & (local < getattr(self, f"sizes_{g}"))
+            return local.clamp(0, ids.shape[1] - 1), ok
+        t = targets.T.contiguous()  # (G, B)
+        local = torch.searchsorted(ids, t).clamp_max(ids.shape[1] - 1)  # (G, B)
+        return local.T, (ids.gather(1, local) == t).T
 
     def logits_for(self, h: Tensor, ids: Tensor) -> Tensor:
         """h (B, G, d), ids (G, P) -> logits (B, G, P); padded slots are -inf."""
@@ -204,16 +221,20 @@ class ColumnHeads(nn.Module):
         A target outside its column's output ids (MISSING, UNKNOWN, MASK) is not valid and
         its nll is 0.
         """
+        parts = []
+        for g, (columns, ids) in enumerate(self.groups()):
+            one = self.all_in_one_group  # then columns == arange(L): no gathers or scatters
+            logits = self.logits_for(h if one else h[:, columns], ids)  # (B, G, P)
+            local, ok = self.slots(g, ids, targets if one else targets[:, columns])  # (B, G)
+            logp = torch.log_softmax(logits.float(), dim=-1)
+            picked = logp.gather(-1, local.unsqueeze(-1)).squeeze(-1)  # (B, G)
+            parts.append((columns, torch.where(ok, -picked, torch.zeros_like(picked)), ok))
+        if self.all_in_one_group:
+            return parts[0][1].to(h.dtype), parts[0][2]
         nll = h.new_zeros(targets.shape)
         valid = torch.zeros(targets.shape, dtype=torch.bool, device=targets.device)
-        for columns, ids in self.groups():
-            logits = self.logits_for(h[:, columns], ids)  # (B, G, P)
-            t = targets[:, columns].T.contiguous()  # (G, B)
-            local = torch.searchsorted(ids, t).clamp_max(ids.shape[1] - 1)  # (G, B)
-            ok = (ids.gather(1, local) == t).T  # (B, G)
-            logp = torch.log_softmax(logits.float(), dim=-1)
-            picked = logp.gather(-1, local.T.unsqueeze(-1)).squeeze(-1)  # (B, G)
-            nll[:, columns] = torch.where(ok, -picked, torch.zeros_like(picked)).to(nll.dtype)
+        for columns, part_nll, ok in parts:
+            nll[:, columns] = part_nll.to(nll.dtype)
             valid[:, columns] = ok
         return nll, valid
 

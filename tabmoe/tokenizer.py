@@ -311,7 +311,13 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
             return tokens
         index, token = self._lookup[j]
         try:
-            codes = index.get_indexer(column.to_numpy(dtype=object))
+            if isinstance(column.dtype, pd.CategoricalDtype):
+                # Look up the (few) categories once, then index by the integer codes.
+                per_category = index.get_indexer(pd.Index(column.cat.categories, dtype=object))
+                cat_codes = column.cat.codes.to_numpy()
+                codes = np.where(cat_codes >= 0, per_category[cat_codes], -1)
+            else:
+                codes = index.get_indexer(column.to_numpy(dtype=object))
         except TypeError as exc:
             raise TypeError(f"Column {name!r} holds unhashable values: {exc}") from exc
         tokens = np.where(codes >= 0, token[np.maximum(codes, 0)], UNKNOWN)
