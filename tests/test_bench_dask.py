@@ -1,5 +1,6 @@
-"""Runs on a real Dask distributed cluster: a LocalCluster of two worker processes on
-loopback, reached through its scheduler address exactly as a remote one would be."""
+"""Scale-out: a real Dask distributed cluster (a LocalCluster of two worker processes on
+loopback, reached through its scheduler address exactly as a remote one would be) and
+local worker processes (--jobs)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ def cluster():
         yield cluster.scheduler_address, set(client.run(lambda: __import__("os").getpid()).values())
 
 
+@pytest.mark.slow  # two worker processes importing torch: ~30 s on 2 busy cores
 def test_run_on_a_dask_cluster(cluster, tmp_path):
     address, worker_pids = cluster
     suite = tiny_suite(tmp_path, models={"logistic_regression": {}, "tabmoe": {"max_epochs": 2}},
@@ -49,3 +51,18 @@ def test_unreachable_scheduler_is_a_usage_error(tmp_path):
                                        "--scheduler", f"tcp://127.0.0.1:{free_port()}", "--no-progress"])
     assert result.exit_code == 2, result.output
     assert "cannot reach the Dask scheduler" in result.output
+
+
+@pytest.mark.slow  # loky worker processes importing torch
+def test_run_in_local_worker_processes(tmp_path):
+    import os
+
+    suite = tiny_suite(tmp_path, seeds=(0, 1), protocols=("untuned", "tuned"), n_trials=1)
+    results = tmp_path / "results"
+    result = CliRunner().invoke(main, ["run", str(suite), "--results", str(results), "--jobs", "2",
+                                       "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert "tiny: 4 planned, 0 already finished, 4 run now, 0 failed" in result.output
+    records = [json.loads(p.read_text()) for p in (results / "runs").rglob("*.json")]
+    assert len({r["run_id"] for r in records}) == 4
+    assert os.getpid() not in {r["pid"] for r in records}  # ran in worker processes

@@ -12,12 +12,14 @@ import sys
 import time
 
 import optuna
+import pytest
 
 from tabmoe.tuning import open_storage
 
 from .bench_helpers import tiny_suite
 
 
+@pytest.mark.slow  # three CLI processes: ~30 s on 2 busy cores
 def test_sigkill_then_rerun_skips_finished_work(tmp_path):
     suite = tiny_suite(
         tmp_path, models={"tabmoe": {"max_epochs": 4}, "logistic_regression": {}},

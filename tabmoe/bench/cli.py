@@ -22,12 +22,12 @@ from .report import write_report
 
 EXIT_CODES = {
     0: "success: every planned run is finished (now or earlier)",
-    1: "some runs failed (the others are saved; rerun the same command to retry them)",
-    2: "usage error: bad option, unknown suite / model / split, protocol impossible for a split, "
-    "unreachable scheduler or storage; nothing ran",
+    1: "some runs failed (the others are saved; rerun to retry them)",
+    2: "usage error (bad option, unknown suite / model / split, tuned protocol on a split "
+    "without validation, unreachable scheduler or storage); nothing ran",
     3: "the results folder is in use by another tabmoe-bench run",
 }
-_EXIT_HELP = "\b\nExit codes:\n" + "\n".join(f"  {code}  {text}" for code, text in EXIT_CODES.items())
+_EXIT_HELP = "Exit codes: " + "; ".join(f"{code} {text}" for code, text in EXIT_CODES.items()) + "."
 
 
 @contextlib.contextmanager

@@ -359,7 +359,8 @@ def write_report(
         "per-split means (± the mean per-split SD). Gap = ID − OOD test accuracy. Rank: per-split "
         "rank by mean OOD accuracy (1 = best), averaged. "
         f"W/T/L: splits where the model's mean OOD accuracy is above / within ±{tie} of / below "
-        f"{reference}'s; p: two-sided Wilcoxon signed-rank test over those paired splits.",
+        f"{reference}'s; p: two-sided Wilcoxon signed-rank test over those paired splits "
+        "(with fewer than 6 splits it cannot fall below 0.05).",
     ]
     for protocol in dict.fromkeys(table["protocol"]):
         rows = table[table["protocol"] == protocol]
