@@ -107,6 +107,7 @@ def test_failed_runs_exit_1_and_are_retried(runner, tmp_path):
         (["--seeds", "a-b"], "--seeds: 'a-b' is not an integer"),
         (["--protocol", "oracle"], "Invalid value for '--protocol'"),
         (["--storage", "results.db"], "must be a database URL"),
+        (["--storage", "postgresql://u:secret@127.0.0.1:1/db"], "cannot use the database postgresql+psycopg2://u:***@127.0.0.1:1/db"),
         (["--metric", "f1"], "Invalid value for '--metric'"),
     ],
 )

@@ -160,9 +160,13 @@ class SQLStore:
             sa.Column("error", sa.Text, nullable=False),
         )
         try:
-            meta.create_all(self.engine)
-        except (sa.exc.IntegrityError, sa.exc.ProgrammingError):
-            meta.create_all(self.engine)  # lost a creation race with another worker: they exist now
+            try:
+                meta.create_all(self.engine)
+            except (sa.exc.IntegrityError, sa.exc.ProgrammingError):
+                meta.create_all(self.engine)  # lost a creation race with another worker: they exist now
+        except sa.exc.SQLAlchemyError as exc:
+            shown = self.engine.url.render_as_string(hide_password=True)
+            raise ValueError(f"cannot use the database {shown}: {str(exc).splitlines()[0]}") from exc
 
     def finished(self, suite: str) -> dict[str, str]:
         import sqlalchemy as sa
