@@ -10,25 +10,23 @@ import numpy as np
 import pandas as pd
 import torch
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.model_selection import train_test_split
-from sklearn.utils import check_random_state, compute_sample_weight
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import (
-    _check_sample_weight,
-    check_consistent_length,
-    check_is_fitted,
-    column_or_1d,
-    validate_data,
-)
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import defaults, persistence
+from .fitting import (
+    PREDICT_BATCH_ROWS,
+    TorchClassifierMixin,
+    encode_targets,
+    hold_out,
+    start_fit,
+    use_early_stopping,
+    validate_targets,
+)
 from .model import BLOCKS, GATES, TabularMoE
 from .objective import MASKINGS, MaskedFeatureObjective, label_loss
 from .tokenizer import N_SPECIAL, ColumnTokenizer, to_frame
-from .trainer import Trainer, TrainerConfig, resolve_device, seeded
-
-PREDICT_BATCH_ROWS = 8192
+from .trainer import Trainer, TrainerConfig, seeded
 
 
 def label_token_ids(tokenizer: ColumnTokenizer, classes: np.ndarray) -> np.ndarray:
@@ -48,7 +46,7 @@ def label_token_ids(tokenizer: ColumnTokenizer, classes: np.ndarray) -> np.ndarr
     return ids.astype(np.int64)
 
 
-class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
+class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
     """Single- or multi-layer bidirectional attention trained with the masked-feature objective.
 
     Each column is a word position, each value a word, and the label one more column that is
@@ -226,15 +224,6 @@ class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
             )
 
     # ---------------------------------------------------------------- fit
-    def _validate_y(self, y: Any) -> np.ndarray:
-        if y is None:
-            raise ValueError(
-                "requires y to be passed, but the target y is None."
-            )
-        y = column_or_1d(y, warn=True)
-        check_classification_targets(y)
-        return y
-
     def _tokens(self, X: Any, y_codes: np.ndarray | None) -> np.ndarray:
         """(n, L) token ids, label in the last column (MASK when y_codes is None)."""
         feats = self.tokenizer_.transform(X)
@@ -242,13 +231,6 @@ class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
         out[:, :-1] = feats
         out[:, -1] = 0 if y_codes is None else self.label_token_ids_[y_codes]
         return out
-
-    def _encode_y(self, y: np.ndarray, what: str = "y") -> np.ndarray:
-        codes = pd.Index(self.classes_, dtype=object).get_indexer(pd.Index(y, dtype=object))
-        if (codes < 0).any():
-            unknown = pd.unique(pd.Series(y[codes < 0], dtype=object))[:5].tolist()
-            raise ValueError(f"{what} contains labels not seen in the training y: {unknown}.")
-        return codes
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(
@@ -265,22 +247,9 @@ class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
         """
         self._check_architecture()
         masking = self._masking()
-        frame = to_frame(X)
-        validate_data(self, X, skip_check_array=True, reset=True)
-        y = self._validate_y(y)
-        check_consistent_length(frame, y)
-        self.classes_, y_codes = np.unique(y, return_inverse=True)
-        if len(self.classes_) < 2:
-            raise ValueError(
-                "Classifier can't train when only one class is present: y holds only "
-                f"{self.classes_.tolist()}."
-            )
-        weight = _check_sample_weight(sample_weight, frame, dtype=np.float64)
-        if self.class_weight is not None:
-            weight = weight * compute_sample_weight(self.class_weight, y)
-        rng = check_random_state(self.random_state)
-        seed = int(rng.randint(np.iinfo(np.int32).max))
-        device = resolve_device(self.device)
+        inputs = start_fit(self, X, y, sample_weight)
+        frame, y_codes, weight = inputs.frame, inputs.y_codes, inputs.weight
+        seed, device = inputs.seed, inputs.device
 
         self.tokenizer_ = ColumnTokenizer(
             categorical_features=self.categorical_features,
@@ -291,21 +260,19 @@ class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
         self.label_token_ids_ = label_token_ids(self.tokenizer_, self.classes_)
         tokens = self._tokens(frame, y_codes)
 
-        early = self.early_stopping
-        if early == "auto":
-            early = eval_set is not None or len(frame) > defaults.AUTO_EARLY_STOPPING_ROWS
+        early = use_early_stopping(self.early_stopping, eval_set is not None, len(frame))
         train = {"tokens": torch.from_numpy(tokens), "weight": torch.from_numpy(weight).float()}
         validation = None
         if eval_set is not None:
             X_val, y_val = eval_set
-            y_val = self._encode_y(self._validate_y(y_val), "eval_set y")
+            y_val = encode_targets(self.classes_, validate_targets(y_val), "eval_set y")
             val_tokens = self._tokens(X_val, y_val)
             validation = {
                 "tokens": torch.from_numpy(val_tokens),
                 "weight": torch.ones(len(val_tokens)),
             }
         elif early:
-            train, validation = self._split_validation(train, y_codes, seed)
+            train, validation = hold_out(train, y_codes, self.validation_fraction, seed)
 
         config = TrainerConfig(
             max_epochs=self.max_epochs,
@@ -348,29 +315,7 @@ class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
             gate=self.gate,
         )
 
-    def _split_validation(self, train: dict, y_codes: np.ndarray, seed: int) -> tuple[dict, dict]:
-        n = len(y_codes)
-        n_val = int(np.ceil(self.validation_fraction * n))
-        if n_val < 1 or n - n_val < 1:
-            raise ValueError(
-                f"validation_fraction={self.validation_fraction} leaves no rows to train or "
-                f"validate on with {n} samples; set early_stopping=False."
-            )
-        counts = np.bincount(y_codes)
-        stratify = y_codes if counts.min() >= 2 and n_val >= len(counts) else None
-        idx_train, idx_val = train_test_split(
-            np.arange(n), test_size=n_val, stratify=stratify, random_state=seed
-        )
-        idx_train, idx_val = torch.from_numpy(idx_train), torch.from_numpy(idx_val)
-        return (
-            {k: v[idx_train] for k, v in train.items()},
-            {k: v[idx_val] for k, v in train.items()},
-        )
-
     # ------------------------------------------------------------ predict
-    def _module_device(self) -> torch.device:
-        return next(self.module_.parameters()).device
-
     @torch.no_grad()
     def _label_logits(self, X: Any) -> np.ndarray:
         check_is_fitted(self)
@@ -386,20 +331,6 @@ class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
             out[start : start + PREDICT_BATCH_ROWS] = logits[:, column].cpu().numpy()
         return out
 
-    def predict_log_proba(self, X: Any) -> np.ndarray:
-        """Log class probabilities, shape (n_samples, n_classes), columns in ``classes_`` order."""
-        logits = torch.from_numpy(self._label_logits(X))
-        return torch.log_softmax(logits.double(), dim=1).numpy()
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Class probabilities, shape (n_samples, n_classes), columns in ``classes_`` order."""
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X: Any) -> np.ndarray:
-        """Most probable class per row, shape (n_samples,)."""
-        logits = self._label_logits(X)
-        return self.classes_[np.argmax(logits, axis=1)]
-
     # -------------------------------------------------------------- state
     def save(self, path: str | os.PathLike) -> None:
         """Save the fitted model to ``path`` in a format that runs no code on load.
@@ -413,25 +344,3 @@ class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
     def load(cls, path: str | os.PathLike, device: str = "cpu") -> TabularMoEClassifier:
         """Load a model written by :meth:`save` onto ``device`` (default CPU)."""
         return persistence.load(path, device=device)
-
-    def __getstate__(self) -> dict:
-        state = super().__getstate__()
-        module = state.get("module_")
-        if module is not None and next(module.parameters()).device.type != "cpu":
-            state = dict(state, module_=_cpu_copy(module))
-        return state
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        tags.non_deterministic = False
-        return tags
-
-
-def _cpu_copy(module: torch.nn.Module) -> torch.nn.Module:
-    import copy
-
-    clone = copy.deepcopy(module)
-    return clone.to("cpu")

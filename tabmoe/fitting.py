@@ -70,6 +70,15 @@ def validation_split(
     return train_test_split(np.arange(n), test_size=n_val, stratify=stratify, random_state=seed)
 
 
+def hold_out(
+    train: dict[str, torch.Tensor], y_codes: np.ndarray, validation_fraction: float, seed: int
+) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]]:
+    """Split a dict of row-aligned tensors into (train, validation) by :func:`validation_split`."""
+    idx_train, idx_val = validation_split(y_codes, validation_fraction, seed)
+    idx_train, idx_val = torch.from_numpy(idx_train), torch.from_numpy(idx_val)
+    return {k: v[idx_train] for k, v in train.items()}, {k: v[idx_val] for k, v in train.items()}
+
+
 @dataclass
 class FitInputs:
     """Validated training input: the frame, class codes, row weights, a seed and a device."""
@@ -85,16 +94,13 @@ def start_fit(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> FitI
     """Validate ``X`` and ``y`` and set ``classes_``, ``n_features_in_``, ``feature_names_in_``.
 
     Reads the estimator's ``random_state``, ``class_weight`` and ``device`` where it has them
-    (defaults: None, None, CPU). Raises ValueError for empty input or a single class.
+    (defaults: None, None, CPU). Raises ValueError for empty input (in ``to_frame``) or a
+    single class.
     """
     frame = to_frame(X)
     validate_data(estimator, X, skip_check_array=True, reset=True)
     y = validate_targets(y)
     check_consistent_length(frame, y)
-    if frame.shape[0] == 0:
-        raise ValueError(
-            f"Found array with 0 sample(s) (shape={frame.shape}) while a minimum of 1 is required."
-        )
     estimator.classes_, y_codes = np.unique(y, return_inverse=True)
     if len(estimator.classes_) < 2:
         raise ValueError(

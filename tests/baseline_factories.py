@@ -33,7 +33,7 @@ BASELINE_FACTORIES: dict[str, Callable[[], ClassifierMixin]] = {
     ),
     "tabnet": lambda: TabNetClassifier(max_epochs=2, random_state=0, device="cpu"),
     "logistic_regression": lambda: reference.logistic_regression(),
-    "random_forest": lambda: reference.random_forest(n_estimators=10, random_state=0),
+    "random_forest": lambda: reference.random_forest(n_estimators=10, max_depth=8, random_state=0),
     "gradient_boosting": lambda: reference.gradient_boosting(n_estimators=10, random_state=0),
     "hist_gradient_boosting": lambda: reference.hist_gradient_boosting(max_iter=10, random_state=0),
     "mlp": lambda: reference.mlp(

@@ -8,10 +8,11 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-from baseline_factories import BASELINE_FACTORIES
 from threadpoolctl import threadpool_limits
 
 from tabmoe.baselines import TableEncoder
+
+from .baseline_factories import BASELINE_FACTORIES
 
 torch.set_num_threads(1)
 NAMES = sorted(BASELINE_FACTORIES)

@@ -203,29 +203,9 @@ def test_tab_transformer_unseen_and_missing_stay_in_their_columns_rows():
     assert codes[0, 0] == CODE_UNKNOWN and codes[1, 0] == CODE_MISSING
 
 
-def test_tab_transformer_refuses_out_of_range_codes_instead_of_aliasing():
-    network = tab_transformer.TabTransformerNetwork(
-        [3, 4],
-        0,
-        2,
-        dim=8,
-        depth=1,
-        heads=2,
-        dim_head=4,
-        attn_dropout=0.0,
-        ff_dropout=0.0,
-        mlp_hidden_mults=(2,),
-    )
-    ok = torch.tensor([[2, 3]])
-    assert network(ok, torch.zeros(1, 0)).shape == (1, 2)
-    with pytest.raises(IndexError, match=r"column position\(s\) \[0\]"):
-        network(torch.tensor([[3, 0]]), torch.zeros(1, 0))  # 3 would read column 1's row
-
-
-@pytest.mark.parametrize(("n_numeric", "normed"), [(1, False), (2, False), (3, True)])
-def test_tab_transformer_layer_norm_needs_three_continuous_values(n_numeric, normed):
-    network = tab_transformer.TabTransformerNetwork(
-        [3],
+def tiny_tab_transformer(cardinalities: list[int], n_numeric: int) -> nn.Module:
+    return tab_transformer.TabTransformerNetwork(
+        cardinalities,
         n_numeric,
         2,
         dim=8,
@@ -236,6 +216,19 @@ def test_tab_transformer_layer_norm_needs_three_continuous_values(n_numeric, nor
         ff_dropout=0.0,
         mlp_hidden_mults=(2,),
     )
+
+
+def test_tab_transformer_refuses_out_of_range_codes_instead_of_aliasing():
+    network = tiny_tab_transformer([3, 4], 0)
+    ok = torch.tensor([[2, 3]])
+    assert network(ok, torch.zeros(1, 0)).shape == (1, 2)
+    with pytest.raises(IndexError, match=r"column position\(s\) \[0\]"):
+        network(torch.tensor([[3, 0]]), torch.zeros(1, 0))  # 3 would read column 1's row
+
+
+@pytest.mark.parametrize(("n_numeric", "normed"), [(1, False), (2, False), (3, True)])
+def test_tab_transformer_layer_norm_needs_three_continuous_values(n_numeric, normed):
+    network = tiny_tab_transformer([3], n_numeric)
     assert isinstance(network.model.norm, nn.LayerNorm) == normed
 
 

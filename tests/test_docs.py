@@ -1,7 +1,8 @@
-"""The documentation site: it builds in strict mode, and the built pages hold what they should.
+"""The documentation: the site builds in strict mode, the built pages hold what they should,
+and the Python examples of docs/tuning.md run as written.
 
 The full build (``mkdocs build --strict`` into a temporary folder, as CI does) is shared by
-the tests of this module; the examples themselves are run by ``scripts/run_examples.sh``
+the site tests; the example scripts of docs/examples/ are run by ``scripts/run_examples.sh``
 in CI, not here.
 """
 
@@ -18,9 +19,11 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("mkdocs")
-pytest.importorskip("material")
-pytest.importorskip("mkdocstrings_handlers.python")
+HAVE_MKDOCS = all(
+    importlib.util.find_spec(m) is not None
+    for m in ("mkdocs", "material", "mkdocstrings_handlers")
+)
+needs_mkdocs = pytest.mark.skipif(not HAVE_MKDOCS, reason="needs the docs extra (mkdocs)")
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -74,6 +77,7 @@ def site(tmp_path_factory) -> Path:
     return out
 
 
+@needs_mkdocs
 def test_index_page_has_its_sections(site):
     page = parse(site / "index.html")
     assert (1, "tabmoe") in page.headings
@@ -87,6 +91,7 @@ def test_index_page_has_its_sections(site):
         assert entry in text, entry
 
 
+@needs_mkdocs
 def test_guide_page_has_its_sections_and_the_example_that_runs(site):
     page = parse(site / "guide" / "columns" / "index.html")
     assert (1, "Columns, missing and unseen values") in page.headings
@@ -101,6 +106,7 @@ def test_guide_page_has_its_sections_and_the_example_that_runs(site):
     assert recorded.strip() and recorded.splitlines()[0].strip() in text
 
 
+@needs_mkdocs
 def test_quickstart_shows_the_generated_plot(site):
     page = parse(site / "quickstart" / "index.html")
     assert page.images, "no image on the quick start page"
@@ -109,6 +115,7 @@ def test_quickstart_shows_the_generated_plot(site):
             assert (site / "quickstart" / src).resolve().is_file(), src
 
 
+@needs_mkdocs
 def test_api_reference_renders_the_estimator_with_its_own_defaults(site):
     html = (site / "api" / "estimator" / "index.html").read_text(encoding="utf8")
     assert 'id="tabmoe.TabularMoEClassifier"' in html
@@ -128,6 +135,7 @@ def test_every_example_is_embedded_in_a_page():
     assert not missing, f"examples not shown on any page: {missing}"
 
 
+@needs_mkdocs
 def test_strict_build_rejects_broken_links_and_missing_snippets(tmp_path):
     """The same configuration fails on a link to a missing page and a missing snippet file."""
     from mkdocs.commands.build import build
@@ -149,6 +157,7 @@ def test_strict_build_rejects_broken_links_and_missing_snippets(tmp_path):
         build(config)
 
 
+@needs_mkdocs
 def test_docstring_extension_converts_sphinx_roles():
     spec = importlib.util.spec_from_file_location("docstrings_ext", DOCS / "_ext" / "docstrings.py")
     module = importlib.util.module_from_spec(spec)
@@ -164,6 +173,7 @@ def test_docstring_extension_converts_sphinx_roles():
     assert convert(package, ":class:`~sklearn.cluster.KMeans`") == "`KMeans`"
 
 
+@needs_mkdocs
 @pytest.mark.skipif(
     not any(shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")),
     reason="no Chromium on this machine",
@@ -180,3 +190,17 @@ def test_index_renders_in_headless_chromium(site):
     page = _Page()
     page.feed(result.stdout)
     assert (1, "tabmoe") in page.headings
+
+
+def test_tuning_examples_run(capsys):
+    """The Python examples of docs/tuning.md run as written (one shared namespace, in order)."""
+    text = (DOCS / "tuning.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert len(blocks) == 4
+    namespace: dict = {}
+    for block in blocks:
+        exec(compile(block, str(DOCS / "tuning.md"), "exec"), namespace)
+    assert namespace["search"].best_params_.keys() == {"d_model", "learning_rate"}
+    result = namespace["result"]
+    assert set(result.best_params) == {"d_model", "dropout"} and len(result.study.trials) == 2
+    assert "number" in capsys.readouterr().out

@@ -24,25 +24,16 @@ import warnings
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import torch
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..fitting import (
-    PREDICT_BATCH_ROWS,
-    TorchClassifierMixin,
-    encode_targets,
-    start_fit,
-    use_early_stopping,
-    validate_targets,
-    validation_split,
-)
+from ..fitting import PREDICT_BATCH_ROWS, FitInputs, validation_split
 from ..tokenizer import to_frame
 from ..trainer import seeded
 from ._optional import optional_import
-from .encoding import TableEncoder
-from .torch_base import TRAINING_PARAMETER_CONSTRAINTS
+from .torch_base import TRAINING_PARAMETER_CONSTRAINTS, TorchTabularClassifier
 
 try:
     from pytorch_tabnet.callbacks import Callback
@@ -117,7 +108,7 @@ class _StepCounter(Callback):
         self.n_steps += 1
 
 
-class TabNetClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
+class TabNetClassifier(TorchTabularClassifier):
     """TabNet as a scikit-learn classifier (defaults: pytorch-tabnet's).
 
     Parameters
@@ -275,30 +266,14 @@ class TabNetClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
             device_name=str(device),
         )
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(
-        self,
-        X: Any,
-        y: Any,
-        sample_weight: Any = None,
-        eval_set: tuple[Any, Any] | None = None,
-    ) -> TabNetClassifier:
-        """Train on ``X`` (n_samples, n_features) and labels ``y`` (n_samples,).
-
-        ``eval_set=(X_val, y_val)`` replaces the internal validation split for early
-        stopping (and turns ``early_stopping="auto"`` on).
-        """
-        inputs = start_fit(self, X, y, sample_weight)
-        self.encoder_ = TableEncoder(
-            categorical_features=self.categorical_features, min_frequency=self.min_frequency
-        ).fit(inputs.frame, sample_weight=inputs.weight)
+    def _train(
+        self, inputs: FitInputs, validation: tuple[pd.DataFrame, np.ndarray] | None, early: bool
+    ) -> None:
+        """pytorch-tabnet's loop on ``[codes | numeric]``, batch sizes bounded by the data."""
         Z, y_codes, weight = self._matrix(inputs.frame), inputs.y_codes, inputs.weight
-        early = use_early_stopping(self.early_stopping, eval_set is not None, len(Z))
-        validation = None
-        if eval_set is not None:
-            X_val, y_val = eval_set
-            y_val = encode_targets(self.classes_, validate_targets(y_val), "eval_set y")
-            validation = (self._matrix(to_frame(X_val)), y_val)
+        if validation is not None:
+            X_val, y_val = validation
+            validation = (self._matrix(X_val), y_val)
         elif early:
             idx_train, idx_val = validation_split(y_codes, self.validation_fraction, inputs.seed)
             validation = (Z[idx_val], y_codes[idx_val])
@@ -336,7 +311,6 @@ class TabNetClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
                 f"{self.batch_size_}); the model is untrained."
             )
         self._record_history(validation is not None, early)
-        return self
 
     def _record_history(self, validated: bool, early: bool) -> None:
         history = self.model_.history.history

@@ -6,9 +6,9 @@ n_classes) -> nn.Module`` whose ``forward(codes, numeric)`` maps
 * ``codes`` (B, n_categorical) int64 — per-column codes of :class:`TableEncoder`,
 * ``numeric`` (B, n_numeric) float32 — its standardised numeric block,
 
-to logits (B, n_classes), and optionally ``_optimizer(network)`` (default: the trainer's
-AdamW without weight decay on biases, norms and embeddings). Everything else is here once
-and shared with :class:`~tabmoe.TabularMoEClassifier` through :mod:`tabmoe.fitting`:
+to logits (B, n_classes), and optionally ``_check_params()`` for cross-parameter rules.
+The trainer's AdamW (no weight decay on biases, norms and embeddings) optimises every
+network. Everything else is here once and shared with :class:`~tabmoe.TabularMoEClassifier` through :mod:`tabmoe.fitting`:
 input validation, class and sample weights, the early-stopping rule
 (``early_stopping="auto"`` on with an ``eval_set`` or above 10,000 rows, a stratified
 ``validation_fraction`` hold-out otherwise, best weights restored), seeding, devices and
@@ -21,6 +21,7 @@ import numbers
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import torch
 import torch.nn.functional as F
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
@@ -30,12 +31,13 @@ from torch import Tensor, nn
 
 from ..fitting import (
     PREDICT_BATCH_ROWS,
+    FitInputs,
     TorchClassifierMixin,
     encode_targets,
+    hold_out,
     start_fit,
     use_early_stopping,
     validate_targets,
-    validation_split,
 )
 from ..tokenizer import to_frame
 from ..trainer import Trainer, TrainerConfig, seeded
@@ -75,6 +77,10 @@ def network_loss(module: nn.Module, batch: dict[str, Tensor]) -> tuple[Tensor, T
 
 class TorchTabularClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
     """Base class of the torch baselines; subclasses define ``__init__`` and the network.
+
+    ``fit`` validates, encodes and resolves early stopping, then calls ``_train``: the
+    trainer's loop here; :class:`~tabmoe.baselines.tabnet.TabNetClassifier` overrides it with
+    pytorch-tabnet's own loop.
 
     Training parameters every subclass takes (after its architecture parameters)
     ----------------------------------------------------------------------------
@@ -122,10 +128,6 @@ class TorchTabularClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimato
     def _check_params(self) -> None:
         """Cross-parameter checks of a subclass (ValueError naming the parameters)."""
 
-    def _optimizer(self, network: nn.Module) -> torch.optim.Optimizer | None:
-        """``None``: the trainer's AdamW (no decay on biases, norms and embeddings)."""
-        return None
-
     def _tensors(self, X: Any, y_codes: np.ndarray, weight: np.ndarray) -> dict[str, Tensor]:
         codes, numeric = self.encoder_.encode(X)
         return {
@@ -153,19 +155,27 @@ class TorchTabularClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimato
         self.encoder_ = TableEncoder(
             categorical_features=self.categorical_features, min_frequency=self.min_frequency
         ).fit(inputs.frame, sample_weight=inputs.weight)
-        train = self._tensors(inputs.frame, inputs.y_codes, inputs.weight)
-        early = use_early_stopping(self.early_stopping, eval_set is not None, len(inputs.frame))
         validation = None
         if eval_set is not None:
             X_val, y_val = eval_set
             y_val = encode_targets(self.classes_, validate_targets(y_val), "eval_set y")
-            validation = self._tensors(to_frame(X_val), y_val, np.ones(len(y_val)))
+            validation = (to_frame(X_val), y_val)
+        early = use_early_stopping(self.early_stopping, eval_set is not None, len(inputs.frame))
+        self._train(inputs, validation, early)
+        return self
+
+    def _train(
+        self, inputs: FitInputs, validation: tuple[pd.DataFrame, np.ndarray] | None, early: bool
+    ) -> None:
+        """Fit ``module_`` with the trainer; ``validation`` is ``(X_val, y_val codes)``."""
+        train = self._tensors(inputs.frame, inputs.y_codes, inputs.weight)
+        if validation is not None:
+            X_val, y_val = validation
+            validation = self._tensors(X_val, y_val, np.ones(len(y_val)))
         elif early:
-            idx_train, idx_val = validation_split(
-                inputs.y_codes, self.validation_fraction, inputs.seed
+            train, validation = hold_out(
+                train, inputs.y_codes, self.validation_fraction, inputs.seed
             )
-            validation = {k: v[idx_val] for k, v in train.items()}
-            train = {k: v[idx_train] for k, v in train.items()}
         config = TrainerConfig(
             max_epochs=self.max_epochs,
             batch_size=self.batch_size,
@@ -185,17 +195,10 @@ class TorchTabularClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimato
             self.module_ = self._build_network(
                 cardinalities, self.encoder_.n_numeric_, len(self.classes_)
             ).to(inputs.device)
-            result = Trainer(config).fit(
-                self.module_,
-                train,
-                network_loss,
-                validation=validation,
-                optimizer=self._optimizer(self.module_),
-            )
+            result = Trainer(config).fit(self.module_, train, network_loss, validation=validation)
         self.history_ = result.history
         self.n_iter_ = len(result.history)
         self.best_epoch_ = result.best_epoch
-        return self
 
     @torch.no_grad()
     def _label_logits(self, X: Any) -> np.ndarray:
