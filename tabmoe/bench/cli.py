@@ -44,6 +44,15 @@ def _user_errors(usage: bool = False) -> Iterator[None]:
         raise error(f"{type(exc).__name__}: {message}") from exc
 
 
+_openml_cache_option = click.option(
+    "--openml-cache",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="openml-python cache root (the folder holding org/openml/www). It is only read; "
+    "openml works on a private copy. Default: $TABMOE_OPENML_CACHE, else openml's configured cache.",
+)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--suites-dir",
@@ -88,13 +97,7 @@ def suites_command(ctx: click.Context) -> None:
     default=None,
     help="Split seed (and, for the paper simulation, data seed). Default: each split's first seed.",
 )
-@click.option(
-    "--openml-cache",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="openml-python cache root (the folder holding org/openml/www). It is only read; "
-    "openml works on a private copy. Default: $TABMOE_OPENML_CACHE, else openml's configured cache.",
-)
+@_openml_cache_option
 @click.option("--cv", type=click.IntRange(2), default=5, show_default=True,
               help="Folds of the cross-validated ID-vs-OOD classifier behind the covariate AUC.")
 @click.option("--max-rows", type=click.IntRange(100), default=20_000, show_default=True,
@@ -209,9 +212,7 @@ def models_command() -> None:
 @click.option("--storage", default=None, help=_STORAGE_HELP)
 @click.option("--threads", type=click.IntRange(1), default=1, show_default=True,
               help="torch / BLAS / OpenMP threads per run; 1 is best when runs go in parallel.")
-@click.option("--openml-cache", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="openml-python cache root for OpenML suites (only read; openml works on a copy). "
-              "Default: $TABMOE_OPENML_CACHE, else openml's configured cache.")
+@_openml_cache_option
 @click.option("--force", is_flag=True, default=False,
               help="Rerun finished runs too (replacing their records) instead of skipping them.")
 @click.option("--report/--no-report", default=True, show_default=True,
