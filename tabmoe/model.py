@@ -38,16 +38,26 @@ def _uniform_(t: Tensor, limit: float) -> Tensor:
 def gate_weights(scores: Tensor, gate: str) -> Tensor:
     """Attention coefficients from scores (..., L_keys); -inf scores get weight 0.
 
-    ``softmax``: probabilities over the keys. ``tanhmax``: signed coefficients
-    ``tanh(s_j) * softmax(|s|)_j`` — each in (-1, 1), their absolute values sum to at most
-    1, with the same ordering of magnitudes as softmax; see docs/moe.md.
+    ``softmax``: probabilities over the keys, ``exp(s_j) / sum_k exp(s_k)``.
+
+    ``tanhmax``: signed coefficients ``c_j = sinh(s_j) / sum_k cosh(s_k)`` (sums over the
+    attended keys). Equivalently, a softmax over 2L signed slots — key j with score ``+s_j``
+    and its negation with score ``-s_j`` — and ``c_j = p(+j) - p(-j)``: in the MoE view a
+    proper mixture over the experts and their negations. Properties (tests/test_tanhmax.py):
+    ``sign(c_j) = sign(s_j)``; ``|c_j| < 1``; ``sum_j |c_j| = 1 - 2 sum_j min(p(+j), p(-j))``,
+    which is < 1 and tends to 1 as the scores grow in magnitude (exactly 1 is impossible for
+    any continuous gate with ``c(-s) = -c(s)``, since that forces ``c(0) = 0``); smooth
+    everywhere; ``c_j`` increases with ``s_j``; ``tanhmax(s) = tanh(s) * softmax(log cosh s)``.
+    See docs/moe.md.
     """
     if gate == "softmax":
         return torch.softmax(scores, dim=-1)
     if gate == "tanhmax":
-        finite = torch.isfinite(scores)
-        magnitude = torch.softmax(scores.abs().masked_fill(~finite, -math.inf), dim=-1)
-        return torch.tanh(scores.masked_fill(~finite, 0.0)) * magnitude
+        # -inf (not attended) stays -inf in both slots, so both get probability 0.
+        negated = (-scores).masked_fill(scores == -math.inf, -math.inf)
+        slots = torch.softmax(torch.cat([scores, negated], dim=-1), dim=-1)  # (..., 2L)
+        positive, negative = slots.chunk(2, dim=-1)
+        return positive - negative
     raise ValueError(f"gate must be one of {GATES}, got {gate!r}.")
 
 
@@ -77,16 +87,19 @@ class MultiHeadAttention(nn.Module):
         """(..., H, L, K) -> (..., L, H*K)"""
         return x.transpose(-3, -2).flatten(-2)
 
-    def forward(self, query_in: Tensor, key_in: Tensor, attend: Tensor | None = None) -> Tensor:
-        """query_in (B, Lq, d), key_in (B, L, d), attend (B, L) bool -> (B, Lq, d)."""
+    def weights(self, query_in: Tensor, key_in: Tensor, attend: Tensor | None = None) -> Tensor:
+        """Gates: query_in (B, Lq, d), key_in (B, L, d), attend (B, L) bool -> (B, H, Lq, L)."""
         q = self.split(self.query(query_in))  # (B, H, Lq, K)
         k = self.split(self.key(key_in))  # (B, H, L, K)
-        v = self.split(self.value(key_in))  # (B, H, L, K)
         scores = q @ k.transpose(-1, -2) / math.sqrt(self.key_dim)  # (B, H, Lq, L)
         if attend is not None:
             scores = scores.masked_fill(~attend[:, None, None, :], -math.inf)
-        weights = gate_weights(scores, self.gate)
-        return self.output(self.merge(weights @ v))
+        return gate_weights(scores, self.gate)
+
+    def forward(self, query_in: Tensor, key_in: Tensor, attend: Tensor | None = None) -> Tensor:
+        """query_in (B, Lq, d), key_in (B, L, d), attend (B, L) bool -> (B, Lq, d)."""
+        v = self.split(self.value(key_in))  # (B, H, L, K)
+        return self.output(self.merge(self.weights(query_in, key_in, attend) @ v))
 
     def forward_loo(self, x: Tensor, x_mask: Tensor, attend: Tensor | None = None) -> Tensor:
         """Leave-one-out attention in one pass.
@@ -179,6 +192,12 @@ class ColumnHeads(nn.Module):
         for j, size in enumerate(sizes):
             buckets.setdefault(int(math.ceil(math.log2(max(size, 1)))), []).append(j)
         self.n_groups = len(buckets)
+        # Column ids are usually contiguous ranges: then target -> slot is a subtraction.
+        self.contiguous = all(
+            len(ids) == 0 or np.array_equal(np.sort(ids), np.arange(ids.min(), ids.min() + len(ids)))
+            for ids in map(np.asarray, output_ids)
+        )
+        self.all_in_one_group = self.n_groups == 1
         for g, columns in enumerate(buckets.values()):
             # At least one (padded, never valid) slot: a column with no value tokens (all
             # missing at fit) must not give a zero-width group that searchsorted cannot index.
@@ -188,10 +207,21 @@ class ColumnHeads(nn.Module):
                 ids[row, : sizes[j]] = np.sort(output_ids[j])
             self.register_buffer(f"columns_{g}", torch.as_tensor(columns), persistent=False)
             self.register_buffer(f"ids_{g}", torch.as_tensor(ids), persistent=False)
+            self.register_buffer(f"sizes_{g}", torch.as_tensor(sizes[columns]), persistent=False)
 
     def groups(self):
         for g in range(self.n_groups):
             yield getattr(self, f"columns_{g}"), getattr(self, f"ids_{g}")
+
+    def slots(self, g: int, ids: Tensor, targets: Tensor) -> tuple[Tensor, Tensor]:
+        """Slot of each target in its column's ids: targets (B, G) -> (slot, ok), both (B, G)."""
+        if self.contiguous:
+            local = targets - ids[:, 0]
+            ok = (local >= 0) & (local < getattr(self, f"sizes_{g}"))
+            return local.clamp(0, ids.shape[1] - 1), ok
+        t = targets.T.contiguous()  # (G, B)
+        local = torch.searchsorted(ids, t).clamp_max(ids.shape[1] - 1)  # (G, B)
+        return local.T, (ids.gather(1, local) == t).T
 
     def logits_for(self, h: Tensor, ids: Tensor) -> Tensor:
         """h (B, G, d), ids (G, P) -> logits (B, G, P); padded slots are -inf."""
@@ -206,16 +236,20 @@ class ColumnHeads(nn.Module):
         A target outside its column's output ids (MISSING, UNKNOWN, MASK) is not valid and
         its nll is 0.
         """
+        parts = []
+        for g, (columns, ids) in enumerate(self.groups()):
+            one = self.all_in_one_group  # then columns == arange(L): no gathers or scatters
+            logits = self.logits_for(h if one else h[:, columns], ids)  # (B, G, P)
+            local, ok = self.slots(g, ids, targets if one else targets[:, columns])  # (B, G)
+            logp = torch.log_softmax(logits.float(), dim=-1)
+            picked = logp.gather(-1, local.unsqueeze(-1)).squeeze(-1)  # (B, G)
+            parts.append((columns, torch.where(ok, -picked, torch.zeros_like(picked)), ok))
+        if self.all_in_one_group:
+            return parts[0][1].to(h.dtype), parts[0][2]
         nll = h.new_zeros(targets.shape)
         valid = torch.zeros(targets.shape, dtype=torch.bool, device=targets.device)
-        for columns, ids in self.groups():
-            logits = self.logits_for(h[:, columns], ids)  # (B, G, P)
-            t = targets[:, columns].T.contiguous()  # (G, B)
-            local = torch.searchsorted(ids, t).clamp_max(ids.shape[1] - 1)  # (G, B)
-            ok = (ids.gather(1, local) == t).T  # (B, G)
-            logp = torch.log_softmax(logits.float(), dim=-1)
-            picked = logp.gather(-1, local.T.unsqueeze(-1)).squeeze(-1)  # (B, G)
-            nll[:, columns] = torch.where(ok, -picked, torch.zeros_like(picked)).to(nll.dtype)
+        for columns, part_nll, ok in parts:
+            nll[:, columns] = part_nll.to(nll.dtype)
             valid[:, columns] = ok
         return nll, valid
 
@@ -301,12 +335,9 @@ class TabularMoE(nn.Module):
         out = self.hidden(copies.reshape(b * n, n), att)  # (B*L, L, d)
         return out.reshape(b, n, n, -1).diagonal(0, 1, 2).transpose(1, 2)  # copy i, position i
 
-    def label_logits(self, tokens: Tensor, attend: Tensor | None = None) -> Tensor:
-        """Logits of the label (masked) from the feature tokens.
-
-        tokens (B, L) (the label position is overwritten with MASK) or (B, L-1) -> (B, C),
-        classes ordered by token id. Only the label query is computed in the last layer.
-        """
+    def label_inputs(self, tokens: Tensor, attend: Tensor | None = None) -> tuple[Tensor, Tensor | None]:
+        """Tokens (B, L) with the label position set to MASK (or (B, L-1) padded with it), and
+        ``attend`` padded to (B, L) with the label attended."""
         if tokens.shape[1] == self.n_columns - 1:
             tokens = F.pad(tokens.long(), (0, 1), value=MASK)
         else:
@@ -314,6 +345,15 @@ class TabularMoE(nn.Module):
             tokens[:, -1] = MASK
         if attend is not None and attend.shape[1] == self.n_columns - 1:
             attend = F.pad(attend, (0, 1), value=True)
+        return tokens, attend
+
+    def label_logits(self, tokens: Tensor, attend: Tensor | None = None) -> Tensor:
+        """Logits of the label (masked) from the feature tokens.
+
+        tokens (B, L) (the label position is overwritten with MASK) or (B, L-1) -> (B, C),
+        classes ordered by token id. Only the label query is computed in the last layer.
+        """
+        tokens, attend = self.label_inputs(tokens, attend)
         query = torch.tensor([self.label_position], device=tokens.device)
         h = self.hidden(tokens, attend, query)[:, 0]  # (B, d)
         return self.heads.column_logits(h, self.label_ids)

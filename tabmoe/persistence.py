@@ -174,6 +174,8 @@ def save(estimator, path: str | os.PathLike) -> None:
         "history": estimator.history_,
         "n_iter": estimator.n_iter_,
         "best_epoch": estimator.best_epoch_,
+        "feature_importances": estimator.feature_importances_.tolist(),
+        "adapt_history": getattr(estimator, "adapt_history_", None),
     }
     payload = {
         "format": FORMAT,
@@ -185,13 +187,19 @@ def save(estimator, path: str | os.PathLike) -> None:
         "fitted": json.dumps(fitted),
         "tokenizer": json.dumps(tokenizer_state(estimator.tokenizer_)),
         "state_dict": {k: v.detach().cpu() for k, v in estimator.module_.state_dict().items()},
+        "train_sample": {
+            "tokens": torch.from_numpy(estimator.train_sample_tokens_),
+            "weight": torch.from_numpy(estimator.train_sample_weight_),
+        },
     }
     payload["checksum"] = checksum(payload)
     torch.save(payload, os.fspath(path))
 
 
-#: Payload entries covered by the checksum, besides the tensors.
+#: Payload entries covered by the checksum: documents, and dicts of tensors (the latter
+#: only where present: "train_sample" is absent from files written before adapt() existed).
 CHECKED_KEYS = ("format", "format_version", "versions", "params", "fitted", "tokenizer")
+CHECKED_TENSORS = ("state_dict", "train_sample")
 
 
 def checksum(payload: dict) -> str:
@@ -199,9 +207,10 @@ def checksum(payload: dict) -> str:
     digest = hashlib.sha256()
     for key in CHECKED_KEYS:
         digest.update(json.dumps([key, payload[key]]).encode())
-    for name, tensor in sorted(payload["state_dict"].items()):
-        digest.update(json.dumps([name, str(tensor.dtype), list(tensor.shape)]).encode())
-        digest.update(tensor.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy())
+    for key in CHECKED_TENSORS:
+        for name, tensor in sorted(payload.get(key, {}).items()):
+            digest.update(json.dumps([key, name, str(tensor.dtype), list(tensor.shape)]).encode())
+            digest.update(tensor.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy())
     return digest.hexdigest()
 
 
@@ -261,9 +270,16 @@ def load(path: str | os.PathLike, device: str = "cpu"):
         est.best_epoch_ = fitted["best_epoch"]
         est.module_ = est._build_module()
         est.module_.load_state_dict(payload["state_dict"])
+        if "train_sample" in payload:  # the stored sample used by adapt()
+            est.train_sample_tokens_ = payload["train_sample"]["tokens"].numpy()
+            est.train_sample_weight_ = payload["train_sample"]["weight"].numpy()
+        if fitted.get("feature_importances") is not None:
+            est.feature_importances_ = np.asarray(fitted["feature_importances"], dtype=np.float64)
+        if fitted.get("adapt_history") is not None:
+            est.adapt_history_ = fitted["adapt_history"]
     except IncompatibleFileError:
         raise
-    except (KeyError, TypeError, ValueError, IndexError, RuntimeError) as exc:
+    except (KeyError, TypeError, ValueError, IndexError, RuntimeError, AttributeError) as exc:
         # A file that passed the checksum but does not describe a consistent model.
         raise IncompatibleFileError(f"{path!r} does not describe a valid model: {exc!r}") from exc
     est.module_.to(target).eval()

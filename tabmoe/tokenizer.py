@@ -344,9 +344,18 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
             return tokens
         index, token = self._lookup[j]
         try:
-            # An object-dtype target: a plain array of Timedeltas/Timestamps would be inferred
-            # as a datetime-like index and cast to ns, which overflows outside 1677-2262.
-            codes = index.get_indexer(pd.Index(column.to_numpy(dtype=object), dtype=object))
+            if isinstance(column.dtype, pd.CategoricalDtype):
+                # Look up the (few) categories once, then index by the integer codes.
+                per_category = index.get_indexer(pd.Index(column.cat.categories, dtype=object))
+                cat_codes = column.cat.codes.to_numpy()
+                present = cat_codes >= 0  # (a column may have no categories at all)
+                codes = np.full(len(cat_codes), -1, dtype=np.intp)
+                codes[present] = per_category[cat_codes[present]]
+            else:
+                # An object-dtype target: a plain array of Timedeltas/Timestamps would be
+                # inferred as a datetime-like index and cast to ns, which overflows outside
+                # 1677-2262.
+                codes = index.get_indexer(pd.Index(column.to_numpy(dtype=object), dtype=object))
         except TypeError as exc:
             raise TypeError(f"Column {name!r} holds unhashable values: {exc}") from exc
         # Index only the known codes: ``token`` is empty for a column whose every fit value

@@ -87,6 +87,16 @@ class TrainerConfig:
     description: str = "training"
 
 
+def make_adamw(module: nn.Module, cfg: TrainerConfig) -> torch.optim.Optimizer:
+    """AdamW over :func:`param_groups`; the fused kernel where torch has one (CPU and CUDA),
+    which for small models removes most of the per-step optimizer overhead."""
+    groups = param_groups(module, cfg.weight_decay)
+    try:
+        return torch.optim.AdamW(groups, lr=cfg.lr, betas=cfg.betas, eps=cfg.eps, fused=True)
+    except (RuntimeError, ValueError):
+        return torch.optim.AdamW(groups, lr=cfg.lr, betas=cfg.betas, eps=cfg.eps)
+
+
 @dataclass
 class TrainResult:
     """What one call of :meth:`Trainer.fit` did."""
@@ -169,9 +179,7 @@ class Trainer:
         validation = _to_device(validation, cfg.device) if validation is not None else None
         val_loss_fn = val_loss_fn or loss_fn
         if optimizer is None:
-            optimizer = torch.optim.AdamW(
-                param_groups(module, cfg.weight_decay), lr=cfg.lr, betas=cfg.betas, eps=cfg.eps
-            )
+            optimizer = make_adamw(module, cfg)
         generator = torch.Generator().manual_seed(cfg.seed)
         result = TrainResult()
         best_loss, best_state, bad_epochs = math.inf, None, 0
