@@ -161,6 +161,8 @@ def save(estimator, path: str | os.PathLike) -> None:
         "history": estimator.history_,
         "n_iter": estimator.n_iter_,
         "best_epoch": estimator.best_epoch_,
+        "feature_importances": estimator.feature_importances_.tolist(),
+        "adapt_history": getattr(estimator, "adapt_history_", None),
     }
     payload = {
         "format": FORMAT,
@@ -172,6 +174,10 @@ def save(estimator, path: str | os.PathLike) -> None:
         "fitted": json.dumps(fitted),
         "tokenizer": json.dumps(tokenizer_state(estimator.tokenizer_)),
         "state_dict": {k: v.detach().cpu() for k, v in estimator.module_.state_dict().items()},
+        "train_sample": {
+            "tokens": torch.from_numpy(estimator.train_sample_tokens_),
+            "weight": torch.from_numpy(estimator.train_sample_weight_),
+        },
     }
     torch.save(payload, os.fspath(path))
 
@@ -207,4 +213,11 @@ def load(path: str | os.PathLike, device: str = "cpu"):
     est.module_ = est._build_module()
     est.module_.load_state_dict(payload["state_dict"])
     est.module_.to(resolve_device(device)).eval()
+    if "train_sample" in payload:  # the stored sample used by adapt()
+        est.train_sample_tokens_ = payload["train_sample"]["tokens"].numpy()
+        est.train_sample_weight_ = payload["train_sample"]["weight"].numpy()
+    if fitted.get("feature_importances") is not None:
+        est.feature_importances_ = np.asarray(fitted["feature_importances"], dtype=np.float64)
+    if fitted.get("adapt_history") is not None:
+        est.adapt_history_ = fitted["adapt_history"]
     return est

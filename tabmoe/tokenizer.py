@@ -320,7 +320,8 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
                 codes = index.get_indexer(column.to_numpy(dtype=object))
         except TypeError as exc:
             raise TypeError(f"Column {name!r} holds unhashable values: {exc}") from exc
-        tokens = np.where(codes >= 0, token[np.maximum(codes, 0)], UNKNOWN)
+        known = token[np.maximum(codes, 0)] if len(token) else np.full(len(codes), UNKNOWN)
+        tokens = np.where(codes >= 0, known, UNKNOWN)
         missing = column.isna().to_numpy()
         tokens[missing] = MISSING
         unseen = (codes < 0) & ~missing
