@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import warnings
 from typing import Any, Literal
 
 import numpy as np
@@ -36,6 +37,11 @@ from .trainer import Trainer, TrainerConfig, seeded
 #: ``feature_importances_`` is computed on them, so memory does not grow with the data.
 TRAIN_SAMPLE_ROWS = 10_000
 MISSING_MODES = ("token", "exclude")
+#: Training computes every column's output logits for every row of a batch: rows x W floats,
+#: W = the summed vocabulary sizes. Batches are capped at this many logits (128 MiB in
+#: float32, about 0.5 GiB with the copies autograd keeps); the cap binds only for columns with
+#: ~10^5 or more categories. Measured at 10^6 categories: 256 rows per batch peak at 4.0 GiB.
+MAX_BATCH_LOGITS = 2**25
 
 
 def label_token_ids(tokenizer: ColumnTokenizer, classes: np.ndarray) -> np.ndarray:
@@ -257,6 +263,23 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
         copies_per_row = n_columns if masking in ("leave_one_out", "copies") else 1
         return max(1, round(defaults.AUTO_BATCH_COPIES / copies_per_row))
 
+    def _cap_rows_for_heads(self, rows: int, columns: pd.Index) -> int:
+        """Fewer rows per batch when the output layers are huge (see MAX_BATCH_LOGITS)."""
+        sizes = self.tokenizer_.n_tokens_per_column_
+        cap = max(1, MAX_BATCH_LOGITS // (int(sizes.sum()) + len(self.classes_)))
+        if rows <= cap:
+            return rows
+        j = int(np.argmax(sizes))
+        warnings.warn(
+            f"Column {columns[j]!r} has {sizes[j]:,} categories: training batches are capped at "
+            f"{cap} rows (instead of {rows}) to bound the memory of the output layers. Training "
+            "time grows with rows x categories; consider min_frequency (e.g. 2 maps values "
+            "seen once to UNKNOWN) or dropping the column.",
+            UserWarning,
+            stacklevel=4,  # the caller of fit (through scikit-learn's _fit_context)
+        )
+        return cap
+
     def _check_architecture(self) -> None:
         if self.d_model % self.n_heads:
             raise ValueError(
@@ -325,7 +348,9 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
 
         config = TrainerConfig(
             max_epochs=self.max_epochs,
-            batch_size=self._rows_per_batch(len(train["tokens"]), tokens.shape[1], masking),
+            batch_size=self._cap_rows_for_heads(
+                self._rows_per_batch(len(train["tokens"]), tokens.shape[1], masking), frame.columns
+            ),
             lr=self.learning_rate,
             weight_decay=self.weight_decay,
             early_stopping=bool(early),
