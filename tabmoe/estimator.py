@@ -280,7 +280,7 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
             "time grows with rows x categories; consider min_frequency (e.g. 2 maps values "
             "seen once to UNKNOWN) or dropping the column.",
             UserWarning,
-            stacklevel=stacklevel,  # the caller of fit (through scikit-learn's _fit_context)
+            stacklevel=stacklevel,  # 4: the caller of fit, through scikit-learn's _fit_context
         )
         return cap
 
