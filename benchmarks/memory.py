@@ -11,13 +11,14 @@ Scenarios (issue 9, item 4), each meant to run in its own process:
 ``--max-batches K`` stops ``fit`` after K training batches (K optimizer steps):
 memory is in steady state after the first step (weights, gradients, Adam state and one
 batch's activations all allocated), so the peak of a few batches is the peak of the epoch
-up to allocator noise (10^6 x 50, batch 4096, peak above the start: 1,662 MiB after 5
-batches, 1,760 MiB for the full epoch, 19 minutes on a shared CPU); the end-of-epoch validation computes the label head
-only.
+up to allocator noise (10^6 x 50, batch 4096, peak above the start, measured before
+``release_free_memory`` was added: 1,662 MiB after 5 batches, 1,760 MiB for the full epoch of
+19 minutes on a shared CPU); the end-of-epoch validation computes the label head only.
 
 Memory: ``step_peak_mib`` is the peak RSS during the measured step (fit or predict), read
 from /proc/self/status VmHWM after resetting it through /proc/self/clear_refs (Linux);
-``before_mib`` the RSS when the step started (the input table included);
+``before_mib`` the RSS when the step started (the input table included; garbage collected
+and free heap pages returned to the OS first, so that the step cannot reuse them unseen);
 ``process_peak_mib`` is ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` at the end.
 
     python benchmarks/memory.py fit-ids --rows 1000000 --min-frequency 2
@@ -29,6 +30,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import ctypes
+import gc
 import json
 import resource
 import time
@@ -67,8 +70,17 @@ def process_peak_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
+def release_free_memory() -> None:
+    """Collect garbage and hand free heap pages back to the OS (glibc), so that the step's
+    peak is not hidden by memory the process freed earlier but still holds."""
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
 def measure(step) -> tuple[object, dict]:
     """Run ``step()``; its time and peak RSS (MiB)."""
+    release_free_memory()
     resettable = reset_peak()
     before = _status_mib("VmRSS")
     start = time.perf_counter()

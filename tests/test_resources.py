@@ -36,7 +36,7 @@ def measure(*args: str) -> dict:
 @pytest.mark.slow
 def test_fit_million_rows_fifty_columns_under_2_5_gib():
     """Tokens (int32, plus the validation split's copy) + one batch of leave-one-out attention
-    (B x H x L^2 floats, a few copies): 1.7 GiB measured."""
+    (B x H x L^2 floats, a few copies): 1.8 GiB measured."""
     report = measure(
         "fit-wide", "--rows", "1000000", "--columns", "50", "--batch-size", "4096",
         "--max-batches", "5",
@@ -47,7 +47,7 @@ def test_fit_million_rows_fifty_columns_under_2_5_gib():
 @pytest.mark.slow
 def test_fit_million_category_column_with_min_frequency_under_768_mib():
     """The recommended setting for an id-like column: values seen once fold into UNKNOWN
-    (264 MiB measured, one full epoch)."""
+    (267 MiB measured, one full epoch)."""
     report = measure("fit-ids", "--rows", "1000000", "--batch-size", "4096", "--min-frequency", "2")
     assert report["n_tokens"] < 100, report  # the ids were folded
     assert report["step_peak_above_before_mib"] < 768, report
@@ -72,16 +72,17 @@ def test_million_category_head_caps_the_batch_and_memory():
 
 @pytest.mark.slow
 def test_predict_memory_is_flat_in_the_number_of_rows():
-    """predict_proba works in batches of 8192 rows: beyond a constant, its memory grows only
-    by the tokens (int16, 2 bytes x 50 columns), the outputs (float32 logits + float64 log
-    probabilities and probabilities, 28 bytes x 2 classes) and per-column temporaries of the
-    tokenizer (64 bytes): at most 220 bytes a row."""
+    """predict_proba runs the network on batches of 8,192 rows: a constant (about 8 copies of
+    8192 x 51 positions x 20 floats, 33 MB each; 512 MiB allowed) plus what grows with the
+    rows: the tokens (int16, 2 bytes x 50 columns), the outputs (float32 logits, float64 log
+    probabilities and probabilities: 28 bytes x 2 classes) and per-column temporaries of the
+    tokenizer (64 bytes), at most 220 bytes a row."""
     small = measure("predict", "--rows", "100000", "--columns", "50")
     large = measure("predict", "--rows", "1000000", "--columns", "50")
     per_row = 2 * 50 + 28 * 2 + 64
     growth = large["step_peak_above_before_mib"] - small["step_peak_above_before_mib"]
     assert growth < (900_000 * per_row) / MIB + 64, (small, large)
-    assert large["step_peak_above_before_mib"] < (1_000_000 * per_row) / MIB + 128, large
+    assert large["step_peak_above_before_mib"] < (1_000_000 * per_row) / MIB + 512, large
 
 
 def test_huge_output_layers_cap_rows_per_batch_with_a_warning(monkeypatch):
