@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import numbers
 import os
+import warnings
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 import torch
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import defaults, persistence
+from .ensemble import StackedModel, member_loss
+from .explain import Explanation, explain_tokens, gate_importances
 from .fitting import (
     PREDICT_BATCH_ROWS,
     TorchClassifierMixin,
@@ -25,8 +29,19 @@ from .fitting import (
 )
 from .model import BLOCKS, GATES, TabularMoE
 from .objective import MASKINGS, MaskedFeatureObjective, label_loss
-from .tokenizer import N_SPECIAL, ColumnTokenizer, to_frame
+from .tokenizer import MISSING, N_SPECIAL, ColumnTokenizer, to_frame
 from .trainer import Trainer, TrainerConfig, seeded
+
+#: At most this many labelled training rows are kept after ``fit`` (``train_sample_tokens_``):
+#: :meth:`TabularMoEClassifier.adapt` mixes them into every step and
+#: ``feature_importances_`` is computed on them, so memory does not grow with the data.
+TRAIN_SAMPLE_ROWS = 10_000
+MISSING_MODES = ("token", "exclude")
+#: Training computes every column's output logits for every row of a batch: rows x W floats,
+#: W = the summed vocabulary sizes. Batches are capped at this many logits (128 MiB in
+#: float32, about 0.5 GiB with the copies autograd keeps); the cap binds only for columns with
+#: ~10^5 or more categories. Measured at 10^6 categories: 256 rows per batch peak at 4.0 GiB.
+MAX_BATCH_LOGITS = 2**25
 
 
 def label_token_ids(tokenizer: ColumnTokenizer, classes: np.ndarray) -> np.ndarray:
@@ -96,6 +111,19 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
     random_state : int, RandomState or None
     verbose : int
         ``>0`` shows a progress bar over epochs.
+    missing : {"token", "exclude"}
+        ``"token"``: a missing value (NaN / None) is the MISSING token, attended like any
+        value; a column absent from a DataFrame at predict time is a ValueError naming it.
+        ``"exclude"`` (PAPER.md section 5, exchangeability): missing values and columns
+        absent from the DataFrame (matched by name) are left out of the attention — no
+        imputation — at fit, predict, explain and adapt.
+    feature_dropout : float
+        Training only: each feature token of each row is left out of the attention (and not
+        scored) with this probability, so the model learns to predict from column subsets.
+        Opt-in (default 0): it cost OOD accuracy on the paper's simulation 5/0.9/0.
+    n_members : int
+        Ensemble size: independently initialised models trained side by side as one batched
+        model (:class:`~tabmoe.ensemble.StackedModel`), probabilities averaged.
 
     Attributes
     ----------
@@ -111,6 +139,15 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
         Epochs run.
     best_epoch_ : int or None
         Epoch whose weights were kept by early stopping.
+    feature_importances_ : ndarray of shape (n_features,)
+        Mean absolute head-averaged gate of the label query on each column over the stored
+        training sample (at most ``TRAIN_SAMPLE_ROWS`` rows), normalised to sum to 1.
+    train_sample_tokens_ : ndarray of shape (n_sample, n_features + 1)
+        Tokens (label last) of at most ``TRAIN_SAMPLE_ROWS`` labelled training rows, drawn at
+        random when there are more; used by :meth:`adapt` and ``feature_importances_``.
+    train_sample_weight_ : ndarray of shape (n_sample,)
+    adapt_history_ : list of dict
+        Per epoch of the last :meth:`adapt` call, as ``history_``.
     """
 
     _parameter_constraints: dict = {
@@ -140,6 +177,9 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
         "device": [str, torch.device],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
+        "missing": [StrOptions(set(MISSING_MODES))],
+        "feature_dropout": [Interval(numbers.Real, 0, 1, closed="left")],
+        "n_members": [Interval(numbers.Integral, 1, None, closed="left")],
     }
 
     def __init__(
@@ -170,6 +210,9 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
         device: str = "auto",
         random_state: int | np.random.RandomState | None = None,
         verbose: int = 0,
+        missing: Literal["token", "exclude"] = "token",
+        feature_dropout: float = 0.0,
+        n_members: int = 1,
     ):
         self.d_model = d_model
         self.n_heads = n_heads
@@ -197,6 +240,9 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
         self.device = device
         self.random_state = random_state
         self.verbose = verbose
+        self.missing = missing
+        self.feature_dropout = feature_dropout
+        self.n_members = n_members
 
     # ----------------------------------------------------------- resolved
     def _masking(self) -> str:
@@ -216,6 +262,23 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
             return defaults.AUTO_LARGE_BATCH
         copies_per_row = n_columns if masking in ("leave_one_out", "copies") else 1
         return max(1, round(defaults.AUTO_BATCH_COPIES / copies_per_row))
+
+    def _cap_rows_for_heads(self, rows: int, columns: pd.Index) -> int:
+        """Fewer rows per batch when the output layers are huge (see MAX_BATCH_LOGITS)."""
+        sizes = self.tokenizer_.n_tokens_per_column_
+        cap = max(1, MAX_BATCH_LOGITS // (int(sizes.sum()) + len(self.classes_)))
+        if rows <= cap:
+            return rows
+        j = int(np.argmax(sizes))
+        warnings.warn(
+            f"Column {columns[j]!r} has {sizes[j]:,} categories: training batches are capped at "
+            f"{cap} rows (instead of {rows}) to bound the memory of the output layers. Training "
+            "time grows with rows x categories; consider min_frequency (e.g. 2 maps values "
+            "seen once to UNKNOWN) or dropping the column.",
+            UserWarning,
+            stacklevel=4,  # the caller of fit (through scikit-learn's _fit_context)
+        )
+        return cap
 
     def _check_architecture(self) -> None:
         if self.d_model % self.n_heads:
@@ -239,11 +302,18 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
         y: Any,
         sample_weight: Any = None,
         eval_set: tuple[Any, Any] | None = None,
+        X_unlabeled: Any = None,
     ) -> TabularMoEClassifier:
         """Train on ``X`` (n_samples, n_features) and labels ``y`` (n_samples,).
 
         ``eval_set=(X_val, y_val)`` replaces the internal validation split for early
         stopping (and turns ``early_stopping="auto"`` on).
+
+        ``X_unlabeled`` (n_unlabeled, n_features), same columns as ``X``: rows without a
+        label. The tokenizer is fitted on ``X`` and ``X_unlabeled`` together, and their
+        feature columns train the masked-feature objective (their label position holds MASK,
+        which is not a class, so the label term skips them). A separate argument rather than
+        scikit-learn's ``y == -1`` convention, because -1 is a real class in {-1, 1} problems.
         """
         self._check_architecture()
         masking = self._masking()
@@ -251,32 +321,36 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
         frame, y_codes, weight = inputs.frame, inputs.y_codes, inputs.weight
         seed, device = inputs.seed, inputs.device
 
+        unlabeled = self._unlabeled_frame(frame, X_unlabeled)
         self.tokenizer_ = ColumnTokenizer(
             categorical_features=self.categorical_features,
             n_bins=self.n_bins,
             min_frequency=self.min_frequency,
             vocabulary=self.vocabulary,
-        ).fit(frame)
+        ).fit(frame if unlabeled is None else pd.concat([frame, unlabeled], ignore_index=True))
         self.label_token_ids_ = label_token_ids(self.tokenizer_, self.classes_)
         tokens = self._tokens(frame, y_codes)
 
         early = use_early_stopping(self.early_stopping, eval_set is not None, len(frame))
-        train = {"tokens": torch.from_numpy(tokens), "weight": torch.from_numpy(weight).float()}
+        train = self._rows(tokens, weight)
         validation = None
         if eval_set is not None:
             X_val, y_val = eval_set
             y_val = encode_targets(self.classes_, validate_targets(y_val), "eval_set y")
             val_tokens = self._tokens(X_val, y_val)
-            validation = {
-                "tokens": torch.from_numpy(val_tokens),
-                "weight": torch.ones(len(val_tokens)),
-            }
+            validation = self._rows(val_tokens, np.ones(len(val_tokens)))
         elif early:
             train, validation = hold_out(train, y_codes, self.validation_fraction, seed)
+        labelled = train
+        if unlabeled is not None:
+            extra = self._rows(self._tokens(unlabeled, None), np.ones(len(unlabeled)))
+            train = {k: torch.cat([v, extra[k]]) for k, v in train.items()}
 
         config = TrainerConfig(
             max_epochs=self.max_epochs,
-            batch_size=self._rows_per_batch(len(train["tokens"]), tokens.shape[1], masking),
+            batch_size=self._cap_rows_for_heads(
+                self._rows_per_batch(len(train["tokens"]), tokens.shape[1], masking), frame.columns
+            ),
             lr=self.learning_rate,
             weight_decay=self.weight_decay,
             early_stopping=bool(early),
@@ -287,49 +361,218 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
             verbose=self.verbose,
             description=type(self).__name__,
         )
-        objective = MaskedFeatureObjective(masking, self.feature_loss_weight, self.mask_rate)
         with seeded(seed, device):
             self.module_ = self._build_module()
             result = Trainer(config).fit(
-                self.module_, train, objective, validation=validation, val_loss_fn=label_loss
+                self.module_, train, self._objective(masking), validation=validation, val_loss_fn=label_loss
             )
-        self.history_ = result.history
+        self.history_ = self._member_means(result.history)
         self.n_iter_ = len(result.history)
         self.best_epoch_ = result.best_epoch
+        self._keep_train_sample(labelled, seed)
         return self
 
-    def _build_module(self) -> TabularMoE:
-        """A fresh network for the fitted tokenizer and label tokens."""
+    def _build_module(self) -> TabularMoE | StackedModel:
+        """A fresh network for the fitted tokenizer and label tokens; with ``n_members > 1``
+        that many, initialised one after the other and stacked into one batched model."""
         tok = self.tokenizer_
         output_ids = [tok.output_token_ids(j) for j in range(tok.n_features_in_)]
         output_ids.append(self.label_token_ids_)
-        return TabularMoE(
-            int(max(tok.n_tokens_, self.label_token_ids_.max() + 1)),
-            output_ids,
-            d_model=self.d_model,
-            n_heads=self.n_heads,
-            ff_dim=self.ff_dim,
-            n_layers=self.n_layers,
-            dropout=self.dropout,
-            block=self.block,
-            gate=self.gate,
-        )
+        members = [
+            TabularMoE(
+                int(max(tok.n_tokens_, self.label_token_ids_.max() + 1)),
+                output_ids,
+                d_model=self.d_model,
+                n_heads=self.n_heads,
+                ff_dim=self.ff_dim,
+                n_layers=self.n_layers,
+                dropout=self.dropout,
+                block=self.block,
+                gate=self.gate,
+            )
+            for _ in range(self.n_members)
+        ]
+        return members[0] if self.n_members == 1 else StackedModel(members)
 
-    # ------------------------------------------------------------ predict
     @torch.no_grad()
     def _label_logits(self, X: Any) -> np.ndarray:
-        check_is_fitted(self)
-        frame = to_frame(X)
-        validate_data(self, X, skip_check_array=True, reset=False)
-        tokens = torch.from_numpy(self.tokenizer_.transform(frame))
+        tokens, attend = self._feature_tokens(X)
         module, device = self.module_.eval(), self._module_device()
         out = np.empty((len(tokens), len(self.classes_)), dtype=np.float32)
         column = np.searchsorted(np.sort(self.label_token_ids_), self.label_token_ids_)
         for start in range(0, len(tokens), PREDICT_BATCH_ROWS):
             batch = tokens[start : start + PREDICT_BATCH_ROWS].to(device)
-            logits = module.label_logits(batch).float()
+            att = None if attend is None else attend[start : start + PREDICT_BATCH_ROWS].to(device)
+            logits = module.label_logits(batch, att).float()
             out[start : start + PREDICT_BATCH_ROWS] = logits[:, column].cpu().numpy()
         return out
+
+    # ------------------------------- MoE view, missing columns, unlabeled rows, ensembles
+    def _attend(self, tokens: np.ndarray) -> np.ndarray | None:
+        """(n, L) bool: False where a token is left out of the attention (``missing="exclude"``)."""
+        if self.missing != "exclude":
+            return None
+        return tokens != MISSING  # a label token is never MISSING
+
+    def _rows(self, tokens: np.ndarray, weight: np.ndarray) -> dict[str, torch.Tensor]:
+        """Training tensors of rows with tokens (n, L): tokens, weight and, if needed, attend."""
+        rows = {"tokens": torch.from_numpy(tokens), "weight": torch.from_numpy(weight).float()}
+        attend = self._attend(tokens)
+        if attend is not None:
+            rows["attend"] = torch.from_numpy(attend)
+        return rows
+
+    def _objective(self, masking: str):
+        objective = MaskedFeatureObjective(
+            masking, self.feature_loss_weight, self.mask_rate, self.feature_dropout
+        )
+        return objective if self.n_members == 1 else member_loss(objective)
+
+    def _member_means(self, history: list[dict]) -> list[dict]:
+        """Ensembles train on the sum of the members' losses; report the mean."""
+        if self.n_members == 1:
+            return history
+        return [dict(r, train_loss=r["train_loss"] / self.n_members) for r in history]
+
+    def _unlabeled_frame(self, frame: pd.DataFrame, X_unlabeled: Any) -> pd.DataFrame | None:
+        if X_unlabeled is None:
+            return None
+        unlabeled = to_frame(X_unlabeled)
+        if list(unlabeled.columns) != list(frame.columns):
+            raise ValueError(
+                "X_unlabeled must have the same columns as X, in the same order: X has "
+                f"{list(frame.columns)[:10]}, X_unlabeled has {list(unlabeled.columns)[:10]}."
+            )
+        return unlabeled
+
+    def _keep_train_sample(self, labelled: dict[str, torch.Tensor], seed: int) -> None:
+        """Keep at most TRAIN_SAMPLE_ROWS labelled rows; compute feature_importances_ on them."""
+        n = len(labelled["tokens"])
+        keep = np.arange(n)
+        if n > TRAIN_SAMPLE_ROWS:
+            keep = np.sort(np.random.RandomState(seed).choice(n, TRAIN_SAMPLE_ROWS, replace=False))
+        self.train_sample_tokens_ = labelled["tokens"][keep].numpy()
+        self.train_sample_weight_ = labelled["weight"][keep].numpy()
+        self._update_importances()
+
+    def _update_importances(self) -> None:
+        features = self.train_sample_tokens_[:, :-1]
+        attend = self._attend(features)
+        self.feature_importances_ = gate_importances(
+            self.module_,
+            torch.from_numpy(features),
+            None if attend is None else torch.from_numpy(attend),
+            PREDICT_BATCH_ROWS,
+        )
+
+    def _prepare_X(self, X: Any) -> pd.DataFrame:
+        """Validated frame in the fitted column order; absent columns -> NaN (``"exclude"``)."""
+        check_is_fitted(self)
+        names = getattr(self, "feature_names_in_", None)
+        if isinstance(X, pd.DataFrame) and names is not None:
+            absent = [c for c in names if c not in X.columns]
+            if absent:
+                extra = [c for c in X.columns if c not in set(names)]
+                if self.missing != "exclude" or extra:
+                    raise ValueError(
+                        f"Column(s) {absent} seen during fit are absent from X"
+                        + (f", and X has column(s) {extra} not seen during fit." if extra else ".")
+                        + (
+                            " Create the estimator with missing='exclude' to predict without "
+                            "absent columns (they are then left out of the attention)."
+                            if self.missing != "exclude"
+                            else ""
+                        )
+                    )
+                X = X.reindex(columns=names)
+        frame = to_frame(X)
+        validate_data(self, X, skip_check_array=True, reset=False)
+        return frame
+
+    def _feature_tokens(self, X: Any) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Feature tokens (n, n_features) and the attend mask (or None) of ``X``."""
+        frame = self._prepare_X(X)  # checks that the estimator is fitted first
+        tokens = self.tokenizer_.transform(frame)
+        attend = self._attend(tokens)
+        return torch.from_numpy(tokens), None if attend is None else torch.from_numpy(attend)
+
+    def _column_names(self, X: Any) -> list:
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None:
+            return list(names)
+        return list(to_frame(X).columns)
+
+    def explain(self, X: Any) -> Explanation:
+        """The MoE view of each row's label prediction (see :mod:`tabmoe.moe`).
+
+        Returns an :class:`~tabmoe.explain.Explanation`: the label query's gate on each column
+        per row (per head and head-averaged; for deeper models the last layer's gates), the
+        model's logits, and — for a single one-layer ``block="attention"`` model — each
+        column's additive contribution to each class logit plus a per-class bias, which sum
+        to the logits. Columns carry the names of ``X``; rows its index.
+        """
+        tokens, attend = self._feature_tokens(X)
+        index = X.index if isinstance(X, pd.DataFrame) else pd.RangeIndex(len(tokens))
+        return explain_tokens(
+            self.module_,
+            tokens,
+            attend,
+            self.label_token_ids_,
+            self._column_names(X),
+            list(self.classes_),
+            index,
+            PREDICT_BATCH_ROWS,
+        )
+
+    def adapt(
+        self,
+        X_target: Any = None,
+        *,
+        max_epochs: int = 10,
+        learning_rate: float | None = None,
+        random_state: int | np.random.RandomState | None = None,
+    ) -> TabularMoEClassifier:
+        """Continue training on unlabeled target-domain rows mixed with the training rows.
+
+        Runs ``max_epochs`` epochs of the fit objective (masked features + label) over the
+        union of the stored labelled training sample (``train_sample_tokens_``, at most
+        ``TRAIN_SAMPLE_ROWS`` rows) and the rows of ``X_target`` (label position MASK, so only
+        their features are reconstructed), shuffled together, so every step mixes both.
+        Adapting on target rows alone wrecks the label head (PAPER.md section 8); keeping the
+        labelled rows prevents that. ``X_target=None`` runs the same on the training sample
+        alone (the control). ``learning_rate`` defaults to the fit's; the optimiser starts
+        fresh. ``random_state`` (shuffling, dropout) defaults to the estimator's.
+        """
+        check_is_fitted(self)
+        if not isinstance(max_epochs, numbers.Integral) or max_epochs < 1:
+            raise ValueError(f"max_epochs must be a positive integer, got {max_epochs!r}.")
+        lr = self.learning_rate if learning_rate is None else learning_rate
+        if not lr > 0:
+            raise ValueError(f"learning_rate must be > 0, got {learning_rate!r}.")
+        rng = check_random_state(self.random_state if random_state is None else random_state)
+        seed = int(rng.randint(np.iinfo(np.int32).max))
+        data = self._rows(self.train_sample_tokens_, self.train_sample_weight_)
+        if X_target is not None:
+            target = self._tokens(self._prepare_X(X_target), None)
+            extra = self._rows(target, np.ones(len(target)))
+            data = {k: torch.cat([v, extra[k]]) for k, v in data.items()}
+        masking = self._masking()
+        device = self._module_device()
+        config = TrainerConfig(
+            max_epochs=max_epochs,
+            batch_size=self._rows_per_batch(len(data["tokens"]), data["tokens"].shape[1], masking),
+            lr=lr,
+            weight_decay=self.weight_decay,
+            device=device,
+            seed=seed,
+            verbose=self.verbose,
+            description=f"{type(self).__name__}.adapt",
+        )
+        with seeded(seed, device):
+            result = Trainer(config).fit(self.module_, data, self._objective(masking))
+        self.adapt_history_ = self._member_means(result.history)
+        self._update_importances()
+        return self
 
     # -------------------------------------------------------------- state
     def save(self, path: str | os.PathLike) -> None:

@@ -38,16 +38,26 @@ def _uniform_(t: Tensor, limit: float) -> Tensor:
 def gate_weights(scores: Tensor, gate: str) -> Tensor:
     """Attention coefficients from scores (..., L_keys); -inf scores get weight 0.
 
-    ``softmax``: probabilities over the keys. ``tanhmax``: signed coefficients
-    ``tanh(s_j) * softmax(|s|)_j`` — each in (-1, 1), their absolute values sum to at most
-    1, with the same ordering of magnitudes as softmax; see docs/moe.md.
+    ``softmax``: probabilities over the keys, ``exp(s_j) / sum_k exp(s_k)``.
+
+    ``tanhmax``: signed coefficients ``c_j = sinh(s_j) / sum_k cosh(s_k)`` (sums over the
+    attended keys). Equivalently, a softmax over 2L signed slots — key j with score ``+s_j``
+    and its negation with score ``-s_j`` — and ``c_j = p(+j) - p(-j)``: in the MoE view a
+    proper mixture over the experts and their negations. Properties (tests/test_tanhmax.py):
+    ``sign(c_j) = sign(s_j)``; ``|c_j| < 1``; ``sum_j |c_j| = 1 - 2 sum_j min(p(+j), p(-j))``,
+    which is < 1 and tends to 1 as the scores grow in magnitude (exactly 1 is impossible for
+    any continuous gate with ``c(-s) = -c(s)``, since that forces ``c(0) = 0``); smooth
+    everywhere; ``c_j`` increases with ``s_j``; ``tanhmax(s) = tanh(s) * softmax(log cosh s)``.
+    See docs/moe.md.
     """
     if gate == "softmax":
         return torch.softmax(scores, dim=-1)
     if gate == "tanhmax":
-        finite = torch.isfinite(scores)
-        magnitude = torch.softmax(scores.abs().masked_fill(~finite, -math.inf), dim=-1)
-        return torch.tanh(scores.masked_fill(~finite, 0.0)) * magnitude
+        # -inf (not attended) stays -inf in both slots, so both get probability 0.
+        negated = (-scores).masked_fill(scores == -math.inf, -math.inf)
+        slots = torch.softmax(torch.cat([scores, negated], dim=-1), dim=-1)  # (..., 2L)
+        positive, negative = slots.chunk(2, dim=-1)
+        return positive - negative
     raise ValueError(f"gate must be one of {GATES}, got {gate!r}.")
 
 
@@ -77,16 +87,19 @@ class MultiHeadAttention(nn.Module):
         """(..., H, L, K) -> (..., L, H*K)"""
         return x.transpose(-3, -2).flatten(-2)
 
-    def forward(self, query_in: Tensor, key_in: Tensor, attend: Tensor | None = None) -> Tensor:
-        """query_in (B, Lq, d), key_in (B, L, d), attend (B, L) bool -> (B, Lq, d)."""
+    def weights(self, query_in: Tensor, key_in: Tensor, attend: Tensor | None = None) -> Tensor:
+        """Gates: query_in (B, Lq, d), key_in (B, L, d), attend (B, L) bool -> (B, H, Lq, L)."""
         q = self.split(self.query(query_in))  # (B, H, Lq, K)
         k = self.split(self.key(key_in))  # (B, H, L, K)
-        v = self.split(self.value(key_in))  # (B, H, L, K)
         scores = q @ k.transpose(-1, -2) / math.sqrt(self.key_dim)  # (B, H, Lq, L)
         if attend is not None:
             scores = scores.masked_fill(~attend[:, None, None, :], -math.inf)
-        weights = gate_weights(scores, self.gate)
-        return self.output(self.merge(weights @ v))
+        return gate_weights(scores, self.gate)
+
+    def forward(self, query_in: Tensor, key_in: Tensor, attend: Tensor | None = None) -> Tensor:
+        """query_in (B, Lq, d), key_in (B, L, d), attend (B, L) bool -> (B, Lq, d)."""
+        v = self.split(self.value(key_in))  # (B, H, L, K)
+        return self.output(self.merge(self.weights(query_in, key_in, attend) @ v))
 
     def forward_loo(self, x: Tensor, x_mask: Tensor, attend: Tensor | None = None) -> Tensor:
         """Leave-one-out attention in one pass.
@@ -186,7 +199,9 @@ class ColumnHeads(nn.Module):
         )
         self.all_in_one_group = self.n_groups == 1
         for g, columns in enumerate(buckets.values()):
-            n_pad = int(sizes[columns].max())
+            # At least one (padded, never valid) slot: a column with no value tokens (all
+            # missing at fit) must not give a zero-width group that searchsorted cannot index.
+            n_pad = max(1, int(sizes[columns].max()))
             ids = np.full((len(columns), n_pad), n_tokens, dtype=np.int64)  # pad = n_tokens
             for row, j in enumerate(columns):
                 ids[row, : sizes[j]] = np.sort(output_ids[j])
@@ -320,12 +335,9 @@ class TabularMoE(nn.Module):
         out = self.hidden(copies.reshape(b * n, n), att)  # (B*L, L, d)
         return out.reshape(b, n, n, -1).diagonal(0, 1, 2).transpose(1, 2)  # copy i, position i
 
-    def label_logits(self, tokens: Tensor, attend: Tensor | None = None) -> Tensor:
-        """Logits of the label (masked) from the feature tokens.
-
-        tokens (B, L) (the label position is overwritten with MASK) or (B, L-1) -> (B, C),
-        classes ordered by token id. Only the label query is computed in the last layer.
-        """
+    def label_inputs(self, tokens: Tensor, attend: Tensor | None = None) -> tuple[Tensor, Tensor | None]:
+        """Tokens (B, L) with the label position set to MASK (or (B, L-1) padded with it), and
+        ``attend`` padded to (B, L) with the label attended."""
         if tokens.shape[1] == self.n_columns - 1:
             tokens = F.pad(tokens.long(), (0, 1), value=MASK)
         else:
@@ -333,6 +345,15 @@ class TabularMoE(nn.Module):
             tokens[:, -1] = MASK
         if attend is not None and attend.shape[1] == self.n_columns - 1:
             attend = F.pad(attend, (0, 1), value=True)
+        return tokens, attend
+
+    def label_logits(self, tokens: Tensor, attend: Tensor | None = None) -> Tensor:
+        """Logits of the label (masked) from the feature tokens.
+
+        tokens (B, L) (the label position is overwritten with MASK) or (B, L-1) -> (B, C),
+        classes ordered by token id. Only the label query is computed in the last layer.
+        """
+        tokens, attend = self.label_inputs(tokens, attend)
         query = torch.tensor([self.label_position], device=tokens.device)
         h = self.hidden(tokens, attend, query)[:, 0]  # (B, d)
         return self.heads.column_logits(h, self.label_ids)

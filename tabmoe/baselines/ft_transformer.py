@@ -87,6 +87,8 @@ class FTTransformerClassifier(TorchTabularClassifier):
     learning_rate, weight_decay : float
         AdamW; defaults 1e-4 and 1e-5 as ``make_default_optimizer()``.
 
+    Notes
+    -----
     The training parameters and fitted attributes are those of
     :class:`~tabmoe.baselines.torch_base.TorchTabularClassifier`.
     """

@@ -104,6 +104,8 @@ class TabTransformerClassifier(TorchTabularClassifier):
     learning_rate : float
         Default 1e-4 (PAPER.md section 7).
 
+    Notes
+    -----
     The training parameters and fitted attributes are those of
     :class:`~tabmoe.baselines.torch_base.TorchTabularClassifier`.
     """

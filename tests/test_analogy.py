@@ -1,0 +1,71 @@
+"""3CosAdd analogy scores on planted analogies."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from tabmoe import TabularMoEClassifier
+from tabmoe.analogy import analogy_scores, model_vocabulary
+
+from .moe_data import toy_table
+
+
+def planted(n_rows=6, n_cols=5, dim=40, noise=0.0, seed=0):
+    """word (r, c) = u_r + v_c (+ noise): (r, c):(r, c') :: (r', c):(r', c') holds linearly."""
+    rs = np.random.RandomState(seed)
+    u, v = rs.normal(size=(n_rows, dim)), rs.normal(size=(n_cols, dim))
+    words = [f"{r}/{c}" for r in range(n_rows) for c in range(n_cols)]
+    emb = np.array([u[r] + v[c] for r in range(n_rows) for c in range(n_cols)])
+    emb += noise * rs.normal(size=emb.shape)
+    questions = [
+        (f"{r}/{c}", f"{r}/{c2}", f"{r2}/{c}", f"{r2}/{c2}")
+        for r, r2 in itertools.permutations(range(n_rows), 2)
+        for c, c2 in itertools.permutations(range(n_cols), 2)
+    ]
+    return emb, words, questions
+
+
+def test_planted_analogies_are_found():
+    emb, words, questions = planted()
+    res = analogy_scores(emb, words, questions)
+    assert res.n_questions == len(questions) and res.n_skipped == 0
+    assert res.top1 == 1.0
+    assert res.mean_cosine > 0.8
+    assert res.predictions[0] == questions[0][3]
+
+
+def test_noise_and_random_embeddings_score_lower():
+    emb, words, questions = planted(noise=0.6)
+    noisy = analogy_scores(emb, words, questions)
+    rand = analogy_scores(np.random.RandomState(1).normal(size=emb.shape), words, questions)
+    assert 1.0 > noisy.top1 > rand.top1
+    assert rand.top1 < 0.15 and rand.mean_cosine < noisy.mean_cosine
+
+
+def test_query_words_are_excluded_and_oov_skipped():
+    # d would lose to b without the exclusion: b is closest to f = c - a + b when c ~ a
+    emb = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.01], [0.1, 1.0]])
+    res = analogy_scores(emb, ["a", "b", "c", "d"], [("a", "b", "c", "d"), ("a", "b", "c", "zzz")])
+    assert res.top1 == 1.0 and res.n_questions == 1 and res.n_skipped == 1
+    with pytest.raises(ValueError, match="duplicate"):
+        analogy_scores(emb, ["a", "a", "c", "d"], [])
+    with pytest.raises(ValueError, match="4 words"):
+        analogy_scores(emb, list("abcd"), [("a", "b", "c")])
+    empty = analogy_scores(emb, list("abcd"), [("x", "y", "z", "w")])
+    assert empty.n_questions == 0 and np.isnan(empty.top1)
+
+
+def test_model_experts_make_column_shift_analogies_exact_before_normalising():
+    """alpha[w, j] = token part + column part, so (w,j):(w',j)::(w,k):(w',k) holds exactly."""
+    X, y = toy_table()
+    X = X.drop(columns="size")
+    clf = TabularMoEClassifier(vocabulary="shared", max_epochs=2, random_state=0, device="cpu").fit(X, y)
+    emb, names = model_vocabulary(clf, "experts")
+    index = {n: i for i, n in enumerate(names)}
+    a, b, c, d = (index[n] for n in ("color=a", "color=red", "noise0=a", "noise0=red"))
+    np.testing.assert_allclose(emb[b] - emb[a] + emb[c], emb[d], atol=1e-5)
+    tokens, token_names = model_vocabulary(clf, "tokens")
+    assert tokens.shape == (len(token_names), clf.d_model) and "red" in token_names
+    res = analogy_scores(emb, names, [("color=a", "color=red", "noise0=a", "noise0=red")])
+    assert res.n_questions == 1

@@ -1,0 +1,79 @@
+"""TabularMoEClassifier.explain and feature_importances_."""
+
+import numpy as np
+import pytest
+import torch
+
+import tabmoe.estimator as estimator_module
+from tabmoe import TabularMoEClassifier
+from tabmoe.explain import MASK_COLUMN
+from tabmoe.moe import label_gates
+
+from .moe_data import toy_table
+
+
+def fit(**kw):
+    X, y = toy_table()
+    params = dict(max_epochs=4, random_state=0, device="cpu", batch_size=32)
+    params.update(kw)
+    return TabularMoEClassifier(**params).fit(X, y), X, y
+
+
+@pytest.mark.parametrize("gate", ["softmax", "tanhmax"])
+def test_contributions_sum_to_the_logits(gate):
+    clf, X, _ = fit(block="attention", gate=gate)
+    e = clf.explain(X)
+    assert list(e.gates.columns) == [*X.columns, MASK_COLUMN]
+    assert e.gates.index.equals(X.index)
+    assert list(e.contributions.columns.levels[0]) == sorted(clf.classes_)
+    summed = e.contributions.T.groupby(level="class").sum().T[list(clf.classes_)] + e.bias
+    assert np.abs(summed - e.logits).to_numpy().max() <= 1e-5
+    # the logits are the model's: predict_proba is their softmax
+    log_p = e.logits.to_numpy() - np.log(np.exp(e.logits.to_numpy()).sum(1, keepdims=True))
+    np.testing.assert_allclose(np.exp(log_p), clf.predict_proba(X), atol=1e-6)
+    # contribution of column j to class c = gate_j * (expert . rho_c), so a zero gate is zero
+    assert e.head_gates.shape == (len(X), clf.n_heads * (X.shape[1] + 1))
+    np.testing.assert_allclose(
+        e.head_gates.T.groupby(level="column", sort=False).mean().T.to_numpy(), e.gates.to_numpy(), atol=1e-12
+    )
+
+
+def test_softmax_gates_sum_to_one_and_transformer_has_no_contributions():
+    clf, X, _ = fit()
+    e = clf.explain(X.head(7))
+    np.testing.assert_allclose(e.gates.sum(axis=1), 1, atol=1e-6)
+    assert e.contributions is None and e.bias is None
+    assert e.logits.shape == (7, 3)
+
+
+def test_array_input_gets_positional_names_and_multilayer_reports_last_layer():
+    X, y = toy_table()
+    Xa = X.assign(color=X.color.map({"red": 0, "green": 1, "blue": 2}), noise0=0, noise1=1).to_numpy(float)
+    clf = TabularMoEClassifier(n_layers=2, max_epochs=2, random_state=0, device="cpu").fit(Xa, y)
+    e = clf.explain(Xa[:5])
+    assert list(e.gates.columns) == [0, 1, 2, 3, MASK_COLUMN]
+    np.testing.assert_allclose(e.gates.sum(axis=1), 1, atol=1e-6)
+
+
+def test_feature_importances_and_sample_cap(monkeypatch):
+    monkeypatch.setattr(estimator_module, "TRAIN_SAMPLE_ROWS", 50)
+    clf, X, _ = fit(block="attention")
+    assert clf.train_sample_tokens_.shape == (50, X.shape[1] + 1)
+    imp = clf.feature_importances_
+    assert imp.shape == (X.shape[1],) and np.all(imp >= 0)
+    np.testing.assert_allclose(imp.sum(), 1)
+    # the definition: mean |head-averaged gate| over the stored sample, normalised
+    tokens = clf.train_sample_tokens_[:, :-1]
+    with torch.no_grad():
+        g = label_gates(clf.module_, torch.from_numpy(tokens)).abs().mean(1)[:, :-1].double().mean(0)
+    np.testing.assert_allclose(imp, (g / g.sum()).numpy(), rtol=1e-6)
+
+
+def test_ensemble_gates_are_member_averages():
+    clf, X, _ = fit(n_members=2, block="attention")
+    e = clf.explain(X.head(10))
+    assert e.contributions is None  # averaged probabilities are not additive in logits
+    tokens, _ = clf._feature_tokens(X.head(10))
+    with torch.no_grad():
+        per_member = [label_gates(m, tokens).mean(1) for m in clf.module_.members()]
+    np.testing.assert_allclose(e.gates.to_numpy(), torch.stack(per_member).mean(0).numpy(), atol=1e-6)

@@ -1,0 +1,81 @@
+"""Unlabeled rows in fit (X_unlabeled) and adapt()."""
+
+import copy
+
+import numpy as np
+import pytest
+import torch
+
+import tabmoe.estimator as estimator_module
+from tabmoe import TabularMoEClassifier
+from tabmoe.objective import MaskedFeatureObjective
+from tabmoe.tokenizer import MASK
+
+from .moe_data import toy_table
+
+
+def make(**kw):
+    params = dict(max_epochs=3, random_state=0, device="cpu", batch_size=32)
+    params.update(kw)
+    return TabularMoEClassifier(**params)
+
+
+def test_unlabeled_rows_train_features_only():
+    X, y = toy_table()
+    clf = make().fit(X, y)
+    tokens = clf._tokens(X.head(10), None)
+    assert np.all(tokens[:, -1] == MASK)
+    batch = clf._rows(tokens, np.ones(10))
+    _, weight = MaskedFeatureObjective()(clf.module_.eval(), batch)
+    assert weight == 10 * X.shape[1]  # every feature scored, the label never
+    X_u, _ = toy_table(n=100, seed=5)
+    semi = make().fit(X, y, X_unlabeled=X_u)
+    assert not np.allclose(semi.predict_proba(X), clf.predict_proba(X))
+    # the tokenizer saw the unlabeled rows, the stored labelled sample did not
+    assert len(semi.train_sample_tokens_) == len(X)
+    assert set(semi.tokenizer_.categories_[2]) == set(X.noise0) | set(X_u.noise0)
+
+
+def test_unlabeled_columns_must_match():
+    X, y = toy_table()
+    with pytest.raises(ValueError, match="X_unlabeled must have the same columns"):
+        make().fit(X, y, X_unlabeled=X.drop(columns="size"))
+
+
+def test_adapt_mixes_training_rows_and_is_seeded(monkeypatch):
+    X, y = toy_table()
+    X_t, _ = toy_table(n=90, seed=7)
+    fitted = make().fit(X, y)
+    before = fitted.predict_proba(X_t)
+    a = copy.deepcopy(fitted).adapt(X_t, max_epochs=2)
+    b = copy.deepcopy(fitted).adapt(X_t, max_epochs=2)
+    np.testing.assert_array_equal(a.predict_proba(X_t), b.predict_proba(X_t))
+    assert not np.allclose(before, a.predict_proba(X_t))
+    assert len(a.adapt_history_) == 2
+    control = copy.deepcopy(fitted).adapt(None, max_epochs=2)
+    assert not np.allclose(control.predict_proba(X_t), a.predict_proba(X_t))
+    # every epoch covers the labelled sample plus the target rows
+    seen = []
+    real = estimator_module.Trainer.fit
+
+    def spy(self, module, train, *args, **kw):
+        seen.append(len(train["tokens"]))
+        labelled = (train["tokens"][:, -1] != MASK).sum().item()
+        seen.append(labelled)
+        return real(self, module, train, *args, **kw)
+
+    monkeypatch.setattr(estimator_module.Trainer, "fit", spy)
+    copy.deepcopy(fitted).adapt(X_t, max_epochs=1)
+    assert seen[-2:] == [len(X) + len(X_t), len(X)]
+
+
+def test_adapt_validation_and_ensembles():
+    X, y = toy_table()
+    clf = make(n_members=2).fit(X, y)
+    with pytest.raises(ValueError, match="max_epochs"):
+        clf.adapt(X, max_epochs=0)
+    clf.adapt(X.head(30), max_epochs=1)
+    p = clf.predict_proba(X)
+    np.testing.assert_allclose(p.sum(1), 1, atol=1e-6)
+    with torch.no_grad():
+        assert clf.module_.module.token_embedding.weight.shape[0] == 2
