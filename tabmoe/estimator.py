@@ -263,20 +263,24 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
         copies_per_row = n_columns if masking in ("leave_one_out", "copies") else 1
         return max(1, round(defaults.AUTO_BATCH_COPIES / copies_per_row))
 
-    def _cap_rows_for_heads(self, rows: int, columns: pd.Index) -> int:
+    def _cap_rows_for_heads(self, rows: int, stacklevel: int = 4) -> int:
         """Fewer rows per batch when the output layers are huge (see MAX_BATCH_LOGITS)."""
         sizes = self.tokenizer_.n_tokens_per_column_
-        cap = max(1, MAX_BATCH_LOGITS // (int(sizes.sum()) + len(self.classes_)))
+        width = (int(sizes.sum()) + len(self.classes_)) * self.n_members  # logits a row
+        cap = max(1, MAX_BATCH_LOGITS // width)
         if rows <= cap:
             return rows
         j = int(np.argmax(sizes))
+        names = getattr(self, "feature_names_in_", None)
+        labels = getattr(self.tokenizer_, "_column_labels", None)
+        column = repr(names[j]) if names is not None else labels[j] if labels else f"#{j}"
         warnings.warn(
-            f"Column {columns[j]!r} has {sizes[j]:,} categories: training batches are capped at "
+            f"Column {column} has {sizes[j]:,} categories: training batches are capped at "
             f"{cap} rows (instead of {rows}) to bound the memory of the output layers. Training "
             "time grows with rows x categories; consider min_frequency (e.g. 2 maps values "
             "seen once to UNKNOWN) or dropping the column.",
             UserWarning,
-            stacklevel=4,  # the caller of fit (through scikit-learn's _fit_context)
+            stacklevel=stacklevel,  # 4: the caller of fit, through scikit-learn's _fit_context
         )
         return cap
 
@@ -349,7 +353,7 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
         config = TrainerConfig(
             max_epochs=self.max_epochs,
             batch_size=self._cap_rows_for_heads(
-                self._rows_per_batch(len(train["tokens"]), tokens.shape[1], masking), frame.columns
+                self._rows_per_batch(len(train["tokens"]), tokens.shape[1], masking)
             ),
             lr=self.learning_rate,
             weight_decay=self.weight_decay,
@@ -560,7 +564,10 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
         device = self._module_device()
         config = TrainerConfig(
             max_epochs=max_epochs,
-            batch_size=self._rows_per_batch(len(data["tokens"]), data["tokens"].shape[1], masking),
+            batch_size=self._cap_rows_for_heads(
+                self._rows_per_batch(len(data["tokens"]), data["tokens"].shape[1], masking),
+                stacklevel=3,
+            ),
             lr=lr,
             weight_decay=self.weight_decay,
             device=device,

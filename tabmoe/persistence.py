@@ -196,8 +196,10 @@ def save(estimator, path: str | os.PathLike) -> None:
     torch.save(payload, os.fspath(path))
 
 
-#: Payload entries covered by the checksum, besides the tensors.
+#: Payload entries covered by the checksum: documents, and dicts of tensors (the latter
+#: only where present: "train_sample" is absent from files written before adapt() existed).
 CHECKED_KEYS = ("format", "format_version", "versions", "params", "fitted", "tokenizer")
+CHECKED_TENSORS = ("state_dict", "train_sample")
 
 
 def checksum(payload: dict) -> str:
@@ -205,9 +207,10 @@ def checksum(payload: dict) -> str:
     digest = hashlib.sha256()
     for key in CHECKED_KEYS:
         digest.update(json.dumps([key, payload[key]]).encode())
-    for name, tensor in sorted(payload["state_dict"].items()):
-        digest.update(json.dumps([name, str(tensor.dtype), list(tensor.shape)]).encode())
-        digest.update(tensor.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy())
+    for key in CHECKED_TENSORS:
+        for name, tensor in sorted(payload.get(key, {}).items()):
+            digest.update(json.dumps([key, name, str(tensor.dtype), list(tensor.shape)]).encode())
+            digest.update(tensor.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy())
     return digest.hexdigest()
 
 
@@ -276,7 +279,7 @@ def load(path: str | os.PathLike, device: str = "cpu"):
             est.adapt_history_ = fitted["adapt_history"]
     except IncompatibleFileError:
         raise
-    except (KeyError, TypeError, ValueError, IndexError, RuntimeError) as exc:
+    except (KeyError, TypeError, ValueError, IndexError, RuntimeError, AttributeError) as exc:
         # A file that passed the checksum but does not describe a consistent model.
         raise IncompatibleFileError(f"{path!r} does not describe a valid model: {exc!r}") from exc
     est.module_.to(target).eval()

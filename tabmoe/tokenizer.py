@@ -348,8 +348,8 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
                 # Look up the (few) categories once, then index by the integer codes.
                 per_category = index.get_indexer(pd.Index(column.cat.categories, dtype=object))
                 cat_codes = column.cat.codes.to_numpy()
+                present = cat_codes >= 0  # (a column may have no categories at all)
                 codes = np.full(len(cat_codes), -1, dtype=np.intp)
-                present = cat_codes >= 0
                 codes[present] = per_category[cat_codes[present]]
             else:
                 # An object-dtype target: a plain array of Timedeltas/Timestamps would be

@@ -294,9 +294,10 @@ def fit_predict(X: pd.DataFrame, **params) -> np.ndarray:
     [
         pd.Series([None] * 4, dtype=object),
         pd.Series(pd.Categorical([None] * 4, categories=["never", "seen"])),
+        pd.Series(pd.Categorical([None] * 4)),  # no categories at all
         pd.Series(pd.array([None] * 4, dtype="string")),
     ],
-    ids=["object", "category", "string"],
+    ids=["object", "category", "category-empty", "string"],
 )
 def test_all_missing_categorical_column(column):
     """Was IndexError (tokenizer, empty vocabulary) / RuntimeError (zero-width output head)."""

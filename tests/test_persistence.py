@@ -178,8 +178,9 @@ def test_files_without_a_checksum_still_load(saved, tmp_path):
         (lambda p: p["state_dict"].__setitem__("heads.bias", p["state_dict"]["heads.bias"] + 1e-3), "damaged"),
         (lambda p: p.__setitem__("fitted", p["fitted"].replace('"n_iter": 3', '"n_iter": 4')), "damaged"),
         (lambda p: p.__delitem__("tokenizer"), "damaged"),
+        (lambda p: p["train_sample"]["tokens"].add_(1), "damaged"),
     ],
-    ids=["weights", "document", "missing-document"],
+    ids=["weights", "document", "missing-document", "adapt-sample"],
 )  # fmt: skip
 def test_changed_contents_fail_the_checksum(saved, tmp_path, change, match):
     path, _, _ = saved

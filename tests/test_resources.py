@@ -95,6 +95,9 @@ def test_huge_output_layers_cap_rows_per_batch_with_a_warning(monkeypatch):
         UserWarning, match=r"'id' has 2,000 categories.*capped at 9 rows \(instead of 512\)"
     ):
         clf.fit(X, y)
+    with pytest.warns(UserWarning, match=r"'id' has 2,000 categories.*capped at 9 rows") as caught:
+        clf.adapt(X.iloc[:100], max_epochs=1)  # continued training is capped too
+    assert caught[0].filename == __file__
     monkeypatch.setattr(tabmoe.estimator, "MAX_BATCH_LOGITS", 2**25)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the real cap leaves ordinary tables alone
