@@ -100,7 +100,7 @@ def main() -> None:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--out", type=Path, default=None, help="also write the JSON here")
     args = parser.parse_args()
-    caps = dict(zip(["tabmoe", "ft_transformer"], args.max_timed_rows))
+    caps = dict(zip(["tabmoe", "ft_transformer"], args.max_timed_rows, strict=True))
     results = []
     for columns in args.columns:
         for rows in args.rows:

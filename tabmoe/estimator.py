@@ -4,38 +4,44 @@ from __future__ import annotations
 
 import numbers
 import os
+import warnings
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 import torch
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.model_selection import train_test_split
-from sklearn.utils import check_random_state, compute_sample_weight
+from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import (
-    _check_sample_weight,
-    check_consistent_length,
-    check_is_fitted,
-    column_or_1d,
-    validate_data,
-)
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import defaults, persistence
 from .ensemble import StackedModel, member_loss
 from .explain import Explanation, explain_tokens, gate_importances
+from .fitting import (
+    PREDICT_BATCH_ROWS,
+    TorchClassifierMixin,
+    encode_targets,
+    hold_out,
+    start_fit,
+    use_early_stopping,
+    validate_targets,
+)
 from .model import BLOCKS, GATES, TabularMoE
 from .objective import MASKINGS, MaskedFeatureObjective, label_loss
 from .tokenizer import MISSING, N_SPECIAL, ColumnTokenizer, to_frame
-from .trainer import Trainer, TrainerConfig, resolve_device, seeded
+from .trainer import Trainer, TrainerConfig, seeded
 
-PREDICT_BATCH_ROWS = 8192
 #: At most this many labelled training rows are kept after ``fit`` (``train_sample_tokens_``):
 #: :meth:`TabularMoEClassifier.adapt` mixes them into every step and
 #: ``feature_importances_`` is computed on them, so memory does not grow with the data.
 TRAIN_SAMPLE_ROWS = 10_000
 MISSING_MODES = ("token", "exclude")
+#: Training computes every column's output logits for every row of a batch: rows x W floats,
+#: W = the summed vocabulary sizes. Batches are capped at this many logits (128 MiB in
+#: float32, about 0.5 GiB with the copies autograd keeps); the cap binds only for columns with
+#: ~10^5 or more categories. Measured at 10^6 categories: 256 rows per batch peak at 4.0 GiB.
+MAX_BATCH_LOGITS = 2**25
 
 
 def label_token_ids(tokenizer: ColumnTokenizer, classes: np.ndarray) -> np.ndarray:
@@ -55,7 +61,7 @@ def label_token_ids(tokenizer: ColumnTokenizer, classes: np.ndarray) -> np.ndarr
     return ids.astype(np.int64)
 
 
-class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
+class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
     """Single- or multi-layer bidirectional attention trained with the masked-feature objective.
 
     Each column is a word position, each value a word, and the label one more column that is
@@ -257,6 +263,27 @@ class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
         copies_per_row = n_columns if masking in ("leave_one_out", "copies") else 1
         return max(1, round(defaults.AUTO_BATCH_COPIES / copies_per_row))
 
+    def _cap_rows_for_heads(self, rows: int, stacklevel: int = 4) -> int:
+        """Fewer rows per batch when the output layers are huge (see MAX_BATCH_LOGITS)."""
+        sizes = self.tokenizer_.n_tokens_per_column_
+        width = (int(sizes.sum()) + len(self.classes_)) * self.n_members  # logits a row
+        cap = max(1, MAX_BATCH_LOGITS // width)
+        if rows <= cap:
+            return rows
+        j = int(np.argmax(sizes))
+        names = getattr(self, "feature_names_in_", None)
+        labels = getattr(self.tokenizer_, "_column_labels", None)
+        column = repr(names[j]) if names is not None else labels[j] if labels else f"#{j}"
+        warnings.warn(
+            f"Column {column} has {sizes[j]:,} categories: training batches are capped at "
+            f"{cap} rows (instead of {rows}) to bound the memory of the output layers. Training "
+            "time grows with rows x categories; consider min_frequency (e.g. 2 maps values "
+            "seen once to UNKNOWN) or dropping the column.",
+            UserWarning,
+            stacklevel=stacklevel,  # 4: the caller of fit, through scikit-learn's _fit_context
+        )
+        return cap
+
     def _check_architecture(self) -> None:
         if self.d_model % self.n_heads:
             raise ValueError(
@@ -264,15 +291,6 @@ class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
             )
 
     # ---------------------------------------------------------------- fit
-    def _validate_y(self, y: Any) -> np.ndarray:
-        if y is None:
-            raise ValueError(
-                "requires y to be passed, but the target y is None."
-            )
-        y = column_or_1d(y, warn=True)
-        check_classification_targets(y)
-        return y
-
     def _tokens(self, X: Any, y_codes: np.ndarray | None) -> np.ndarray:
         """(n, L) token ids, label in the last column (MASK when y_codes is None)."""
         feats = self.tokenizer_.transform(X)
@@ -280,13 +298,6 @@ class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
         out[:, :-1] = feats
         out[:, -1] = 0 if y_codes is None else self.label_token_ids_[y_codes]
         return out
-
-    def _encode_y(self, y: np.ndarray, what: str = "y") -> np.ndarray:
-        codes = pd.Index(self.classes_, dtype=object).get_indexer(pd.Index(y, dtype=object))
-        if (codes < 0).any():
-            unknown = pd.unique(pd.Series(y[codes < 0], dtype=object))[:5].tolist()
-            raise ValueError(f"{what} contains labels not seen in the training y: {unknown}.")
-        return codes
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(
@@ -310,22 +321,9 @@ class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
         """
         self._check_architecture()
         masking = self._masking()
-        frame = to_frame(X)
-        validate_data(self, X, skip_check_array=True, reset=True)
-        y = self._validate_y(y)
-        check_consistent_length(frame, y)
-        self.classes_, y_codes = np.unique(y, return_inverse=True)
-        if len(self.classes_) < 2:
-            raise ValueError(
-                "Classifier can't train when only one class is present: y holds only "
-                f"{self.classes_.tolist()}."
-            )
-        weight = _check_sample_weight(sample_weight, frame, dtype=np.float64)
-        if self.class_weight is not None:
-            weight = weight * compute_sample_weight(self.class_weight, y)
-        rng = check_random_state(self.random_state)
-        seed = int(rng.randint(np.iinfo(np.int32).max))
-        device = resolve_device(self.device)
+        inputs = start_fit(self, X, y, sample_weight)
+        frame, y_codes, weight = inputs.frame, inputs.y_codes, inputs.weight
+        seed, device = inputs.seed, inputs.device
 
         unlabeled = self._unlabeled_frame(frame, X_unlabeled)
         self.tokenizer_ = ColumnTokenizer(
@@ -337,18 +335,16 @@ class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
         self.label_token_ids_ = label_token_ids(self.tokenizer_, self.classes_)
         tokens = self._tokens(frame, y_codes)
 
-        early = self.early_stopping
-        if early == "auto":
-            early = eval_set is not None or len(frame) > defaults.AUTO_EARLY_STOPPING_ROWS
+        early = use_early_stopping(self.early_stopping, eval_set is not None, len(frame))
         train = self._rows(tokens, weight)
         validation = None
         if eval_set is not None:
             X_val, y_val = eval_set
-            y_val = self._encode_y(self._validate_y(y_val), "eval_set y")
+            y_val = encode_targets(self.classes_, validate_targets(y_val), "eval_set y")
             val_tokens = self._tokens(X_val, y_val)
             validation = self._rows(val_tokens, np.ones(len(val_tokens)))
         elif early:
-            train, validation = self._split_validation(train, y_codes, seed)
+            train, validation = hold_out(train, y_codes, self.validation_fraction, seed)
         labelled = train
         if unlabeled is not None:
             extra = self._rows(self._tokens(unlabeled, None), np.ones(len(unlabeled)))
@@ -356,7 +352,9 @@ class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
 
         config = TrainerConfig(
             max_epochs=self.max_epochs,
-            batch_size=self._rows_per_batch(len(train["tokens"]), tokens.shape[1], masking),
+            batch_size=self._cap_rows_for_heads(
+                self._rows_per_batch(len(train["tokens"]), tokens.shape[1], masking)
+            ),
             lr=self.learning_rate,
             weight_decay=self.weight_decay,
             early_stopping=bool(early),
@@ -400,29 +398,6 @@ class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
         ]
         return members[0] if self.n_members == 1 else StackedModel(members)
 
-    def _split_validation(self, train: dict, y_codes: np.ndarray, seed: int) -> tuple[dict, dict]:
-        n = len(y_codes)
-        n_val = int(np.ceil(self.validation_fraction * n))
-        if n_val < 1 or n - n_val < 1:
-            raise ValueError(
-                f"validation_fraction={self.validation_fraction} leaves no rows to train or "
-                f"validate on with {n} samples; set early_stopping=False."
-            )
-        counts = np.bincount(y_codes)
-        stratify = y_codes if counts.min() >= 2 and n_val >= len(counts) else None
-        idx_train, idx_val = train_test_split(
-            np.arange(n), test_size=n_val, stratify=stratify, random_state=seed
-        )
-        idx_train, idx_val = torch.from_numpy(idx_train), torch.from_numpy(idx_val)
-        return (
-            {k: v[idx_train] for k, v in train.items()},
-            {k: v[idx_val] for k, v in train.items()},
-        )
-
-    # ------------------------------------------------------------ predict
-    def _module_device(self) -> torch.device:
-        return next(self.module_.parameters()).device
-
     @torch.no_grad()
     def _label_logits(self, X: Any) -> np.ndarray:
         tokens, attend = self._feature_tokens(X)
@@ -435,20 +410,6 @@ class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
             logits = module.label_logits(batch, att).float()
             out[start : start + PREDICT_BATCH_ROWS] = logits[:, column].cpu().numpy()
         return out
-
-    def predict_log_proba(self, X: Any) -> np.ndarray:
-        """Log class probabilities, shape (n_samples, n_classes), columns in ``classes_`` order."""
-        logits = torch.from_numpy(self._label_logits(X))
-        return torch.log_softmax(logits.double(), dim=1).numpy()
-
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Class probabilities, shape (n_samples, n_classes), columns in ``classes_`` order."""
-        return np.exp(self.predict_log_proba(X))
-
-    def predict(self, X: Any) -> np.ndarray:
-        """Most probable class per row, shape (n_samples,)."""
-        logits = self._label_logits(X)
-        return self.classes_[np.argmax(logits, axis=1)]
 
     # ------------------------------- MoE view, missing columns, unlabeled rows, ensembles
     def _attend(self, tokens: np.ndarray) -> np.ndarray | None:
@@ -603,7 +564,10 @@ class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
         device = self._module_device()
         config = TrainerConfig(
             max_epochs=max_epochs,
-            batch_size=self._rows_per_batch(len(data["tokens"]), data["tokens"].shape[1], masking),
+            batch_size=self._cap_rows_for_heads(
+                self._rows_per_batch(len(data["tokens"]), data["tokens"].shape[1], masking),
+                stacklevel=3,
+            ),
             lr=lr,
             weight_decay=self.weight_decay,
             device=device,
@@ -630,25 +594,3 @@ class TabularMoEClassifier(ClassifierMixin, BaseEstimator):
     def load(cls, path: str | os.PathLike, device: str = "cpu") -> TabularMoEClassifier:
         """Load a model written by :meth:`save` onto ``device`` (default CPU)."""
         return persistence.load(path, device=device)
-
-    def __getstate__(self) -> dict:
-        state = super().__getstate__()
-        module = state.get("module_")
-        if module is not None and next(module.parameters()).device.type != "cpu":
-            state = dict(state, module_=_cpu_copy(module))
-        return state
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        tags.input_tags.categorical = True
-        tags.input_tags.string = True
-        tags.non_deterministic = False
-        return tags
-
-
-def _cpu_copy(module: torch.nn.Module) -> torch.nn.Module:
-    import copy
-
-    clone = copy.deepcopy(module)
-    return clone.to("cpu")

@@ -199,7 +199,9 @@ class ColumnHeads(nn.Module):
         )
         self.all_in_one_group = self.n_groups == 1
         for g, columns in enumerate(buckets.values()):
-            n_pad = int(sizes[columns].max())
+            # At least one (padded, never valid) slot: a column with no value tokens (all
+            # missing at fit) must not give a zero-width group that searchsorted cannot index.
+            n_pad = max(1, int(sizes[columns].max()))
             ids = np.full((len(columns), n_pad), n_tokens, dtype=np.int64)  # pad = n_tokens
             for row, j in enumerate(columns):
                 ids[row, : sizes[j]] = np.sort(output_ids[j])

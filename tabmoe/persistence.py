@@ -6,15 +6,22 @@ whose payload needs anything else (an injected pickle, say) is refused by torch'
 unpickler. Category values are written with a type tag (str, int, float, bool, timestamp,
 timedelta) so they come back with their type.
 
+A SHA-256 of the JSON documents and tensor bytes is stored with them, so that a damaged
+file (bit rot, a truncated copy) is refused instead of loading changed weights. It is no
+protection against an attacker, who can rewrite the checksum too: what makes loading safe is
+that it runs no code.
+
 ``pickle`` / ``joblib`` also work (and load on CPU-only machines), but loading a pickle runs
-whatever code the file names: only unpickle files you trust.
+whatever code the file names: only unpickle files you trust. See SECURITY.md.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
+import pickle
 from typing import Any
 
 import numpy as np
@@ -48,7 +55,8 @@ def encode_value(value: Any) -> list:
     if isinstance(value, pd.Timestamp):
         return ["timestamp", value.isoformat()]
     if isinstance(value, pd.Timedelta):
-        return ["timedelta", int(value.value)]
+        # [count, unit]: nanoseconds (Timedelta.value) overflow beyond +-292 years
+        return ["timedelta", [int(value.asm8.view("i8")), value.unit]]
     raise TypeError(
         f"Cannot save category value {value!r} of type {type(value).__name__}: only str, int, "
         "float, bool, None, timestamps and timedeltas can be saved safely."
@@ -62,7 +70,9 @@ def decode_value(item: list) -> Any:
     if tag == "timestamp":
         return pd.Timestamp(value)
     if tag == "timedelta":
-        return pd.Timedelta(value)
+        if isinstance(value, list):
+            return pd.Timedelta(np.timedelta64(value[0], value[1]))
+        return pd.Timedelta(value)  # nanoseconds, as written before [count, unit]
     if tag in ("none", "bool", "int", "str"):
         return value
     raise IncompatibleFileError(f"Unknown value type tag {tag!r} in file.")
@@ -112,6 +122,7 @@ def tokenizer_state(tok) -> dict:
         "feature_names_in": (
             None if not hasattr(tok, "feature_names_in_") else tok.feature_names_in_.tolist()
         ),
+        "column_labels": getattr(tok, "_column_labels", None),
         "is_categorical": tok.is_categorical_.tolist(),
         "categories": [_encode_index(c) for c in tok.categories_],
         "infrequent": [_encode_index(c) for c in tok._infrequent],
@@ -130,6 +141,7 @@ def tokenizer_from_state(state: dict):
     tok.n_features_in_ = state["n_features_in"]
     if state["feature_names_in"] is not None:
         tok.feature_names_in_ = np.asarray(state["feature_names_in"], dtype=object)
+    tok._column_labels = state.get("column_labels")  # absent in files saved before it existed
     tok.is_categorical_ = np.asarray(state["is_categorical"], dtype=bool)
     tok.categories_ = [_decode_index(c) for c in state["categories"]]
     tok._infrequent = [_decode_index(c) for c in state["infrequent"]]
@@ -153,6 +165,7 @@ def save(estimator, path: str | os.PathLike) -> None:
     check_is_fitted(estimator)
     fitted = {
         "classes": [encode_value(c) for c in estimator.classes_],
+        "classes_dtype": estimator.classes_.dtype.str,
         "label_token_ids": estimator.label_token_ids_.tolist(),
         "n_features_in": int(estimator.n_features_in_),
         "feature_names_in": (
@@ -179,7 +192,56 @@ def save(estimator, path: str | os.PathLike) -> None:
             "weight": torch.from_numpy(estimator.train_sample_weight_),
         },
     }
+    payload["checksum"] = checksum(payload)
     torch.save(payload, os.fspath(path))
+
+
+#: Payload entries covered by the checksum: documents, and dicts of tensors (the latter
+#: only where present: "train_sample" is absent from files written before adapt() existed).
+CHECKED_KEYS = ("format", "format_version", "versions", "params", "fitted", "tokenizer")
+CHECKED_TENSORS = ("state_dict", "train_sample")
+
+
+def checksum(payload: dict) -> str:
+    """SHA-256 hex digest of the documents and of each tensor's name, dtype, shape and bytes."""
+    digest = hashlib.sha256()
+    for key in CHECKED_KEYS:
+        digest.update(json.dumps([key, payload[key]]).encode())
+    for key in CHECKED_TENSORS:
+        for name, tensor in sorted(payload.get(key, {}).items()):
+            digest.update(json.dumps([key, name, str(tensor.dtype), list(tensor.shape)]).encode())
+            digest.update(tensor.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy())
+    return digest.hexdigest()
+
+
+def _read(path: str) -> dict:
+    """The payload of ``path``, its header checked; IncompatibleFileError if it is not one."""
+    with open(path, "rb") as file:  # errors opening the file propagate as they are
+        try:
+            payload = torch.load(file, map_location="cpu", weights_only=True)
+        except (pickle.UnpicklingError, MemoryError):
+            raise  # UnpicklingError: refused, loading it would run code (or it is no pickle)
+        except Exception as exc:  # a damaged archive: RuntimeError, OSError, EOFError, ...
+            raise IncompatibleFileError(f"{path!r} is not a readable tabmoe file: {exc}") from exc
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        raise IncompatibleFileError(f"{path!r} is not a saved TabularMoEClassifier.")
+    version = payload.get("format_version")
+    if version != FORMAT_VERSION:
+        versions = payload.get("versions", "{}")
+        raise IncompatibleFileError(
+            f"{path!r} has file format version {version} (written by {versions}); "
+            f"this tabmoe reads version {FORMAT_VERSION}. Re-save it with a matching tabmoe."
+        )
+    try:
+        expected = payload.get("checksum")  # absent in files written before it was added
+        damaged = expected is not None and expected != checksum(payload)
+    except Exception as exc:  # a missing document or a non-tensor in the state dict
+        raise IncompatibleFileError(f"{path!r} is damaged: {exc!r}") from exc
+    if damaged:
+        raise IncompatibleFileError(
+            f"{path!r} is damaged: its contents do not match the checksum written with them."
+        )
+    return payload
 
 
 def load(path: str | os.PathLike, device: str = "cpu"):
@@ -191,33 +253,40 @@ def load(path: str | os.PathLike, device: str = "cpu"):
     from .estimator import TabularMoEClassifier
     from .trainer import resolve_device
 
-    payload = torch.load(os.fspath(path), map_location="cpu", weights_only=True)
-    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
-        raise IncompatibleFileError(f"{os.fspath(path)!r} is not a saved TabularMoEClassifier.")
-    version = payload.get("format_version")
-    if version != FORMAT_VERSION:
-        versions = payload.get("versions", "{}")
-        raise IncompatibleFileError(
-            f"{os.fspath(path)!r} has file format version {version} (written by {versions}); "
-            f"this tabmoe reads version {FORMAT_VERSION}. Re-save it with a matching tabmoe."
-        )
-    est = TabularMoEClassifier(**_load_params(json.loads(payload["params"])))
-    fitted = json.loads(payload["fitted"])
-    est.tokenizer_ = tokenizer_from_state(json.loads(payload["tokenizer"]))
-    est.classes_ = np.asarray([decode_value(c) for c in fitted["classes"]])
-    est.label_token_ids_ = np.asarray(fitted["label_token_ids"], dtype=np.int64)
-    est.n_features_in_ = fitted["n_features_in"]
-    if fitted["feature_names_in"] is not None:
-        est.feature_names_in_ = np.asarray(fitted["feature_names_in"], dtype=object)
-    est.history_, est.n_iter_, est.best_epoch_ = fitted["history"], fitted["n_iter"], fitted["best_epoch"]
-    est.module_ = est._build_module()
-    est.module_.load_state_dict(payload["state_dict"])
-    est.module_.to(resolve_device(device)).eval()
-    if "train_sample" in payload:  # the stored sample used by adapt()
-        est.train_sample_tokens_ = payload["train_sample"]["tokens"].numpy()
-        est.train_sample_weight_ = payload["train_sample"]["weight"].numpy()
-    if fitted.get("feature_importances") is not None:
-        est.feature_importances_ = np.asarray(fitted["feature_importances"], dtype=np.float64)
-    if fitted.get("adapt_history") is not None:
-        est.adapt_history_ = fitted["adapt_history"]
+    target = resolve_device(device)
+    path = os.fspath(path)
+    payload = _read(path)
+    try:
+        est = TabularMoEClassifier(**_load_params(json.loads(payload["params"])))
+        fitted = json.loads(payload["fitted"])
+        est.tokenizer_ = tokenizer_from_state(json.loads(payload["tokenizer"]))
+        classes = [decode_value(c) for c in fitted["classes"]]
+        est.classes_ = np.asarray(classes, dtype=_classes_dtype(fitted.get("classes_dtype")))
+        est.label_token_ids_ = np.asarray(fitted["label_token_ids"], dtype=np.int64)
+        est.n_features_in_ = fitted["n_features_in"]
+        if fitted["feature_names_in"] is not None:
+            est.feature_names_in_ = np.asarray(fitted["feature_names_in"], dtype=object)
+        est.history_, est.n_iter_ = fitted["history"], fitted["n_iter"]
+        est.best_epoch_ = fitted["best_epoch"]
+        est.module_ = est._build_module()
+        est.module_.load_state_dict(payload["state_dict"])
+        if "train_sample" in payload:  # the stored sample used by adapt()
+            est.train_sample_tokens_ = payload["train_sample"]["tokens"].numpy()
+            est.train_sample_weight_ = payload["train_sample"]["weight"].numpy()
+        if fitted.get("feature_importances") is not None:
+            est.feature_importances_ = np.asarray(fitted["feature_importances"], dtype=np.float64)
+        if fitted.get("adapt_history") is not None:
+            est.adapt_history_ = fitted["adapt_history"]
+    except IncompatibleFileError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError, RuntimeError, AttributeError) as exc:
+        # A file that passed the checksum but does not describe a consistent model.
+        raise IncompatibleFileError(f"{path!r} does not describe a valid model: {exc!r}") from exc
+    est.module_.to(target).eval()
     return est
+
+
+def _classes_dtype(code: str | None) -> np.dtype | None:
+    """dtype of ``classes_`` as saved (bool, int, float, str or object); None if unknown."""
+    dtype = None if code is None else np.dtype(code)
+    return dtype if dtype is not None and dtype.kind in "biufUO" else None

@@ -11,6 +11,12 @@ A suite file ``<dir>/<name>.yaml``::
         rationale: one line: which real shift this models
         data: {file: ../data/car-smoke.csv, target: class}
         split: {by: values, column: buying, ood_values: [vhigh]}
+    # Optional settings of ``tabmoe-bench run`` (checked by tabmoe.bench.plan):
+    models:                     # default models, each with parameters fixed in every run
+      tabmoe: {max_epochs: 10}
+      logistic_regression: {}
+    protocols: [untuned, tuned] # default protocols
+    tuning: {n_trials: 2, timeout: 60, metric: accuracy}   # the budget of every tuned run
 
 Suites are looked up in ``$TABMOE_SUITES_DIR``, else the repository's ``benchmarks/suites``.
 """
@@ -18,14 +24,14 @@ Suites are looked up in ``$TABMOE_SUITES_DIR``, else the repository's ``benchmar
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .spec import parse_seeds
 from .splits import SplitDefinition
 
-_SUITE_KEYS = {"name", "description", "seeds", "defaults", "splits"}
+_SUITE_KEYS = {"name", "description", "seeds", "defaults", "splits", "models", "protocols", "tuning"}
 
 
 @dataclass(frozen=True)
@@ -37,6 +43,9 @@ class Suite:
     seeds: tuple[int, ...]
     splits: tuple[SplitDefinition, ...]
     path: Path | None = None
+    models: dict[str, dict[str, Any]] = field(default_factory=dict)
+    protocols: tuple[str, ...] = ()
+    tuning: dict[str, Any] = field(default_factory=dict)
 
     def split(self, name: str) -> SplitDefinition:
         """The split called ``name`` (error lists the available ones)."""
@@ -87,12 +96,26 @@ def suite_from_dict(spec: dict[str, Any], *, base_dir: Path | None = None, path:
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
         raise ValueError(f"{where}: split names {repeated} are used more than once")
+    models = spec.get("models") or {}
+    if not isinstance(models, dict) or not all(
+        isinstance(k, str) and isinstance(v, (dict, type(None))) for k, v in models.items()
+    ):
+        raise ValueError(f"{where}.models: expected a mapping of model name -> parameters, got {models!r}")
+    protocols = spec.get("protocols") or []
+    if not isinstance(protocols, list) or not all(isinstance(p, str) for p in protocols):
+        raise ValueError(f"{where}.protocols: expected a list of protocol names, got {protocols!r}")
+    tuning = spec.get("tuning") or {}
+    if not isinstance(tuning, dict):
+        raise ValueError(f"{where}.tuning: expected a mapping such as {{n_trials: 20}}, got {tuning!r}")
     return Suite(
         name=spec["name"],
         description=str(spec.get("description", "")).strip(),
         seeds=parse_seeds(spec["seeds"], f"{where}.seeds"),
         splits=splits,
         path=path,
+        models={name: dict(params or {}) for name, params in models.items()},
+        protocols=tuple(protocols),
+        tuning=dict(tuning),
     )
 
 

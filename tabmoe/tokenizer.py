@@ -64,6 +64,9 @@ def to_frame(X: Any) -> pd.DataFrame:
                 f"Found array with 0 {what}(s) (shape={frame.shape}) while a minimum of 1 is "
                 "required."
             )
+    if frame.columns.has_duplicates:
+        duplicated = frame.columns[frame.columns.duplicated()].unique().tolist()
+        raise ValueError(f"Column names must be unique; duplicated: {duplicated[:10]}.")
     for name, dtype in frame.dtypes.items():
         if pd.api.types.is_complex_dtype(dtype):
             raise ValueError(f"Complex data not supported (column {name!r}).")
@@ -94,12 +97,15 @@ def _numeric_values(column: pd.Series, name: Any) -> np.ndarray:
     """Float view of a numeric/datetime column; NaN marks missing. Rejects inf."""
     dtype = column.dtype
     if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
+        if getattr(dtype, "tz", None) is not None:
+            column = column.dt.tz_convert(None)  # tz-aware -> UTC wall time (datetime64)
         values = column.to_numpy()
-        mask = pd.isna(values)
-        out = values.astype("datetime64[ns]" if values.dtype.kind == "M" else "timedelta64[ns]")
-        out = out.astype(np.int64).astype(np.float64)
-        out[mask] = np.nan
-        return out
+        if values.dtype.kind == "M":
+            values = values - np.datetime64(0, "s")
+        # Nanoseconds as float, through float seconds: converting the unit to ns first
+        # overflows silently outside 1677-2262 (pandas keeps e.g. year 1 as datetime64[us]).
+        # NaT -> NaN.
+        return values / np.timedelta64(1, "s") * 1e9
     try:
         values = pd.to_numeric(column, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
     except (TypeError, ValueError) as exc:
@@ -122,9 +128,26 @@ def _bin_edges(values: np.ndarray, n_bins: int) -> np.ndarray:
         return np.empty(0)
     distinct = np.unique(finite)
     if distinct.size <= n_bins:
-        return (distinct[:-1] + distinct[1:]) / 2.0
+        low, high = distinct[:-1], distinct[1:]
+        mid = low / 2.0 + high / 2.0  # (low + high) / 2 overflows to inf near +-1.8e308
+        # An edge must satisfy low < edge <= high to separate the two values (searchsorted
+        # side="right"); adjacent floats have no midpoint, so use ``high`` there.
+        return np.where((low < mid) & (mid <= high), mid, high)
     quantiles = np.quantile(finite, np.linspace(0, 1, n_bins + 1)[1:-1])
     return np.unique(quantiles)
+
+
+def _concat_objects(indexes: list[pd.Index]) -> pd.Index:
+    """Concatenate as an object Index. ``Index.append`` re-infers the dtype: str values become a
+    pyarrow string index (which cannot hold a lone surrogate) and Timedeltas a timedelta64[ns]
+    one (which overflows beyond +-292 years)."""
+    arrays = [index.to_numpy(dtype=object) for index in indexes]
+    return pd.Index(np.concatenate(arrays) if arrays else [], dtype=object)
+
+
+def _label_reprs(frame: pd.DataFrame) -> list[str]:
+    """Column labels as comparable, JSON-safe strings (labels may be ints, tuples, NaN)."""
+    return [repr(label) for label in frame.columns.tolist()]
 
 
 def _smallest_int_dtype(n_tokens: int) -> np.dtype:
@@ -225,6 +248,10 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         """Learn per-column vocabularies and bin edges from ``X`` (n_samples, n_features)."""
         frame = to_frame(X)
         validate_data(self, X, skip_check_array=True, reset=True)
+        # scikit-learn keeps only string column names (feature_names_in_); remember other
+        # labels (e.g. ints) as well, so that a DataFrame whose columns were permuted is
+        # refused instead of being read by position.
+        self._column_labels = None if hasattr(self, "feature_names_in_") else _label_reprs(frame)
         self.is_categorical_ = self._categorical_mask(frame)
         self.categories_, self.bin_edges_, self._infrequent = [], [], []
         sizes = []
@@ -269,9 +296,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         return pd.Index(kept, dtype=object), pd.Index(values[~keep], dtype=object)
 
     def _fit_shared_space(self) -> None:
-        union = pd.Index([], dtype=object)
-        for cats in self.categories_:
-            union = union.append(cats)
+        union = _concat_objects([c for c in self.categories_ if c is not None])
         self.shared_values_ = _sorted_values(pd.Index(pd.unique(union.to_numpy()), dtype=object))
         n = len(self.shared_values_)
         self.n_tokens_per_column_ = np.full(len(self.categories_), n, dtype=np.int64)
@@ -287,7 +312,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
             ids = N_SPECIAL + self.shared_values_.get_indexer(kept)
         else:
             ids = self.offsets_[j] + np.arange(len(kept))
-        index = kept.append(rare)
+        index = _concat_objects([kept, rare])
         token = np.concatenate([ids, np.full(len(rare), UNKNOWN)]).astype(np.int64)
         return index, token
 
@@ -297,6 +322,14 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         frame = to_frame(X)
         validate_data(self, X, skip_check_array=True, reset=False)
+        fitted = getattr(self, "_column_labels", None)
+        if fitted is not None and isinstance(X, pd.DataFrame):
+            labels = _label_reprs(frame)
+            if labels != fitted and sorted(labels) == sorted(fitted):
+                raise ValueError(
+                    "Columns must be in the same order as they were in fit: fitted "
+                    f"{fitted[:10]}, got {labels[:10]}."
+                )
         dtype = _smallest_int_dtype(self.n_tokens_)
         out = np.empty(frame.shape, dtype=dtype)
         for j, (name, column) in enumerate(frame.items()):
@@ -315,18 +348,28 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
                 # Look up the (few) categories once, then index by the integer codes.
                 per_category = index.get_indexer(pd.Index(column.cat.categories, dtype=object))
                 cat_codes = column.cat.codes.to_numpy()
-                codes = np.where(cat_codes >= 0, per_category[cat_codes], -1)
+                present = cat_codes >= 0  # (a column may have no categories at all)
+                codes = np.full(len(cat_codes), -1, dtype=np.intp)
+                codes[present] = per_category[cat_codes[present]]
             else:
-                codes = index.get_indexer(column.to_numpy(dtype=object))
+                # An object-dtype target: a plain array of Timedeltas/Timestamps would be
+                # inferred as a datetime-like index and cast to ns, which overflows outside
+                # 1677-2262.
+                codes = index.get_indexer(pd.Index(column.to_numpy(dtype=object), dtype=object))
         except TypeError as exc:
             raise TypeError(f"Column {name!r} holds unhashable values: {exc}") from exc
-        tokens = np.where(codes >= 0, token[np.maximum(codes, 0)], UNKNOWN)
+        # Index only the known codes: ``token`` is empty for a column whose every fit value
+        # was missing or rarer than min_frequency.
+        known = codes >= 0
+        tokens = np.full(len(codes), UNKNOWN, dtype=np.int64)
+        tokens[known] = token[codes[known]]
         missing = column.isna().to_numpy()
         tokens[missing] = MISSING
         unseen = (codes < 0) & ~missing
         if unseen.any():
             rate = unseen.mean()
-            examples = pd.unique(column[unseen].astype(str))[:3].tolist()
+            # str() per value: Series.astype(str) fails on e.g. a lone surrogate under pyarrow
+            examples = [str(v) for v in pd.unique(column[unseen].to_numpy(dtype=object))[:3]]
             warnings.warn(
                 f"Column {name!r}: {unseen.sum()} value(s) ({rate:.1%} of rows) were not seen "
                 f"during fit and map to the UNKNOWN token (e.g. {examples}).",
@@ -345,7 +388,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
     def token_id(self, j: int, value: Any) -> int | None:
         """Token id of a categorical ``value`` in column ``j`` (None if unknown)."""
         index, token = self._lookup[j]
-        code = index.get_indexer([value])[0]
+        code = index.get_indexer(pd.Index([value], dtype=object))[0]
         return None if code < 0 else int(token[code])
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:

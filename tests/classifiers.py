@@ -12,6 +12,9 @@ from sklearn.base import ClassifierMixin
 
 from tabmoe import TabularMoEClassifier
 
+from .baseline_factories import BASELINE_FACTORIES
+
 CLASSIFIER_FACTORIES: dict[str, Callable[[], ClassifierMixin]] = {
     "tabmoe": lambda: TabularMoEClassifier(max_epochs=3, random_state=0, device="cpu"),
+    **BASELINE_FACTORIES,
 }

@@ -15,10 +15,17 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from hypothesis import settings
 
 REPO = Path(__file__).resolve().parents[1]
 
 torch.set_num_threads(1)
+
+# Property tests (tests/test_fuzz.py): "default" keeps them to about a minute on 2 cores;
+# HYPOTHESIS_PROFILE=ci runs ten times as many examples (the slow CI pass).
+settings.register_profile("default", max_examples=100, deadline=None, print_blob=True)
+settings.register_profile("ci", max_examples=1000, deadline=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 def find_shared() -> Path | None:

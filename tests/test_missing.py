@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from tabmoe import TabularMoEClassifier
+from tabmoe.fitting import encode_targets
 from tabmoe.objective import MaskedFeatureObjective, drop_features
 from tabmoe.tokenizer import MISSING
 
@@ -55,7 +56,7 @@ def test_exclude_ignores_the_missing_token_at_fit_and_predict():
 
     def loss_grad():
         clf.module_.zero_grad()
-        tokens = clf._tokens(X, clf._encode_y(y))
+        tokens = clf._tokens(X, encode_targets(clf.classes_, y))
         batch = clf._rows(tokens, np.ones(len(tokens)))
         s, w = MaskedFeatureObjective()(clf.module_.eval(), batch)
         (s / w).backward()
@@ -96,7 +97,7 @@ def test_feature_dropout_only_in_training_and_changes_the_fit():
     np.testing.assert_array_equal(clf1.predict_proba(X), clf1b.predict_proba(X))  # seeded
     # eval mode: no dropout, so the objective is deterministic
     obj = MaskedFeatureObjective(feature_dropout=0.5)
-    tokens = clf1._tokens(X, clf1._encode_y(toy_table()[1]))
+    tokens = clf1._tokens(X, encode_targets(clf1.classes_, toy_table()[1]))
     batch = clf1._rows(tokens, np.ones(len(tokens)))
     with torch.no_grad():
         a, b = obj(clf1.module_.eval(), batch), obj(clf1.module_.eval(), batch)

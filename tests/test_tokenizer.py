@@ -104,3 +104,11 @@ def test_hundred_thousand_categories_stay_compact():
     assert tok.n_tokens_ == n + 3
     assert t.dtype == np.int32 and t.nbytes == 4 * n
     assert len(np.unique(t)) == n
+
+
+def test_all_missing_object_column_maps_to_missing_and_unknown():
+    X = pd.DataFrame({"empty": pd.Series([None, None, None], dtype=object), "x": [1.0, 2.0, 3.0]})
+    tok = ColumnTokenizer().fit(X)
+    assert tok.transform(X)[:, 0].tolist() == [MISSING] * 3
+    with pytest.warns(UserWarning, match="'empty'"):
+        assert tok.transform(X.assign(empty=["a", None, None]))[0, 0] == UNKNOWN

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Run every docs example, offline, each under a time limit (EXAMPLE_TIMEOUT seconds, default
+# 120). An example's stdout goes to docs/examples/output/<name>.txt, which the pages embed
+# next to its code; its plots go to docs/img/. A failing or overlong example fails the run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+LIMIT=${EXAMPLE_TIMEOUT:-120}
+export MPLBACKEND=Agg
+mkdir -p docs/examples/output
+for f in docs/examples/*.py; do
+  name=$(basename "$f" .py)
+  start=$(date +%s.%N)
+  if ! timeout "$LIMIT" python "$f" > "docs/examples/output/$name.txt"; then
+    echo "example $f failed or ran over ${LIMIT} s" >&2
+    exit 1
+  fi
+  awk -v f="$f" -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "example %-36s %6.1f s\n", f, b - a }'
+done

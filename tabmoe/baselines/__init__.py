@@ -1,0 +1,27 @@
+"""Baselines as equals: the models users would pick instead of tabmoe, on the same front end.
+
+* :class:`FTTransformerClassifier` (rtdl-revisiting-models), :class:`TabTransformerClassifier`
+  (tab-transformer-pytorch), both trained by tabmoe's :class:`~tabmoe.trainer.Trainer`;
+* :class:`TabNetClassifier` (pytorch-tabnet, its own training loop behind an adapter);
+* :mod:`~tabmoe.baselines.reference`: scikit-learn's LogisticRegression, RandomForest,
+  GradientBoosting, HistGradientBoosting and MLP (and XGBoost when installed).
+
+Every one reads DataFrames through :class:`~tabmoe.baselines.encoding.TableEncoder`.
+:mod:`tabmoe.models` registers them with their paper defaults and search spaces.
+"""
+
+from . import reference
+from .encoding import TableEncoder
+from .ft_transformer import FTTransformerClassifier
+from .reference import EncodedClassifier
+from .tab_transformer import TabTransformerClassifier
+from .tabnet import TabNetClassifier
+
+__all__ = [
+    "EncodedClassifier",
+    "FTTransformerClassifier",
+    "TabNetClassifier",
+    "TabTransformerClassifier",
+    "TableEncoder",
+    "reference",
+]

@@ -1,0 +1,232 @@
+"""The one front end every baseline sees: categorical codes and a standardised numeric block.
+
+Categorical columns go through the same :class:`~tabmoe.tokenizer.ColumnTokenizer` as
+tabmoe's own model, so every model agrees on which columns are categorical, which values
+are known, which are rare (``min_frequency``) and which are unseen (a ``UserWarning``
+naming the column). A token id minus its column's offset is a per-column code, shifted
+past two reserved codes of that column's own:
+
+* ``0`` MISSING (NaN / None / NaT), ``1`` UNKNOWN (unseen at fit, or rarer than
+  ``min_frequency``, or folded by ``max_categories``), ``2 ...`` the known values, in the
+  tokenizer's order.
+
+So column ``j`` takes codes ``0 .. cardinalities_[j] - 1`` and nothing else: an embedding
+table per column (or one table with per-column offsets, as TabTransformer keeps it) is never
+indexed out of range, whatever the input.
+
+Numeric columns (the tokenizer's numeric ones, read with its own parser, which rejects inf
+naming the column) are standardised with the training mean and standard deviation; a NaN
+becomes 0 (the training mean) and every numeric column that had NaN at fit gets a 0/1
+missing indicator appended (``SimpleImputer(add_indicator=True)``). Standard scaling keeps
+values outside the training range where they are, which matters under distribution shift
+(a quantile transform would clip them to the training extremes).
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from scipy import sparse
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.impute import SimpleImputer
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import OneHotEncoder, StandardScaler
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..tokenizer import MISSING, N_SPECIAL, ColumnTokenizer, _numeric_values, to_frame
+
+CODE_MISSING, CODE_UNKNOWN = 0, 1
+N_RESERVED_CODES = 2
+
+
+class TableEncoder(TransformerMixin, BaseEstimator):
+    """Columns -> (per-column categorical codes, standardised numeric block).
+
+    Parameters
+    ----------
+    categorical_features : "auto", "all", array-like of str or int, or bool mask
+        As in :class:`~tabmoe.tokenizer.ColumnTokenizer` (``"auto"``: category, object,
+        string and bool dtypes).
+    min_frequency : int, default=1
+        Values seen fewer times at fit share the UNKNOWN code.
+    max_categories : int or None, default=None
+        At most this many codes per categorical column, the two reserved ones included: the
+        ``max_categories - 2`` most frequent values keep their own code, the rest share
+        UNKNOWN (HistGradientBoosting takes at most 255 categories).
+    one_hot : bool, default=False
+        Output of :meth:`transform`: ``False`` a dense float array ``[codes | numeric]``;
+        ``True`` a sparse CSR matrix ``[one-hot codes | numeric]`` (codes never seen at fit
+        encode as all zeros).
+    drop : {None, "first"}, default=None
+        With ``one_hot``: ``"first"`` drops each column's first code seen at fit (its
+        reference level, all zeros), as ``pandas.get_dummies(drop_first=True)``.
+
+    Attributes
+    ----------
+    tokenizer_ : ColumnTokenizer
+        Fitted on all columns with per-column vocabularies.
+    categorical_columns_, numeric_columns_ : ndarray of int
+        Input positions of the categorical and numeric columns.
+    cardinalities_ : ndarray of int, shape (n_categorical,)
+        Number of codes of each categorical column, the reserved two included.
+    n_numeric_ : int
+        Width of the numeric block: one standardised value per numeric column, then one
+        missing indicator per numeric column that had NaN at fit.
+    numeric_ : Pipeline or None
+        ``StandardScaler -> SimpleImputer(0, add_indicator=True)`` on the numeric columns.
+    one_hot_ : OneHotEncoder or None
+        Fitted on the codes when ``one_hot=True``.
+    """
+
+    _parameter_constraints: dict = {
+        "categorical_features": [StrOptions({"auto", "all"}), "array-like"],
+        "min_frequency": [Interval(numbers.Integral, 1, None, closed="left")],
+        "max_categories": [
+            Interval(numbers.Integral, N_RESERVED_CODES + 1, None, closed="left"),
+            None,
+        ],
+        "one_hot": ["boolean"],
+        "drop": [StrOptions({"first"}), None],
+    }
+
+    def __init__(
+        self,
+        categorical_features: Literal["auto", "all"] | Sequence = "auto",
+        min_frequency: int = 1,
+        max_categories: int | None = None,
+        one_hot: bool = False,
+        drop: Literal["first"] | None = None,
+    ):
+        self.categorical_features = categorical_features
+        self.min_frequency = min_frequency
+        self.max_categories = max_categories
+        self.one_hot = one_hot
+        self.drop = drop
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X: Any, y: Any = None, sample_weight: Any = None) -> TableEncoder:
+        """Learn categories, folds and numeric scaling from ``X`` (n_samples, n_features).
+
+        ``sample_weight`` (n_samples,) weights the numeric means and standard deviations,
+        so that a weight of 2 scales like a repeated row.
+        """
+        frame = to_frame(X)
+        validate_data(self, X, skip_check_array=True, reset=True)
+        self.tokenizer_ = ColumnTokenizer(
+            categorical_features=self.categorical_features,
+            min_frequency=self.min_frequency,
+            vocabulary="per_column",
+        ).fit(frame)
+        is_categorical = self.tokenizer_.is_categorical_
+        self.categorical_columns_ = np.flatnonzero(is_categorical)
+        self.numeric_columns_ = np.flatnonzero(~is_categorical)
+        n_values = self.tokenizer_.n_tokens_per_column_[self.categorical_columns_]
+        self.cardinalities_ = (n_values + N_RESERVED_CODES).astype(np.int64)
+        self._folds: dict[int, np.ndarray] = {}
+        codes = self._codes(self.tokenizer_.transform(frame))
+        if self.max_categories is not None:
+            self._fit_folds(codes)
+            codes = self._fold(codes)
+        numeric = self._numeric_values(frame)
+        self.numeric_ = None
+        self.n_numeric_ = 0
+        if numeric.shape[1]:
+            self.numeric_ = _numeric_pipeline().fit(
+                numeric, standardscaler__sample_weight=sample_weight
+            )
+            self.n_numeric_ = int(self.numeric_.transform(numeric[:1]).shape[1])
+        self.one_hot_ = None
+        if self.one_hot and codes.shape[1]:
+            self.one_hot_ = OneHotEncoder(handle_unknown="ignore", drop=self.drop).fit(codes)
+        return self
+
+    def _fit_folds(self, codes: np.ndarray) -> None:
+        """Keep the ``max_categories - 2`` most frequent values of each column, in order."""
+        keep = self.max_categories - N_RESERVED_CODES
+        for k, cardinality in enumerate(self.cardinalities_):
+            if cardinality <= self.max_categories:
+                continue
+            counts = np.bincount(codes[:, k], minlength=cardinality)[N_RESERVED_CODES:]
+            kept = np.sort(np.argsort(-counts, kind="stable")[:keep]) + N_RESERVED_CODES
+            lookup = np.full(cardinality, CODE_UNKNOWN, dtype=np.int64)
+            lookup[CODE_MISSING] = CODE_MISSING
+            lookup[kept] = N_RESERVED_CODES + np.arange(keep)
+            self._folds[k] = lookup
+            self.cardinalities_[k] = self.max_categories
+
+    # ------------------------------------------------------------ transform
+    def _codes(self, tokens: np.ndarray) -> np.ndarray:
+        """Tokenizer ids (n, n_features) -> per-column codes (n, n_categorical), int64."""
+        ids = tokens[:, self.categorical_columns_].astype(np.int64)
+        offsets = self.tokenizer_.offsets_[self.categorical_columns_]
+        reserved = np.where(ids == MISSING, CODE_MISSING, CODE_UNKNOWN)
+        return np.where(ids >= N_SPECIAL, ids - offsets + N_RESERVED_CODES, reserved)
+
+    def _fold(self, codes: np.ndarray) -> np.ndarray:
+        for k, lookup in self._folds.items():
+            codes[:, k] = lookup[codes[:, k]]
+        return codes
+
+    def _numeric_values(self, frame: pd.DataFrame) -> np.ndarray:
+        """(n, n_numeric) float64 raw values of the numeric columns, NaN for missing."""
+        columns = [
+            _numeric_values(frame.iloc[:, j], frame.columns[j]) for j in self.numeric_columns_
+        ]
+        return np.column_stack(columns) if columns else np.empty((len(frame), 0))
+
+    def encode(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
+        """``codes`` (n, n_categorical) int64 and ``numeric`` (n, n_numeric_) float64."""
+        check_is_fitted(self)
+        frame = to_frame(X)
+        validate_data(self, X, skip_check_array=True, reset=False)
+        codes = self._fold(self._codes(self.tokenizer_.transform(frame)))
+        numeric = np.empty((len(frame), 0))
+        if self.numeric_ is not None:
+            numeric = self.numeric_.transform(self._numeric_values(frame))
+        return codes, numeric
+
+    def transform(self, X: Any) -> np.ndarray | sparse.csr_matrix:
+        """``[codes | numeric]`` as float64 (n, n_categorical + n_numeric_), or sparse
+        ``[one-hot codes | numeric]`` when ``one_hot=True``."""
+        codes, numeric = self.encode(X)
+        if not self.one_hot:
+            return np.hstack([codes.astype(np.float64), numeric])
+        blocks = [sparse.csr_matrix(numeric)]
+        if self.one_hot_ is not None:
+            with warnings.catch_warnings():
+                # The tokenizer already warned, naming the column; these are its UNKNOWNs.
+                warnings.filterwarnings("ignore", message="Found unknown categories")
+                blocks.insert(0, self.one_hot_.transform(codes))
+        return sparse.hstack(blocks, format="csr")
+
+    @property
+    def categorical_output_mask(self) -> np.ndarray:
+        """Which columns of the dense ``transform`` output hold categorical codes."""
+        check_is_fitted(self)
+        mask = np.zeros(len(self.cardinalities_) + self.n_numeric_, dtype=bool)
+        mask[: len(self.cardinalities_)] = True
+        return mask
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        tags.transformer_tags.preserves_dtype = []
+        return tags
+
+
+def _numeric_pipeline() -> Pipeline:
+    """Standardise, then NaN -> 0 (the training mean) plus missing indicators."""
+    return make_pipeline(
+        StandardScaler(),
+        SimpleImputer(
+            strategy="constant", fill_value=0.0, add_indicator=True, keep_empty_features=True
+        ),
+    )

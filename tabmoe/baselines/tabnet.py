@@ -1,0 +1,353 @@
+"""TabNet (Arik & Pfister 2021) from ``pytorch-tabnet``, behind a scikit-learn adapter.
+
+TabNet keeps its own training loop (ghost batch normalisation, sparsemax masks, its
+sparsity loss and callbacks); the adapter gives it what the other baselines have:
+
+* DataFrame input through :class:`~tabmoe.baselines.encoding.TableEncoder` (categorical
+  codes into TabNet's per-column embeddings, standardised numerics), so NaN and unseen
+  categories become reserved codes instead of an ``IndexError`` inside an embedding;
+* ``ClassifierMixin`` (``score``), ``classes_``, any label type, sample and class weights
+  (TabNet's weighted sampler), the shared early-stopping rule on the validation log-loss;
+* a guard against its small-data failure: with its defaults (batch 1024, ``drop_last``) a
+  table of under 1024 rows trains ZERO batches and still returns an untrained model with a
+  plausible score. Here the batch is at most the training rows, the virtual (ghost) batch
+  at most the batch, the batch a whole number of ghost batches (so no batch-norm chunk has a
+  single row), and ``fit`` counts the optimisation steps and raises if there were none.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import numbers
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..fitting import FitInputs, validation_split
+from ..tokenizer import to_frame
+from ..trainer import seeded
+from ._optional import optional_import
+from .torch_base import TRAINING_PARAMETER_CONSTRAINTS, TorchTabularClassifier
+
+try:
+    from pytorch_tabnet.callbacks import Callback
+except ImportError:  # optional dependency: fit() raises with the install hint
+    Callback = object
+
+#: pytorch-tabnet's defaults (TabModel and ``fit``), as its README lists them.
+PAPER_DEFAULTS: dict = {
+    "n_d": 8,
+    "n_a": 8,
+    "n_steps": 3,
+    "gamma": 1.3,
+    "n_independent": 2,
+    "n_shared": 2,
+    "momentum": 0.02,
+    "lambda_sparse": 1e-3,
+    "learning_rate": 2e-2,
+    "batch_size": 1024,
+    "virtual_batch_size": 128,
+    "max_epochs": 100,
+    "n_iter_no_change": 10,
+}
+
+#: Messages pytorch-tabnet prints or warns on every fit; the adapter reports through
+#: ``history_`` instead.
+_TABNET_CHATTER = (
+    "Device used",
+    "No early stopping will be performed",
+    "Best weights from best epoch are automatically used",
+)
+
+
+def suggest(trial: Any) -> dict:
+    """Optuna search space from the pytorch-tabnet README (n_d = n_a tied, as it advises).
+
+    The learning-rate range is ours (around the README's default 2e-2).
+    """
+    width = trial.suggest_int("n_d", 8, 64)
+    return {
+        "n_d": width,
+        "n_a": width,
+        "n_steps": trial.suggest_int("n_steps", 3, 10),
+        "gamma": trial.suggest_float("gamma", 1.0, 2.0),
+        "n_independent": trial.suggest_int("n_independent", 1, 5),
+        "n_shared": trial.suggest_int("n_shared", 1, 5),
+        "momentum": trial.suggest_float("momentum", 0.01, 0.4),
+        "lambda_sparse": trial.suggest_float("lambda_sparse", 1e-6, 1e-3, log=True),
+        "learning_rate": trial.suggest_float("learning_rate", 5e-3, 5e-2, log=True),
+    }
+
+
+def tabnet_batch_sizes(n_train: int, batch_size: int, virtual_batch_size: int) -> tuple[int, int]:
+    """(batch, ghost batch) that train at least one step on ``n_train >= 2`` rows.
+
+    The batch is at most the rows (``drop_last`` then still leaves one batch per epoch), the
+    ghost batch at most the batch, and the batch a multiple of the ghost batch, so batch
+    norm never sees a one-row chunk.
+    """
+    batch = min(batch_size, n_train)
+    virtual = min(virtual_batch_size, batch)
+    return batch - batch % virtual, virtual
+
+
+class _StepCounter(Callback):
+    """Counts TabNet's optimisation steps (one per training batch)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.n_steps = 0
+
+    def on_batch_end(self, batch: int, logs: dict | None = None) -> None:
+        self.n_steps += 1
+
+
+class TabNetClassifier(TorchTabularClassifier):
+    """TabNet as a scikit-learn classifier (defaults: pytorch-tabnet's).
+
+    Parameters
+    ----------
+    n_d, n_a : int
+        Widths of the decision and attention embeddings.
+    n_steps : int
+        Decision steps.
+    gamma : float
+        Feature re-use coefficient of the masks.
+    n_independent, n_shared : int
+        Step-specific and shared GLU layers per step.
+    cat_emb_dim : int
+        Embedding width of each categorical column.
+    momentum : float
+        Batch-norm momentum.
+    lambda_sparse : float
+        Weight of the mask-sparsity loss.
+    mask_type : {"sparsemax", "entmax"}
+    clip_value : float or None
+        Gradient-norm clipping (``None``: off).
+    categorical_features, min_frequency :
+        As in :class:`~tabmoe.baselines.encoding.TableEncoder`.
+    max_epochs : int
+    batch_size, virtual_batch_size : int
+        Upper bounds; see :func:`tabnet_batch_sizes` for what a small table gets.
+    learning_rate : float
+        Adam (TabNet's optimiser).
+    early_stopping, validation_fraction, n_iter_no_change, class_weight, device,
+    random_state, verbose :
+        As in :class:`~tabmoe.baselines.torch_base.TorchTabularClassifier`; early stopping
+        watches the validation log-loss and restores the best weights.
+
+    Attributes
+    ----------
+    classes_, n_features_in_, feature_names_in_, encoder_ :
+        As for the other baselines.
+    model_ : pytorch_tabnet.tab_model.TabNetClassifier
+        The fitted TabNet (its ``network`` is the torch module).
+    history_ : list of dict
+        Per epoch: ``epoch``, ``train_loss`` and ``val_loss`` when validating.
+    n_iter_ : int
+        Epochs run.
+    n_steps_ : int
+        Optimisation steps taken (at least one, or ``fit`` raises).
+    batch_size_, virtual_batch_size_ : int
+        The sizes used.
+    best_epoch_ : int or None
+        Epoch whose weights were kept by early stopping.
+    """
+
+    _parameter_constraints: dict = {
+        **{
+            k: v
+            for k, v in TRAINING_PARAMETER_CONSTRAINTS.items()
+            if k not in ("weight_decay", "tol")
+        },
+        "n_d": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_a": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_steps": [Interval(numbers.Integral, 1, None, closed="left")],
+        "gamma": [Interval(numbers.Real, 1, None, closed="left")],
+        "n_independent": [Interval(numbers.Integral, 0, None, closed="left")],
+        "n_shared": [Interval(numbers.Integral, 0, None, closed="left")],
+        "cat_emb_dim": [Interval(numbers.Integral, 1, None, closed="left")],
+        "momentum": [Interval(numbers.Real, 0, 1, closed="both")],
+        "lambda_sparse": [Interval(numbers.Real, 0, None, closed="left")],
+        "mask_type": [StrOptions({"sparsemax", "entmax"})],
+        "clip_value": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        "virtual_batch_size": [Interval(numbers.Integral, 2, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        n_d: int = 8,
+        n_a: int = 8,
+        n_steps: int = 3,
+        gamma: float = 1.3,
+        n_independent: int = 2,
+        n_shared: int = 2,
+        cat_emb_dim: int = 1,
+        momentum: float = 0.02,
+        lambda_sparse: float = 1e-3,
+        mask_type: str = "sparsemax",
+        clip_value: float | None = 1.0,
+        categorical_features: Any = "auto",
+        min_frequency: int = 1,
+        max_epochs: int = 100,
+        batch_size: int = 1024,
+        virtual_batch_size: int = 128,
+        learning_rate: float = 2e-2,
+        early_stopping: bool | str = "auto",
+        validation_fraction: float = 0.1,
+        n_iter_no_change: int = 10,
+        class_weight: dict | str | None = None,
+        device: str = "auto",
+        random_state: Any = None,
+        verbose: int = 0,
+    ):
+        self.n_d = n_d
+        self.n_a = n_a
+        self.n_steps = n_steps
+        self.gamma = gamma
+        self.n_independent = n_independent
+        self.n_shared = n_shared
+        self.cat_emb_dim = cat_emb_dim
+        self.momentum = momentum
+        self.lambda_sparse = lambda_sparse
+        self.mask_type = mask_type
+        self.clip_value = clip_value
+        self.categorical_features = categorical_features
+        self.min_frequency = min_frequency
+        self.max_epochs = max_epochs
+        self.batch_size = batch_size
+        self.virtual_batch_size = virtual_batch_size
+        self.learning_rate = learning_rate
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.class_weight = class_weight
+        self.device = device
+        self.random_state = random_state
+        self.verbose = verbose
+
+    @property
+    def module_(self) -> torch.nn.Module:
+        """The fitted TabNet network."""
+        return self.model_.network
+
+    def _matrix(self, X: Any) -> np.ndarray:
+        """TabNet's input: float32 ``[codes | numeric]`` (codes first, as ``cat_idxs`` says)."""
+        return self.encoder_.transform(X).astype(np.float32)
+
+    def _tabnet(self, seed: int, device: torch.device) -> Any:
+        """A fresh ``pytorch_tabnet.tab_model.TabNetClassifier`` for the fitted encoder."""
+        TabNet = optional_import("pytorch_tabnet.tab_model", "TabNetClassifier")
+        cardinalities = [int(c) for c in self.encoder_.cardinalities_]
+        return TabNet(
+            n_d=self.n_d,
+            n_a=self.n_a,
+            n_steps=self.n_steps,
+            gamma=self.gamma,
+            cat_idxs=list(range(len(cardinalities))),
+            cat_dims=cardinalities,
+            cat_emb_dim=self.cat_emb_dim,
+            n_independent=self.n_independent,
+            n_shared=self.n_shared,
+            momentum=self.momentum,
+            lambda_sparse=self.lambda_sparse,
+            seed=seed,
+            clip_value=self.clip_value,
+            verbose=max(int(self.verbose), 0),
+            optimizer_fn=torch.optim.Adam,
+            optimizer_params={"lr": self.learning_rate},
+            mask_type=self.mask_type,
+            device_name=str(device),
+        )
+
+    def _train(
+        self, inputs: FitInputs, validation: tuple[pd.DataFrame, np.ndarray] | None, early: bool
+    ) -> None:
+        """pytorch-tabnet's loop on ``[codes | numeric]``, batch sizes bounded by the data."""
+        Z, y_codes, weight = self._matrix(inputs.frame), inputs.y_codes, inputs.weight
+        if validation is not None:
+            X_val, y_val = validation
+            validation = (self._matrix(X_val), y_val)
+        elif early:
+            idx_train, idx_val = validation_split(y_codes, self.validation_fraction, inputs.seed)
+            validation = (Z[idx_val], y_codes[idx_val])
+            Z, y_codes, weight = Z[idx_train], y_codes[idx_train], weight[idx_train]
+        if len(Z) < 2:
+            raise ValueError(
+                f"TabNet needs at least 2 training rows for batch normalisation, got {len(Z)} "
+                "(after the early-stopping hold-out); pass more rows or early_stopping=False."
+            )
+        self.batch_size_, self.virtual_batch_size_ = tabnet_batch_sizes(
+            len(Z), self.batch_size, self.virtual_batch_size
+        )
+        counter = _StepCounter()
+        with seeded(inputs.seed, inputs.device), _quiet(self.verbose):
+            self.model_ = self._tabnet(inputs.seed, inputs.device)
+            self.model_.fit(
+                Z,
+                y_codes,
+                eval_set=None if validation is None else [validation],
+                eval_name=None if validation is None else ["val"],
+                eval_metric=None if validation is None else ["logloss"],
+                weights=0 if np.all(weight == weight[0]) else weight,
+                max_epochs=self.max_epochs,
+                patience=self.n_iter_no_change if early else 0,
+                batch_size=self.batch_size_,
+                virtual_batch_size=self.virtual_batch_size_,
+                drop_last=True,
+                callbacks=[counter],
+                compute_importance=False,
+            )
+        self.n_steps_ = counter.n_steps
+        if self.n_steps_ == 0:
+            raise RuntimeError(
+                f"TabNet made no optimisation step on {len(Z)} training rows (batch "
+                f"{self.batch_size_}); the model is untrained."
+            )
+        self._record_history(validation is not None, early)
+
+    def _record_history(self, validated: bool, early: bool) -> None:
+        history = self.model_.history.history
+        self.history_ = [
+            {"epoch": i + 1, "train_loss": float(loss)} for i, loss in enumerate(history["loss"])
+        ]
+        if validated:
+            for record, loss in zip(self.history_, history["val_logloss"], strict=True):
+                record["val_loss"] = float(loss)
+        self.n_iter_ = len(self.history_)
+        self.best_epoch_ = self.model_.best_epoch + 1 if early else None
+
+    @torch.no_grad()
+    def _label_logits(self, X: Any) -> np.ndarray:
+        check_is_fitted(self)
+        frame = to_frame(X)
+        validate_data(self, X, skip_check_array=True, reset=False)
+        Z = torch.from_numpy(self._matrix(frame))
+        network, device = self.model_.network.eval(), self._module_device()
+        # TabNet's outputs cover the classes present in its training rows (codes, sorted).
+        present = np.asarray(self.model_.classes_, dtype=np.int64)
+        out = np.full((len(frame), len(self.classes_)), -np.inf, dtype=np.float32)
+        for start in range(0, len(frame), self._predict_batch_rows):
+            rows = slice(start, start + self._predict_batch_rows)
+            logits, _ = network(Z[rows].to(device))
+            out[rows, present] = logits.float().cpu().numpy()
+        return out
+
+
+@contextlib.contextmanager
+def _quiet(verbose: int):
+    """Silence pytorch-tabnet's prints and routine warnings unless ``verbose``."""
+    with warnings.catch_warnings():
+        for message in _TABNET_CHATTER:
+            warnings.filterwarnings("ignore", message=message)
+        if verbose:
+            yield
+        else:
+            with contextlib.redirect_stdout(io.StringIO()):
+                yield

@@ -1,0 +1,219 @@
+"""The scikit-learn face shared by the torch baselines trained by :class:`tabmoe.trainer.Trainer`.
+
+A subclass supplies only its network, through ``_build_network(cardinalities, n_numeric,
+n_classes) -> nn.Module`` whose ``forward(codes, numeric)`` maps
+
+* ``codes`` (B, n_categorical) int64 — per-column codes of :class:`TableEncoder`,
+* ``numeric`` (B, n_numeric) float32 — its standardised numeric block,
+
+to logits (B, n_classes), and optionally ``_check_params()`` for cross-parameter rules.
+The trainer's AdamW (no weight decay on biases, norms and embeddings) optimises every
+network. Everything else is here once and shared with :class:`~tabmoe.TabularMoEClassifier` through :mod:`tabmoe.fitting`:
+input validation, class and sample weights, the early-stopping rule
+(``early_stopping="auto"`` on with an ``eval_set`` or above 10,000 rows, a stratified
+``validation_fraction`` hold-out otherwise, best weights restored), seeding, devices and
+batched prediction.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import torch
+import torch.nn.functional as F
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+from torch import Tensor, nn
+
+from ..fitting import (
+    FitInputs,
+    TorchClassifierMixin,
+    encode_targets,
+    hold_out,
+    start_fit,
+    use_early_stopping,
+    validate_targets,
+)
+from ..tokenizer import to_frame
+from ..trainer import Trainer, TrainerConfig, seeded
+from .encoding import TableEncoder
+
+#: Constraints of the parameters every torch baseline shares (see TorchTabularClassifier).
+TRAINING_PARAMETER_CONSTRAINTS: dict = {
+    "categorical_features": [StrOptions({"auto", "all"}), "array-like"],
+    "min_frequency": [Interval(numbers.Integral, 1, None, closed="left")],
+    "max_epochs": [Interval(numbers.Integral, 1, None, closed="left")],
+    "batch_size": [Interval(numbers.Integral, 1, None, closed="left")],
+    "learning_rate": [Interval(numbers.Real, 0, None, closed="neither")],
+    "weight_decay": [Interval(numbers.Real, 0, None, closed="left")],
+    "early_stopping": [StrOptions({"auto"}), "boolean"],
+    "validation_fraction": [Interval(numbers.Real, 0, 1, closed="neither")],
+    "n_iter_no_change": [Interval(numbers.Integral, 1, None, closed="left")],
+    "tol": [Interval(numbers.Real, 0, None, closed="left")],
+    "class_weight": [dict, StrOptions({"balanced"}), None],
+    "device": [str, torch.device],
+    "random_state": ["random_state"],
+    "verbose": ["verbose"],
+}
+
+
+def weighted_cross_entropy(logits: Tensor, y: Tensor, weight: Tensor) -> tuple[Tensor, Tensor]:
+    """logits (B, C), y (B,) int64, weight (B,) -> (sum of weight x NLL, sum of weights)."""
+    nll = F.cross_entropy(logits.float(), y, reduction="none")
+    return (nll * weight).sum(), weight.sum()
+
+
+def network_loss(module: nn.Module, batch: dict[str, Tensor]) -> tuple[Tensor, Tensor]:
+    """The trainer's ``loss_fn``: weighted cross-entropy of ``module(codes, numeric)``."""
+    return weighted_cross_entropy(
+        module(batch["codes"], batch["numeric"]), batch["y"], batch["weight"]
+    )
+
+
+class TorchTabularClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
+    """Base class of the torch baselines; subclasses define ``__init__`` and the network.
+
+    ``fit`` validates, encodes and resolves early stopping, then calls ``_train``: the
+    trainer's loop here; :class:`~tabmoe.baselines.tabnet.TabNetClassifier` overrides it with
+    pytorch-tabnet's own loop.
+
+    Training parameters every subclass takes (after its architecture parameters)
+    ----------------------------------------------------------------------------
+    categorical_features : "auto", "all", array-like of str or int, or bool mask
+        Which columns are categorical (see :class:`~tabmoe.tokenizer.ColumnTokenizer`).
+    min_frequency : int
+        Categories seen fewer times at fit share the column's UNKNOWN code.
+    max_epochs, batch_size : int
+        Passes over the training rows; rows per optimisation step.
+    learning_rate, weight_decay : float
+        AdamW.
+    early_stopping : "auto" or bool
+        ``"auto"``: on when an ``eval_set`` is passed to ``fit`` or the training data has more
+        than 10,000 rows. Stops on the validation log-loss, restoring the best weights.
+    validation_fraction : float
+        Share of the training rows held out (stratified) for early stopping without eval_set.
+    n_iter_no_change : int
+        Epochs without improvement of at least ``tol`` before stopping.
+    tol : float
+    class_weight : dict, "balanced" or None
+    device : str
+        ``"auto"`` (CUDA when available), ``"cpu"``, ``"cuda"``, ``"cuda:1"``, ...
+    random_state : int, RandomState or None
+    verbose : int
+        ``>0`` shows a progress bar over epochs.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str (DataFrame input with string column names only)
+    encoder_ : TableEncoder
+    module_ : torch module (eval mode)
+    history_ : list of dict
+        Per epoch: ``epoch``, ``train_loss``, ``seconds`` and ``val_loss`` when validating.
+    n_iter_ : int
+        Epochs run.
+    best_epoch_ : int or None
+        Epoch whose weights were kept by early stopping.
+    """
+
+    # Transformer activations are (rows x tokens x width): 1024 rows keep prediction of the
+    # default FT-Transformer near its training memory (8192 rows peaked at 2.9 GB).
+    _predict_batch_rows = 1024
+
+    def _build_network(self, cardinalities: list[int], n_numeric: int, n_classes: int) -> nn.Module:
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def _check_params(self) -> None:
+        """Cross-parameter checks of a subclass (ValueError naming the parameters)."""
+
+    def _tensors(self, X: Any, y_codes: np.ndarray, weight: np.ndarray) -> dict[str, Tensor]:
+        codes, numeric = self.encoder_.encode(X)
+        return {
+            "codes": torch.from_numpy(codes),
+            "numeric": torch.from_numpy(numeric.astype(np.float32)),
+            "y": torch.from_numpy(np.asarray(y_codes, dtype=np.int64)),
+            "weight": torch.from_numpy(np.asarray(weight, dtype=np.float32)),
+        }
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(
+        self,
+        X: Any,
+        y: Any,
+        sample_weight: Any = None,
+        eval_set: tuple[Any, Any] | None = None,
+    ) -> TorchTabularClassifier:
+        """Train on ``X`` (n_samples, n_features) and labels ``y`` (n_samples,).
+
+        ``eval_set=(X_val, y_val)`` replaces the internal validation split for early
+        stopping (and turns ``early_stopping="auto"`` on).
+        """
+        self._check_params()
+        inputs = start_fit(self, X, y, sample_weight)
+        self.encoder_ = TableEncoder(
+            categorical_features=self.categorical_features, min_frequency=self.min_frequency
+        ).fit(inputs.frame, sample_weight=inputs.weight)
+        validation = None
+        if eval_set is not None:
+            X_val, y_val = eval_set
+            y_val = encode_targets(self.classes_, validate_targets(y_val), "eval_set y")
+            validation = (to_frame(X_val), y_val)
+        early = use_early_stopping(self.early_stopping, eval_set is not None, len(inputs.frame))
+        self._train(inputs, validation, early)
+        return self
+
+    def _train(
+        self, inputs: FitInputs, validation: tuple[pd.DataFrame, np.ndarray] | None, early: bool
+    ) -> None:
+        """Fit ``module_`` with the trainer; ``validation`` is ``(X_val, y_val codes)``."""
+        train = self._tensors(inputs.frame, inputs.y_codes, inputs.weight)
+        if validation is not None:
+            X_val, y_val = validation
+            validation = self._tensors(X_val, y_val, np.ones(len(y_val)))
+        elif early:
+            train, validation = hold_out(
+                train, inputs.y_codes, self.validation_fraction, inputs.seed
+            )
+        config = TrainerConfig(
+            max_epochs=self.max_epochs,
+            batch_size=self.batch_size,
+            lr=self.learning_rate,
+            weight_decay=self.weight_decay,
+            eps=1e-8,  # torch's AdamW default (only tabmoe's paper model uses Keras' 1e-7)
+            early_stopping=early,
+            n_iter_no_change=self.n_iter_no_change,
+            tol=self.tol,
+            device=inputs.device,
+            seed=inputs.seed,
+            verbose=self.verbose,
+            description=type(self).__name__,
+        )
+        cardinalities = [int(c) for c in self.encoder_.cardinalities_]
+        with seeded(inputs.seed, inputs.device):
+            self.module_ = self._build_network(
+                cardinalities, self.encoder_.n_numeric_, len(self.classes_)
+            ).to(inputs.device)
+            result = Trainer(config).fit(self.module_, train, network_loss, validation=validation)
+        self.history_ = result.history
+        self.n_iter_ = len(result.history)
+        self.best_epoch_ = result.best_epoch
+
+    @torch.no_grad()
+    def _label_logits(self, X: Any) -> np.ndarray:
+        check_is_fitted(self)
+        frame = to_frame(X)
+        validate_data(self, X, skip_check_array=True, reset=False)
+        codes, numeric = self.encoder_.encode(frame)
+        codes, numeric = torch.from_numpy(codes), torch.from_numpy(numeric.astype(np.float32))
+        module, device = self.module_.eval(), self._module_device()
+        out = np.empty((len(frame), len(self.classes_)), dtype=np.float32)
+        for start in range(0, len(frame), self._predict_batch_rows):
+            rows = slice(start, start + self._predict_batch_rows)
+            logits = module(codes[rows].to(device), numeric[rows].to(device))
+            out[rows] = logits.float().cpu().numpy()
+        return out

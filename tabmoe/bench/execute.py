@@ -1,0 +1,181 @@
+"""Run one :class:`~tabmoe.bench.plan.RunSpec` in the current process and return its record.
+
+A record is one JSON-able dict (the row of the results table)::
+
+    run_id, suite, split, model, protocol, tuned, seed, config, config_hash
+    params                      estimator parameters used (paper defaults + tuned + fixed)
+    validation, id_test, ood_test[, ood_validation]
+                                {n, accuracy, balanced_accuracy, log_loss, roc_auc, bin_mse}
+    search                      tuned runs: budget, trials, best trial and validation score
+    oracle                      tuned runs on splits with an ood_validation part: the OOD test
+                                accuracy of the trial best on OOD validation. NOT a fair
+                                result (it peeks at OOD data); never used for selection.
+    fit_seconds, predict_seconds, tune_seconds, peak_rss_mb, peak_rss_scope
+    n_rows, warnings, versions, git, host, pid, threads, started_at, finished_at
+
+``fit_seconds`` is the fit of the final model (for tuned runs: the best trial's fit);
+``predict_seconds`` the ``predict_proba`` calls on id_test and ood_test.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import platform
+import time
+import warnings
+from datetime import datetime, timezone
+from typing import Any
+
+from ..models import get_model
+from ..tuning import jsonable, open_storage, set_random_states, tune
+from .environment import git_revision, limited_threads, peak_rss_mb, reset_peak_rss, versions
+from .metrics import classification_scores
+from .plan import RunSpec
+
+SCORED_PARTS = ("validation", "id_test", "ood_test", "ood_validation")
+_MAX_WARNINGS = 5
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _delete_study(storage: Any, name: str) -> None:
+    """Drop the study of an unfinished earlier attempt (finished runs are never re-executed)."""
+    import optuna
+
+    with contextlib.suppress(KeyError):
+        optuna.delete_study(study_name=name, storage=storage)
+
+
+def _oracle_attrs(parts: dict[str, tuple]) -> Any:
+    """Per-trial recorder of OOD validation / OOD test accuracy (reporting only)."""
+
+    def attrs(estimator: Any) -> dict[str, float]:
+        out = {}
+        for part in ("ood_validation", "ood_test"):
+            X, y = parts[part]
+            out[f"oracle_{part}_accuracy"] = classification_scores(
+                y, estimator.predict_proba(X), estimator.classes_
+            )["accuracy"]
+        return out
+
+    return attrs
+
+
+def _oracle(study: Any) -> dict[str, Any] | None:
+    """The trial an OOD-validation selector would pick, and its OOD test accuracy."""
+    import optuna
+
+    trials = [
+        t for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+        if "oracle_ood_validation_accuracy" in t.user_attrs
+    ]
+    if not trials:
+        return None
+    best = max(trials, key=lambda t: (t.user_attrs["oracle_ood_validation_accuracy"], -t.number))
+    return {
+        "selected_on": "ood_validation",
+        "trial": best.number,
+        "ood_validation_accuracy": best.user_attrs["oracle_ood_validation_accuracy"],
+        "ood_test_accuracy": best.user_attrs["oracle_ood_test_accuracy"],
+    }
+
+
+def _grid_params(estimator: Any) -> dict[str, Any]:
+    """The grid search's chosen parameters (paper protocol), inner ``estimator__`` prefixes cut."""
+    best = getattr(estimator, "best_params_", None) or {}
+    return {key.rsplit("__", 1)[-1]: value for key, value in best.items()}
+
+
+def execute(spec: RunSpec) -> dict[str, Any]:
+    """Fit (and tune) ``spec``'s model on its split and seed; score every part; the record."""
+    started = _now()
+    model = get_model(spec.model)
+    fixed = dict(spec.fixed)
+    with limited_threads(spec.threads), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        scope = reset_peak_rss()
+        split = spec.split.make(spec.seed, openml_cache=spec.openml_cache)
+        parts = {
+            name: (split.features(name), split.parts[name][split.target])
+            for name in SCORED_PARTS
+            if name in split.parts and len(split.parts[name])
+        }
+        X, y = split.features("train"), split.train[split.target]
+        search = oracle = tune_seconds = None
+        params: dict[str, Any] = {**model.paper_defaults}
+        if spec.tuned:
+            storage = open_storage(spec.study_storage)
+            _delete_study(storage, spec.study_name)
+            start = time.perf_counter()
+            result = tune(
+                model, X, y,
+                validation=parts["validation"],
+                metric=spec.budget.metric, n_trials=spec.budget.n_trials, timeout=spec.budget.timeout,
+                params=fixed, storage=storage, study_name=spec.study_name, random_state=spec.seed,
+                trial_attrs=_oracle_attrs(parts) if "ood_validation" in parts else None,
+            )
+            tune_seconds = time.perf_counter() - start
+            estimator, fit_seconds = result.best_estimator, result.fit_seconds
+            params.update(result.best_params)
+            trials = result.study.get_trials(deepcopy=False)
+            search = {
+                "metric": result.metric,
+                "n_trials_budget": spec.budget.n_trials,
+                "timeout_budget": spec.budget.timeout,
+                "n_trials": len(trials),
+                "n_complete": sum(t.state.name == "COMPLETE" for t in trials),
+                "n_failed": sum(t.state.name == "FAIL" for t in trials),
+                "best_trial": result.best_trial,
+                "best_validation_score": result.best_score,
+                "study_name": spec.study_name,
+            }
+            oracle = _oracle(result.study)
+        else:
+            build = model.make_paper if spec.protocol == "paper" else model.make
+            estimator = set_random_states(build(**fixed), spec.seed)
+            start = time.perf_counter()
+            estimator.fit(X, y)
+            fit_seconds = time.perf_counter() - start
+            params.update(_grid_params(estimator))
+        params.update(fixed)
+        scores, predict_seconds = {}, 0.0
+        for name, (X_part, y_part) in parts.items():
+            start = time.perf_counter()
+            proba = estimator.predict_proba(X_part)
+            if name in ("id_test", "ood_test"):
+                predict_seconds += time.perf_counter() - start
+            scores[name] = classification_scores(y_part, proba, estimator.classes_)
+        peak = peak_rss_mb()
+    messages = list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
+    return jsonable({
+        "run_id": spec.run_id,
+        "suite": spec.suite,
+        "split": spec.split.name,
+        "model": spec.model,
+        "protocol": spec.protocol,
+        "tuned": spec.tuned,
+        "seed": spec.seed,
+        "config": spec.config(),
+        "config_hash": spec.config_hash,
+        "params": params,
+        **{name: scores.get(name) for name in SCORED_PARTS},
+        "search": search,
+        "oracle": oracle,
+        "fit_seconds": fit_seconds,
+        "predict_seconds": predict_seconds,
+        "tune_seconds": tune_seconds,
+        "peak_rss_mb": peak,
+        "peak_rss_scope": scope,
+        "n_rows": {name: len(part) for name, part in split.parts.items()},
+        "warnings": messages[:_MAX_WARNINGS],
+        "versions": versions(tuple(model.requires)),
+        "git": git_revision(),
+        "host": platform.node(),
+        "pid": os.getpid(),
+        "threads": spec.threads,
+        "started_at": started,
+        "finished_at": _now(),
+    })

@@ -1,0 +1,177 @@
+"""What a benchmark run is: one model on one split and seed under one protocol.
+
+``plan_runs(suite, ...)`` expands a suite into the list of :class:`RunSpec` (models x splits
+x seeds x protocols), checking every name against the model registry and the suite, so that
+bad input fails before any work starts.
+
+Protocols (the ``protocol`` of a run; ``tuned`` in results is True for ``tuned``):
+
+* ``untuned`` — the model's paper defaults plus the suite's fixed parameters, no search;
+* ``tuned``   — Optuna on the split's ID validation part (:func:`tabmoe.tuning.tune`), the
+  same budget (:class:`Budget`) for every model; needs ``validation_size > 0``;
+* ``paper``   — the paper's own protocol (``ModelSpec.make_paper``): paper defaults, and the
+  authors' 5-fold grid search on the training rows for the models they tuned that way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from ..models import MODELS, get_model
+from ..splits import SplitDefinition
+from ..suites import Suite
+from ..tuning import jsonable
+from .metrics import METRICS
+
+PROTOCOLS: dict[str, str] = {
+    "untuned": "paper defaults + the suite's fixed parameters, no search",
+    "tuned": "Optuna on the ID validation part, the same budget for every model",
+    "paper": "the paper's protocol: paper defaults, and the authors' 5-fold grid search where they had one",
+}
+DEFAULT_PROTOCOLS = ("untuned", "tuned")
+_BUDGET_KEYS = {"n_trials", "timeout", "metric"}
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The tuning budget of every tuned run: trials and/or seconds, and the selection metric."""
+
+    n_trials: int | None = 20
+    timeout: float | None = None
+    metric: str = "accuracy"
+
+    def __post_init__(self) -> None:
+        if self.n_trials is not None and (
+            isinstance(self.n_trials, bool) or not isinstance(self.n_trials, int) or self.n_trials < 1
+        ):
+            raise ValueError(f"tuning.n_trials must be a positive integer, got {self.n_trials!r}")
+        if self.timeout is not None and (isinstance(self.timeout, bool) or not self.timeout > 0):
+            raise ValueError(f"tuning.timeout must be positive seconds, got {self.timeout!r}")
+        if self.n_trials is None and self.timeout is None:
+            raise ValueError("tuning: give n_trials, timeout or both")
+        if self.metric not in METRICS:
+            raise ValueError(f"tuning.metric {self.metric!r} is not one of {sorted(METRICS)}")
+
+    @classmethod
+    def from_dict(cls, spec: dict[str, Any], where: str = "tuning") -> Budget:
+        unknown = sorted(set(spec) - _BUDGET_KEYS)
+        if unknown:
+            raise ValueError(f"{where}: unknown key(s) {unknown}; allowed are {sorted(_BUDGET_KEYS)}")
+        return cls(**spec)
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Everything a worker needs to run one (model, split, seed, protocol); picklable."""
+
+    suite: str
+    split: SplitDefinition
+    model: str
+    protocol: str
+    seed: int
+    fixed: tuple[tuple[str, Any], ...] = ()
+    budget: Budget = Budget()
+    openml_cache: str | None = None
+    threads: int = 1
+    study_storage: str | None = None  # database URL or journal file path
+
+    @property
+    def run_id(self) -> str:
+        """``suite/split/model/protocol/seed<k>``: the key of the run's result."""
+        return f"{self.suite}/{self.split.name}/{self.model}/{self.protocol}/seed{self.seed}"
+
+    @property
+    def study_name(self) -> str:
+        return self.run_id
+
+    @property
+    def tuned(self) -> bool:
+        return self.protocol == "tuned"
+
+    def config(self) -> dict[str, Any]:
+        """What determines the result besides code and seed (stored with it, hashed)."""
+        return {
+            "protocol": self.protocol,
+            "fixed": jsonable(dict(self.fixed)),
+            "budget": jsonable(vars(self.budget)) if self.tuned else None,
+            "split": split_config(self.split),
+        }
+
+    @property
+    def config_hash(self) -> str:
+        text = json.dumps(self.config(), sort_keys=True)
+        return hashlib.sha1(text.encode()).hexdigest()[:12]
+
+
+def split_config(split: SplitDefinition) -> dict[str, Any]:
+    """The split's definition without machine-specific paths (files by name)."""
+    return {
+        "data": split.data.describe(),
+        "rule": repr(split.rule),
+        "keep_domain": split.keep_domain,
+        "sizes": [split.validation_size, split.id_test_size, split.ood_validation_size],
+    }
+
+
+def check_models(names: list[str]) -> None:
+    """ValueError naming unknown models (with the known ones) or missing optional packages."""
+    unknown = [n for n in names if n not in MODELS]
+    if unknown:
+        raise ValueError(f"unknown model(s) {unknown}; known models: {list(MODELS)}")
+    missing = [n for n in names if not get_model(n).available()]
+    if missing:
+        needs = {n: list(get_model(n).requires) for n in missing}
+        raise ValueError(f"model(s) {missing} need packages that are not installed: {needs}")
+
+
+def plan_runs(
+    suite: Suite,
+    *,
+    models: list[str] | None = None,
+    splits: list[str] | None = None,
+    seeds: list[int] | None = None,
+    protocols: list[str] | None = None,
+    budget: Budget | None = None,
+    openml_cache: str | os.PathLike | None = None,
+    threads: int = 1,
+    study_storage: str | None = None,
+) -> list[RunSpec]:
+    """The runs of ``suite`` (subsets by name; ``None``: the suite's defaults), in a stable order.
+
+    Defaults: the suite's ``models`` (else every installed model), every split, each split's
+    seeds, the suite's ``protocols`` (else untuned + tuned) and ``tuning`` budget.
+    """
+    fixed_by_model = suite.models
+    models = list(models) if models else list(fixed_by_model) or [n for n, s in MODELS.items() if s.available()]
+    check_models(models)
+    protocols = list(protocols) if protocols else list(suite.protocols) or list(DEFAULT_PROTOCOLS)
+    bad = [p for p in protocols if p not in PROTOCOLS]
+    if bad:
+        raise ValueError(f"unknown protocol(s) {bad}; protocols are {list(PROTOCOLS)}")
+    definitions = [suite.split(name) for name in splits] if splits else list(suite.splits)
+    if budget is None:
+        budget = Budget.from_dict(suite.tuning, f"suite {suite.name!r} tuning")
+    if "tuned" in protocols:
+        blind = [d.name for d in definitions if d.validation_size == 0]
+        if blind:
+            raise ValueError(
+                f"split(s) {blind} have no ID validation part (validation_size 0), which the "
+                "tuned protocol selects on; run them with --protocol untuned or paper"
+            )
+    cache = str(openml_cache) if openml_cache is not None else None
+    runs = []
+    for definition in definitions:
+        for seed in seeds if seeds else suite.seeds_for(definition):
+            for model in models:
+                fixed = tuple(sorted(fixed_by_model.get(model, {}).items()))
+                for protocol in protocols:
+                    runs.append(RunSpec(
+                        suite=suite.name, split=definition, model=model, protocol=protocol,
+                        seed=int(seed), fixed=fixed, budget=budget, openml_cache=cache,
+                        threads=threads, study_storage=study_storage,
+                    ))
+    return runs

@@ -1,0 +1,417 @@
+"""The benchmark report: Markdown + CSV tables and PNG plots from the stored run records.
+
+Tables (per protocol; the protocols are never mixed):
+
+* per split x model: mean +- SD over seeds (sample SD, n - 1) of ID-test and OOD-test
+  accuracy and of the gap ID - OOD, and the model's rank on that split by mean OOD accuracy
+  (1 = best, ties averaged);
+* summary per model: the means over splits of those per-split means (and of the per-split
+  SDs), the mean rank, win / tie / loss counts against a reference model over splits
+  (a tie is a difference of mean OOD accuracy within ``tie``) and the two-sided Wilcoxon
+  signed-rank test of the paired per-split mean OOD accuracies (scipy; with fewer than 6
+  splits it cannot reach p < 0.05);
+* oracle (tuned runs on splits with an ood_validation part): OOD accuracy when the trial is
+  chosen on OOD validation instead of ID validation. It peeks at OOD data, so it is an upper
+  reference only, shown in its own section and never in the tables above;
+* cost: fit, predict and tuning seconds and peak memory;
+* paper suite: the paper's published numbers (:mod:`tabmoe.bench.paper_results`) beside ours.
+
+Plots: ID vs OOD accuracy per model (one point per split) and the gap per split.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..models import MODELS
+from .paper_results import published
+from .plan import PROTOCOLS
+from .runner import last_line
+
+PARTS = {"validation": "val", "id_test": "id", "ood_test": "ood", "ood_validation": "ood_val"}
+SCORES = ("accuracy", "balanced_accuracy", "log_loss", "roc_auc", "bin_mse")
+COST = ("fit_seconds", "predict_seconds", "tune_seconds", "peak_rss_mb")
+
+
+# ------------------------------------------------------------------------------- frames
+def runs_frame(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """One row per run: keys, flattened scores (``id_accuracy``, ``ood_roc_auc``, ...), cost."""
+    rows = []
+    for r in records:
+        row = {k: r.get(k) for k in ("suite", "split", "model", "protocol", "tuned", "seed")}
+        for part, prefix in PARTS.items():
+            scores = r.get(part) or {}
+            for metric in SCORES:
+                row[f"{prefix}_{metric}"] = scores.get(metric)
+        row["oracle_ood_accuracy"] = (r.get("oracle") or {}).get("ood_test_accuracy")
+        search = r.get("search") or {}
+        row["n_trials"] = search.get("n_trials")
+        row["best_validation_score"] = search.get("best_validation_score")
+        row.update({k: r.get(k) for k in COST})
+        row["params"] = json.dumps(r.get("params"), sort_keys=True)
+        row["git_revision"] = (r.get("git") or {}).get("revision")
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    if frame.empty:
+        return frame
+    numeric = [c for c in frame.columns if c.split("_", 1)[-1] in SCORES or c in COST]
+    frame[numeric] = frame[numeric].apply(pd.to_numeric, errors="coerce")
+    return _ordered(frame).reset_index(drop=True)
+
+
+def _ordered(frame: pd.DataFrame, split_order: Sequence[str] = ()) -> pd.DataFrame:
+    """Rows in protocol, split (suite order, else first seen), registry model order, seed."""
+    protocols = {p: i for i, p in enumerate(PROTOCOLS)}
+    splits = {s: i for i, s in enumerate(dict.fromkeys([*split_order, *frame["split"]]))}
+    models = {m: i for i, m in enumerate(dict.fromkeys([*MODELS, *frame["model"]]))}
+    keys = pd.DataFrame({
+        "p": frame["protocol"].map(protocols),
+        "s": frame["split"].map(splits),
+        "m": frame["model"].map(models),
+    })
+    if "seed" in frame:
+        keys["seed"] = frame["seed"]
+    return frame.loc[keys.sort_values(list(keys.columns), kind="stable").index]
+
+
+def per_split(runs: pd.DataFrame, split_order: Sequence[str] = ()) -> pd.DataFrame:
+    """Per (protocol, split, model): seeds, mean / SD of ID, OOD accuracy and gap, OOD rank."""
+    runs = runs.assign(gap=runs["id_accuracy"] - runs["ood_accuracy"])
+    grouped = runs.groupby(["protocol", "split", "model"], sort=False)
+    table = grouped.agg(
+        seeds=("seed", "nunique"),
+        id_mean=("id_accuracy", "mean"), id_sd=("id_accuracy", "std"),
+        ood_mean=("ood_accuracy", "mean"), ood_sd=("ood_accuracy", "std"),
+        gap_mean=("gap", "mean"), gap_sd=("gap", "std"),
+        ood_pop_sd=("ood_accuracy", lambda s: s.std(ddof=0) if s.count() > 1 else math.nan),
+        ood_bin_mse=("ood_bin_mse", "mean"),
+        oracle_ood_mean=("oracle_ood_accuracy", "mean"),
+        fit_seconds=("fit_seconds", "mean"),
+    ).reset_index()
+    table["rank"] = table.groupby(["protocol", "split"])["ood_mean"].rank(ascending=False, method="average")
+    return _ordered(table, split_order).reset_index(drop=True)
+
+
+def _wilcoxon(diffs: np.ndarray) -> float:
+    """Two-sided Wilcoxon signed-rank p-value of paired differences (NaN when undefined)."""
+    from scipy.stats import wilcoxon
+
+    diffs = diffs[np.isfinite(diffs)]
+    if len(diffs) == 0 or np.all(diffs == 0):
+        return math.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return float(wilcoxon(diffs).pvalue)
+        except ValueError:
+            return math.nan
+
+
+def summary(table: pd.DataFrame, reference: str = "tabmoe", tie: float = 0.005) -> pd.DataFrame:
+    """Per (protocol, model) over splits: mean accuracies, mean rank, W/T/L and Wilcoxon p vs ``reference``."""
+    rows = []
+    for (protocol, model), group in table.groupby(["protocol", "model"], sort=False):
+        ref = table[(table["protocol"] == protocol) & (table["model"] == reference)].set_index("split")["ood_mean"]
+        mine = group.set_index("split")["ood_mean"]
+        paired = mine.index.intersection(ref.index)
+        diffs = (mine.loc[paired] - ref.loc[paired]).to_numpy(dtype=float)
+        compare = model != reference and len(paired) > 0
+        rows.append({
+            "protocol": protocol,
+            "model": model,
+            "splits": len(group),
+            "seeds": int(group["seeds"].min()),
+            **{f"{k}_{s}": group[f"{k}_{s}"].mean() for k in ("id", "ood", "gap") for s in ("mean", "sd")},
+            "mean_rank": group["rank"].mean(),
+            "wins": int((diffs > tie).sum()) if compare else None,
+            "ties": int((np.abs(diffs) <= tie).sum()) if compare else None,
+            "losses": int((diffs < -tie).sum()) if compare else None,
+            "wilcoxon_p": _wilcoxon(diffs) if compare else None,
+        })
+    return pd.DataFrame(rows)
+
+
+def paper_comparison(table: pd.DataFrame) -> pd.DataFrame:
+    """Published OOD accuracy (SD) and MSE beside ours (mean, population SD as the paper)."""
+    rows = []
+    for split in dict.fromkeys(table["split"]):
+        paper = published(split)
+        if not paper:
+            continue
+        ours = table[table["split"] == split]
+        for model, numbers in paper.items():
+            mine = ours[ours["model"] == model]
+            if mine.empty:
+                rows.append({"split": split, "model": model, "protocol": None, **_paper_cells(numbers)})
+            for _, row in mine.iterrows():
+                rows.append({
+                    "split": split, "model": model, "protocol": row["protocol"], **_paper_cells(numbers),
+                    "our_seeds": row["seeds"], "our_accuracy": row["ood_mean"],
+                    "our_accuracy_sd": row["ood_pop_sd"], "our_mse": row["ood_bin_mse"],
+                    "difference": row["ood_mean"] - numbers["accuracy"],
+                })
+    return pd.DataFrame(rows)
+
+
+def _paper_cells(numbers: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "paper_seeds": numbers["n_seeds"],
+        "paper_accuracy": numbers["accuracy"],
+        "paper_accuracy_sd": numbers["accuracy_sd"],
+        "paper_mse": numbers["mse"],
+    }
+
+
+# ----------------------------------------------------------------------------- markdown
+def _num(value: Any, digits: int = 3) -> str:
+    if _missing(value):
+        return "-"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    return f"{value:.{digits}f}"
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _count(value: Any) -> str:
+    return "-" if _missing(value) else str(int(value))
+
+
+def _pm(mean: Any, sd: Any) -> str:
+    if _missing(sd):
+        return _num(mean)
+    return f"{_num(mean)} ± {_num(sd)}"
+
+
+def markdown(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A pipe table."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _summary_md(rows: pd.DataFrame, reference: str) -> str:
+    return markdown(
+        ["model", "splits", "seeds", "ID acc", "OOD acc", "gap ID-OOD", "mean rank",
+         f"vs {reference} W/T/L", "Wilcoxon p"],
+        [
+            [r.model, _count(r.splits), _count(r.seeds), _pm(r.id_mean, r.id_sd), _pm(r.ood_mean, r.ood_sd),
+             _pm(r.gap_mean, r.gap_sd), _num(r.mean_rank, 2),
+             "-" if _missing(r.wins) else f"{int(r.wins)}/{int(r.ties)}/{int(r.losses)}",
+             _num(r.wilcoxon_p)]
+            for r in rows.itertuples()
+        ],
+    )
+
+
+def _per_split_md(rows: pd.DataFrame) -> str:
+    return markdown(
+        ["split", "model", "seeds", "ID acc", "OOD acc", "gap ID-OOD", "rank"],
+        [[r.split, r.model, _count(r.seeds), _pm(r.id_mean, r.id_sd), _pm(r.ood_mean, r.ood_sd),
+          _pm(r.gap_mean, r.gap_sd), _num(r.rank, 1)] for r in rows.itertuples()],
+    )
+
+
+def _oracle_md(rows: pd.DataFrame) -> str:
+    return markdown(
+        ["split", "model", "OOD acc, selected on ID validation", "ORACLE OOD acc, selected on OOD validation"],
+        [[r.split, r.model, _num(r.ood_mean), _num(r.oracle_ood_mean)] for r in rows.itertuples()],
+    )
+
+
+def _cost_md(runs: pd.DataFrame) -> str:
+    cost = runs.groupby(["protocol", "model"], sort=False)[list(COST)].mean().reset_index()
+    return markdown(
+        ["protocol", "model", "fit s", "predict s", "tuning s", "peak RSS MiB"],
+        [[r.protocol, r.model, _num(r.fit_seconds, 2), _num(r.predict_seconds, 3),
+          _num(r.tune_seconds, 1), _num(r.peak_rss_mb, 0)] for r in cost.itertuples()],
+    )
+
+
+def _paper_md(rows: pd.DataFrame) -> str:
+    return markdown(
+        ["split", "model", "protocol", "paper OOD acc (SD)", "our OOD acc (SD)", "our seeds",
+         "ours - paper", "paper MSE", "our MSE"],
+        [[r.split, r.model, "-" if _missing(r.protocol) else r.protocol,
+          _paper_pm(r.paper_accuracy, r.paper_accuracy_sd),
+          _paper_pm(getattr(r, "our_accuracy", None), getattr(r, "our_accuracy_sd", None)),
+          _count(getattr(r, "our_seeds", None)), _num(getattr(r, "difference", None)),
+          _num(r.paper_mse, 4), _num(getattr(r, "our_mse", None), 4)] for r in rows.itertuples()],
+    )
+
+
+def _paper_pm(mean: Any, sd: Any) -> str:
+    if _missing(mean):
+        return "-"
+    if _missing(sd):
+        return _num(mean, 4)
+    return f"{_num(mean, 4)} ({_num(sd, 4)})"
+
+
+# -------------------------------------------------------------------------------- plots
+def _colours(models: Sequence[str]) -> dict[str, Any]:
+    from matplotlib import colormaps
+
+    cmap = colormaps["tab10"]
+    return {m: cmap(i % 10) for i, m in enumerate(models)}
+
+
+def plot_id_vs_ood(rows: pd.DataFrame, path: Path, title: str) -> None:
+    """Scatter of mean ID vs mean OOD accuracy, one point per (model, split), SD bars."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(6.4, 5.2), layout="constrained")
+    ax = fig.add_subplot()
+    colours = _colours(list(dict.fromkeys(rows["model"])))
+    for model, group in rows.groupby("model", sort=False):
+        ax.errorbar(group["id_mean"], group["ood_mean"], xerr=group["id_sd"].fillna(0),
+                    yerr=group["ood_sd"].fillna(0), fmt="o", capsize=2, label=model, color=colours[model])
+    low = float(np.nanmin(rows[["id_mean", "ood_mean"]].to_numpy())) - 0.05
+    ax.plot([low, 1], [low, 1], "--", color="grey", linewidth=1, label="OOD = ID")
+    ax.set_xlabel("ID test accuracy (mean over seeds)")
+    ax.set_ylabel("OOD test accuracy (mean over seeds)")
+    ax.set_title(title)
+    ax.legend(fontsize="small")
+    fig.savefig(path, dpi=110, metadata={"Software": None})
+
+
+def plot_gap(rows: pd.DataFrame, path: Path, title: str) -> None:
+    """Grouped bars of the ID - OOD accuracy gap per split and model, SD over seeds."""
+    from matplotlib.figure import Figure
+
+    splits = list(dict.fromkeys(rows["split"]))
+    models = list(dict.fromkeys(rows["model"]))
+    colours = _colours(models)
+    fig = Figure(figsize=(max(6.4, 1.2 * len(splits) * max(1, len(models)) / 3), 4.8), layout="constrained")
+    ax = fig.add_subplot()
+    width = 0.8 / len(models)
+    for i, model in enumerate(models):
+        group = rows[rows["model"] == model].set_index("split").reindex(splits)
+        ax.bar(np.arange(len(splits)) + (i - (len(models) - 1) / 2) * width, group["gap_mean"], width,
+               yerr=group["gap_sd"].fillna(0), capsize=2, label=model, color=colours[model])
+    ax.axhline(0, color="grey", linewidth=1)
+    ax.set_xticks(np.arange(len(splits)), splits, rotation=30, ha="right")
+    ax.set_ylabel("ID - OOD test accuracy")
+    ax.set_title(title)
+    ax.legend(fontsize="small")
+    fig.savefig(path, dpi=110, metadata={"Software": None})
+
+
+# ------------------------------------------------------------------------------- report
+def write_report(
+    records: Sequence[dict[str, Any]],
+    out_dir: str | Path,
+    *,
+    title: str,
+    description: str = "",
+    split_order: Sequence[str] = (),
+    reference: str = "tabmoe",
+    tie: float = 0.005,
+    failures: dict[str, str] | None = None,
+    notes: Sequence[str] = (),
+) -> list[Path]:
+    """Write ``report.md``, the CSV tables and the PNG plots to ``out_dir``; their paths."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    if not records:
+        raise ValueError(f"no finished runs to report for {title!r}")
+    runs = runs_frame(records)
+    table = per_split(runs, split_order)
+    overall = summary(table, reference, tie)
+    written = []
+
+    def save_csv(frame: pd.DataFrame, name: str) -> None:
+        frame.to_csv(out / name, index=False, float_format="%.6g")
+        written.append(out / name)
+
+    save_csv(runs, "runs.csv")
+    save_csv(table, "per_split.csv")
+    save_csv(overall, "summary.csv")
+    lines = [f"# Benchmark report: {title}", ""]
+    if description:
+        lines += [description, ""]
+    git = {(r.get("git") or {}).get("revision") for r in records}
+    versions = records[-1].get("versions") or {}
+    lines += [
+        f"{len(runs)} finished runs ({runs['model'].nunique()} models, {runs['split'].nunique()} splits, "
+        f"seeds {sorted(set(runs['seed']))}); "
+        f"{len(failures or {})} failed or unfinished.",
+        f"Code: git {', '.join(sorted(str(g)[:12] for g in git))}; "
+        + ", ".join(f"{k} {v}" for k, v in versions.items()) + ".",
+        "",
+        "Protocols:",
+    ]
+    lines += [f"- `{p}`: {PROTOCOLS[p]}" + _budget_text(records, p) for p in dict.fromkeys(runs["protocol"])]
+    lines += [f"- {note}" for note in notes]
+    lines += [
+        "",
+        "Accuracy cells are mean ± SD over seeds (sample SD). Summary: mean over splits of the "
+        "per-split means (± the mean per-split SD). Gap = ID − OOD test accuracy. Rank: per-split "
+        "rank by mean OOD accuracy (1 = best), averaged. "
+        f"W/T/L: splits where the model's mean OOD accuracy is above / within ±{tie} of / below "
+        f"{reference}'s; p: two-sided Wilcoxon signed-rank test over those paired splits "
+        "(with fewer than 6 splits it cannot fall below 0.05).",
+    ]
+    for protocol in dict.fromkeys(table["protocol"]):
+        rows = table[table["protocol"] == protocol]
+        stem = protocol
+        plot_id_vs_ood(rows, out / f"id_vs_ood-{stem}.png", f"{title}: ID vs OOD accuracy ({protocol})")
+        plot_gap(rows, out / f"gap_per_split-{stem}.png", f"{title}: ID - OOD gap per split ({protocol})")
+        written += [out / f"id_vs_ood-{stem}.png", out / f"gap_per_split-{stem}.png"]
+        lines += [
+            "", f"## Protocol `{protocol}`", "", "### Summary over splits", "",
+            _summary_md(overall[overall["protocol"] == protocol], reference),
+            "", "### Per split", "", _per_split_md(rows), "",
+            f"![ID vs OOD accuracy](id_vs_ood-{stem}.png) ![gap per split](gap_per_split-{stem}.png)",
+        ]
+        oracle = rows[rows["oracle_ood_mean"].notna()]
+        if not oracle.empty:
+            lines += [
+                "", "### ORACLE (not a fair result)", "",
+                "OOD test accuracy when the tuning trial is selected on the split's OOD validation "
+                "part instead of ID validation. It uses OOD data for selection, so it only bounds "
+                "what ID-validation selection loses; the tables above never use it.",
+                "", _oracle_md(oracle),
+            ]
+    comparison = paper_comparison(table)
+    if not comparison.empty:
+        save_csv(comparison, "paper_comparison.csv")
+        lines += [
+            "", "## The paper's published numbers beside ours", "",
+            "PAPER.md tables 3-4 (simulation: 20 seeds, mean and population SD) and 5 (auto-mpg: "
+            "seed 42 only). Ours: mean and population SD over our seeds; MSE in bin units "
+            "(integer labels).", "", _paper_md(comparison),
+        ]
+    lines += ["", "## Cost (mean per run)", "", _cost_md(runs)]
+    if failures:
+        lines += ["", "## Failed or unfinished runs", ""]
+        lines += [f"- `{run_id}`: {last_line(error)}" for run_id, error in sorted(failures.items())]
+    (out / "report.md").write_text("\n".join(lines) + "\n", encoding="utf8")
+    return [out / "report.md", *written]
+
+
+def _budget_text(records: Sequence[dict[str, Any]], protocol: str) -> str:
+    if protocol != "tuned":
+        return ""
+    budgets = {
+        json.dumps((r.get("config") or {}).get("budget"), sort_keys=True)
+        for r in records if r.get("protocol") == "tuned"
+    }
+    parts = []
+    for text in sorted(budgets):
+        budget = json.loads(text) or {}
+        parts.append(
+            f"{budget.get('n_trials')} trials, timeout {budget.get('timeout')} s, selected on ID "
+            f"validation {budget.get('metric')}"
+        )
+    return " (budget per run: " + "; ".join(parts) + ")"

@@ -1,0 +1,417 @@
+"""Tune any tabmoe model (or scikit-learn classifier) with Optuna on a validation set.
+
+:func:`tune` is the benchmark's fair protocol and a tool on its own::
+
+    from tabmoe.models import get_model
+    from tabmoe.tuning import tune
+
+    result = tune(get_model("tabmoe"), X_train, y_train, validation=(X_val, y_val),
+                  n_trials=30, timeout=600, random_state=0)
+    result.best_params, result.best_score, result.best_estimator.predict(X_test)
+
+Every trial builds the estimator from ``params`` (fixed) over the trial's suggestions, fits
+it on (X, y) and scores it on the validation part (or by stratified ``cv`` folds) with one
+metric of :mod:`tabmoe.bench.metrics`. Selection uses that score only; nothing about test
+or out-of-distribution data enters the study (``trial_attrs`` may *record* more, see there).
+
+The budget is ``n_trials`` (the study's total, counting trials that earlier calls or other
+workers already ran) and/or ``timeout`` (seconds of this call; a running trial finishes).
+``storage`` makes the study durable and shareable: a file path (Optuna journal file, safe
+for several processes on one machine or a shared file system) or a database URL
+(``postgresql://user@host/db``, ``sqlite:///file.db``) that several machines use together.
+Workers sharing a study should pass different ``sampler`` seeds (they would otherwise
+propose the same first configurations); ``random_state`` seeds the estimators.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+import warnings
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, clone
+from sklearn.model_selection import StratifiedKFold
+
+from .bench.metrics import METRICS, score_estimator
+
+#: Exceptions that fail one trial (a diverging or invalid configuration) without stopping
+#: the study; anything else is a bug and propagates.
+TRIAL_ERRORS: tuple[type[BaseException], ...] = (ValueError, RuntimeError, ArithmeticError)
+
+SearchSpace = Callable[[Any], dict] | Mapping[str, Any]
+
+
+@dataclass
+class TuneResult:
+    """What :func:`tune` found.
+
+    Attributes
+    ----------
+    best_params : dict
+        Estimator parameters of the best trial (its suggestions, not ``params``).
+    best_score : float
+        Its validation score, in the metric's own units (log loss: lower is better).
+    best_estimator : estimator or None
+        Fitted on (X, y) with ``params`` + ``best_params``: the best trial's own model when
+        it ran in this process, else a refit (``None`` with ``refit=False``).
+    best_trial : int
+        Number of the best trial in the study.
+    study : optuna.study.Study
+    metric : str
+    fit_seconds : float or None
+        Fit time of ``best_estimator`` (seconds).
+    """
+
+    best_params: dict
+    best_score: float
+    best_estimator: BaseEstimator | None
+    best_trial: int
+    study: Any
+    metric: str
+    fit_seconds: float | None
+
+
+def database_url(url: str) -> str:
+    """``url`` with a PostgreSQL driver SQLAlchemy can load.
+
+    SQLAlchemy 2.1 reads a bare ``postgresql://`` as psycopg 3; with only psycopg2 installed
+    (tabmoe's ``bench`` extra) the URL is pinned to ``postgresql+psycopg2://``.
+    """
+    import importlib.util
+
+    if url.startswith("postgresql://") and importlib.util.find_spec("psycopg") is None:
+        if importlib.util.find_spec("psycopg2") is not None:
+            return "postgresql+psycopg2://" + url[len("postgresql://"):]
+    return url
+
+
+def open_storage(storage: Any) -> Any:
+    """An Optuna storage from ``None`` (in memory), a storage object, a URL or a file path.
+
+    ``"postgresql://..."``, ``"sqlite:///..."`` (anything with ``://``): an RDB storage with
+    a 60 s heartbeat, so trials of a killed worker are failed instead of left running. A
+    path: an Optuna journal file (created with its folder).
+    """
+    import optuna
+
+    if storage is None or isinstance(storage, optuna.storages.BaseStorage):
+        return storage
+    if not isinstance(storage, (str, os.PathLike)):
+        raise ValueError(f"storage must be a database URL, a file path or an Optuna storage, got {storage!r}")
+    if "://" in str(storage):
+        return _rdb_storage(database_url(str(storage)))
+    path = Path(storage)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    from optuna.storages.journal import JournalFileBackend, JournalStorage
+
+    return JournalStorage(JournalFileBackend(str(path)))
+
+
+def _rdb_storage(url: str, attempts: int = 3) -> Any:
+    """Optuna's RDB storage with a 60 s heartbeat (trials of a killed worker become FAIL).
+
+    Workers starting together on an empty database race to create Optuna's tables; the
+    loser's CREATE fails on a unique constraint, and a retry finds the tables there.
+    """
+    import optuna
+    import sqlalchemy.exc
+
+    for attempt in range(attempts):
+        try:
+            with warnings.catch_warnings():  # the heartbeat is "experimental" since Optuna 2.9
+                warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+                return optuna.storages.RDBStorage(url, heartbeat_interval=60, grace_period=180)
+        except (sqlalchemy.exc.IntegrityError, sqlalchemy.exc.ProgrammingError):
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.5 * (attempt + 1))
+    raise AssertionError("unreachable")
+
+
+def set_random_states(estimator: BaseEstimator, seed: int | None) -> BaseEstimator:
+    """Set every ``random_state`` parameter of ``estimator`` (nested ones too) to ``seed``."""
+    if seed is None:
+        return estimator
+    keys = [k for k in estimator.get_params(deep=True) if k == "random_state" or k.endswith("__random_state")]
+    return estimator.set_params(**dict.fromkeys(keys, int(seed)))
+
+
+def _factory(model: Any) -> tuple[Callable[..., BaseEstimator], SearchSpace | None]:
+    """(params -> unfitted estimator, default search space) of a spec, estimator or factory."""
+    if hasattr(model, "make") and hasattr(model, "suggest"):  # tabmoe.models.ModelSpec
+        return model.make, model.suggest
+    if isinstance(model, BaseEstimator):
+        return (lambda **params: clone(model).set_params(**params)), None
+    if callable(model):
+        return model, None
+    raise ValueError(
+        f"model must be a tabmoe.models.ModelSpec, an estimator or a factory, got {model!r}"
+    )
+
+
+def _suggest_one(trial: Any, name: str, choice: Any) -> Any:
+    """One parameter: a list of choices (categorical) or an Optuna distribution."""
+    import optuna.distributions as d
+
+    if isinstance(choice, d.FloatDistribution):
+        return trial.suggest_float(name, choice.low, choice.high, log=choice.log, step=choice.step)
+    if isinstance(choice, d.IntDistribution):
+        return trial.suggest_int(name, choice.low, choice.high, log=choice.log, step=choice.step)
+    if isinstance(choice, d.CategoricalDistribution):
+        choice = list(choice.choices)
+    if isinstance(choice, (list, tuple)) and len(choice) > 0:
+        # Optuna stores categorical choices by value: tuples and other objects by their repr.
+        stored = [c if c is None or isinstance(c, (bool, int, float, str)) else repr(c) for c in choice]
+        return choice[stored.index(trial.suggest_categorical(name, stored))]
+    raise ValueError(
+        f"search space entry {name!r}: expected a non-empty list of choices or an Optuna "
+        f"distribution, got {choice!r}"
+    )
+
+
+def _check_entries(search_space: Mapping[str, Any]) -> None:
+    """ValueError naming the first key that is not a name or entry that is no choice list or distribution."""
+    import optuna.distributions as d
+
+    for name, choice in search_space.items():
+        if not isinstance(name, str):
+            raise ValueError(f"search space keys must be parameter names, got {name!r}")
+        if not (isinstance(choice, d.BaseDistribution) or (isinstance(choice, (list, tuple)) and choice)):
+            raise ValueError(
+                f"search space entry {name!r}: expected a non-empty list of choices or an Optuna "
+                f"distribution, got {choice!r}"
+            )
+
+
+def _space(search_space: SearchSpace | None) -> Callable[[Any], dict]:
+    if search_space is None:
+        raise ValueError("search_space is required unless model is a tabmoe.models.ModelSpec")
+    if callable(search_space):
+        return search_space
+    if isinstance(search_space, Mapping):
+        _check_entries(search_space)
+        return lambda trial: {name: _suggest_one(trial, name, c) for name, c in search_space.items()}
+    raise ValueError(f"search_space must be a suggest(trial) function or a mapping, got {search_space!r}")
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` with tuples, numpy scalars and arrays turned into JSON types (others: repr)."""
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return jsonable(value.tolist())
+    if isinstance(value, np.generic):
+        return value.item()
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return repr(value)
+
+
+@contextlib.contextmanager
+def _optuna_quiet(verbose: bool) -> Iterator[None]:
+    import optuna
+
+    level = optuna.logging.get_verbosity()
+    if not verbose:
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+    try:
+        yield
+    finally:
+        optuna.logging.set_verbosity(level)
+
+
+def tune(
+    model: Any,
+    X: Any,
+    y: Any,
+    search_space: SearchSpace | None = None,
+    *,
+    validation: Any = None,
+    cv: int | None = None,
+    metric: str = "accuracy",
+    n_trials: int | None = 20,
+    timeout: float | None = None,
+    params: Mapping[str, Any] | None = None,
+    storage: Any = None,
+    study_name: str | None = None,
+    random_state: int | None = None,
+    sampler: Any = None,
+    trial_attrs: Callable[[BaseEstimator], Mapping[str, Any]] | None = None,
+    refit: bool = True,
+    verbose: bool = False,
+) -> TuneResult:
+    """Search hyperparameters of ``model`` on a validation set; return the best and the study.
+
+    Parameters
+    ----------
+    model : tabmoe.models.ModelSpec, estimator or callable
+        A registry spec (``get_model("tabmoe")``: its ``make`` builds, its ``suggest`` is the
+        default space), an estimator (cloned, then ``set_params``) or a factory
+        ``(**params) -> estimator``.
+    X, y : training rows (n_rows, n_features) and labels (n_rows,).
+    search_space : callable or mapping, optional
+        ``suggest(trial) -> dict`` of estimator parameters (Optuna define-by-run), or a
+        mapping ``name -> list of choices | optuna distribution``. Default: the spec's.
+    validation : (X_val, y_val) or tabmoe.splits.SplitData
+        Rows the trials are scored on (a split: its ``validation`` part). Give this or ``cv``.
+    cv : int, optional
+        Score by this many stratified folds of (X, y) instead (then the best is refit).
+    metric : {"accuracy", "balanced_accuracy", "log_loss", "roc_auc"}
+    n_trials : int or None
+        Total trials the study may hold (earlier calls and other workers count).
+    timeout : float or None
+        Seconds for this call; trials start only before it runs out. At least one of
+        ``n_trials`` and ``timeout`` must be set.
+    params : mapping, optional
+        Fixed estimator parameters, applied over every trial's suggestions.
+    storage : None, str, path or optuna storage
+        See :func:`open_storage`. ``None`` keeps the study in memory.
+    study_name : str, optional
+        Name of the study in ``storage``; an existing study of that name is continued.
+    random_state : int, optional
+        Seeds every estimator (all ``random_state`` parameters) and the default sampler.
+    sampler : optuna sampler, optional
+        Default: ``TPESampler(seed=random_state)``.
+    trial_attrs : callable, optional
+        ``estimator -> {name: JSON value}`` recorded on each trial as user attributes, never
+        used for selection (the harness records oracle OOD scores this way).
+    refit : bool
+        Refit the best parameters when the best trial's model is not in this process.
+    verbose : bool
+        Keep Optuna's per-trial log lines.
+
+    Returns
+    -------
+    TuneResult
+    """
+    import optuna
+
+    if metric not in METRICS:
+        raise ValueError(f"metric={metric!r} is not one of {sorted(METRICS)}")
+    if n_trials is None and timeout is None:
+        raise ValueError("give n_trials, timeout or both: the study needs a budget")
+    if n_trials is not None and (isinstance(n_trials, bool) or not isinstance(n_trials, int) or n_trials < 1):
+        raise ValueError(f"n_trials must be a positive integer or None, got {n_trials!r}")
+    if timeout is not None and not timeout > 0:
+        raise ValueError(f"timeout must be positive seconds or None, got {timeout!r}")
+    if (validation is None) == (cv is None):
+        raise ValueError("give exactly one of validation=(X_val, y_val) (or a split) and cv=<folds>")
+    if hasattr(validation, "parts") and hasattr(validation, "features"):  # SplitData
+        validation = (validation.features("validation"), validation.validation[validation.target])
+    if validation is not None:
+        if not isinstance(validation, (tuple, list)) or len(validation) != 2:
+            raise ValueError("validation must be (X_val, y_val) or a tabmoe.splits.SplitData")
+        if len(validation[1]) == 0:
+            raise ValueError("validation has no rows: the split has no ID validation part")
+    build, default_space = _factory(model)
+    suggest = _space(search_space if search_space is not None else default_space)
+    fixed = dict(params or {})
+    greater = METRICS[metric]
+
+    def make(suggested: Mapping[str, Any]) -> BaseEstimator:
+        return set_random_states(build(**{**suggested, **fixed}), random_state)
+
+    def fit_and_score(estimator: BaseEstimator) -> tuple[float, float]:
+        start = time.perf_counter()
+        estimator.fit(X, y)
+        seconds = time.perf_counter() - start
+        value = score_estimator(estimator, *validation)[metric]
+        return seconds, value
+
+    def cv_score(suggested: Mapping[str, Any]) -> float:
+        folds = StratifiedKFold(cv, shuffle=True, random_state=random_state)
+        values = []
+        for train, test in folds.split(np.zeros(len(y)), np.asarray(y)):
+            fold = make(suggested).fit(_rows(X, train), _rows(y, train))
+            values.append(score_estimator(fold, _rows(X, test), _rows(y, test))[metric])
+        return float(np.mean(values))
+
+    kept: dict[str, Any] = {}  # the best model fitted in this process: number, score, estimator
+
+    def objective(trial: Any) -> float:
+        try:
+            return run_trial(trial)
+        except TRIAL_ERRORS as exc:  # recorded, then Optuna marks the trial FAIL and goes on
+            trial.set_user_attr("error", f"{type(exc).__name__}: {exc}")
+            raise
+
+    def run_trial(trial: Any) -> float:
+        suggested = suggest(trial)
+        trial.set_user_attr("params", jsonable(suggested))
+        trial.set_user_attr("worker", f"{os.uname().nodename}:{os.getpid()}")
+        if cv is not None:
+            value, estimator, seconds = cv_score(suggested), None, None
+        else:
+            estimator = make(suggested)
+            seconds, value = fit_and_score(estimator)
+            trial.set_user_attr("fit_seconds", seconds)
+        if value is None or not np.isfinite(value):
+            raise ValueError(f"metric {metric!r} is undefined on the validation rows")
+        if trial_attrs is not None:
+            fitted = estimator if estimator is not None else make(suggested).fit(X, y)
+            for key, attr in trial_attrs(fitted).items():
+                trial.set_user_attr(key, jsonable(attr))
+        if estimator is not None and (
+            not kept or (value > kept["score"] if greater else value < kept["score"])
+        ):
+            kept.update(number=trial.number, score=value, estimator=estimator,
+                        params=dict(suggested), seconds=seconds)
+        return float(value)
+
+    with _optuna_quiet(verbose):
+        study = optuna.create_study(
+            study_name=study_name,
+            storage=open_storage(storage),
+            direction="maximize" if greater else "minimize",
+            sampler=sampler if sampler is not None else optuna.samplers.TPESampler(seed=random_state),
+            load_if_exists=True,
+        )
+        already = len(study.get_trials(deepcopy=False))
+        if n_trials is None or already < n_trials:
+            study.optimize(
+                objective,
+                n_trials=None if n_trials is None else n_trials - already,
+                timeout=timeout,
+                catch=TRIAL_ERRORS,
+                callbacks=[optuna.study.MaxTrialsCallback(n_trials, states=None)] if n_trials else None,
+            )
+    complete = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+    if not complete:
+        failed = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.FAIL,))
+        reason = failed[-1].user_attrs.get("error", "unknown error") if failed else "no trial ran"
+        raise RuntimeError(f"no trial of study {study.study_name!r} completed; last failure: {reason}")
+    best = study.best_trial
+    best_params = dict(best.user_attrs.get("params", best.params))
+    estimator, seconds = None, None
+    if kept and kept["number"] == best.number:
+        estimator, seconds, best_params = kept["estimator"], kept["seconds"], kept["params"]
+    elif refit:
+        estimator = make(best_params)
+        start = time.perf_counter()
+        estimator.fit(X, y)
+        seconds = time.perf_counter() - start
+    return TuneResult(
+        best_params=best_params,
+        best_score=float(best.value),
+        best_estimator=estimator,
+        best_trial=best.number,
+        study=study,
+        metric=metric,
+        fit_seconds=seconds,
+    )
+
+
+def _rows(data: Any, index: np.ndarray) -> Any:
+    """Rows ``index`` of a DataFrame / Series (by position) or an array."""
+    return data.iloc[index] if hasattr(data, "iloc") else np.asarray(data)[index]
+
+
+__all__ = ["TRIAL_ERRORS", "TuneResult", "database_url", "jsonable", "open_storage", "set_random_states", "tune"]

@@ -1,0 +1,150 @@
+"""Bad input for every baseline, beyond the project-wide contract of tests/test_bad_input.py.
+
+That file runs over tests/classifiers.py, which includes every baseline; here: missing values
+in every dtype and whole rows of them, renamed and narrower input, inf at fit and predict,
+every label type, and the 10^5-category column through the shared encoder.
+"""
+
+from __future__ import annotations
+
+import tracemalloc
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from threadpoolctl import threadpool_limits
+
+from tabmoe.baselines import TableEncoder
+
+from .baseline_factories import BASELINE_FACTORIES
+
+torch.set_num_threads(1)
+NAMES = sorted(BASELINE_FACTORIES)
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    with threadpool_limits(1):
+        yield
+
+
+def table(n: int = 120, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
+    """Mixed table: strings, a float, a pandas category, an int and a bool column."""
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(
+        {
+            "colour": rng.choice(["red", "green", "blue"], n).astype(object),
+            "size": rng.normal(size=n),
+            "kind": pd.Categorical(rng.choice(["a", "b"], n)),
+            "count": rng.integers(0, 5, n),
+            "flag": rng.random(n) > 0.5,
+        }
+    )
+    y = np.where((X["colour"] == "red") | (X["size"] > 1.0), "yes", "no")
+    return X, y
+
+
+def check_predictions(clf, X, classes) -> None:
+    pred = clf.predict(X)
+    assert len(pred) == len(X)
+    assert set(pred) <= set(classes)
+    proba = clf.predict_proba(X)
+    assert proba.shape == (len(X), len(classes))
+    assert np.isfinite(proba).all()
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_missing_values_in_every_column(name):
+    X, y = table()
+    X = X.astype({"flag": object, "count": float})
+    for j, column in enumerate(X.columns):
+        X.loc[X.index[j::7], column] = None  # None / NaN in every column, every dtype
+    X.loc[X.index[:4], "colour"] = np.nan
+    clf = BASELINE_FACTORIES[name]().fit(X, y)
+    check_predictions(clf, X, np.unique(y))
+    all_missing = pd.DataFrame({c: pd.Series([None] * 5, dtype=X[c].dtype) for c in X.columns})
+    check_predictions(clf, all_missing, np.unique(y))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_renamed_or_narrower_input_is_a_clear_error(name):
+    """Beyond tests/test_bad_input.py: both names of a rename, and array input's width."""
+    X, y = table()
+    clf = BASELINE_FACTORIES[name]().fit(X, y)
+    with pytest.raises(ValueError, match="(?s)colour.*hue|hue.*colour"):
+        clf.predict(X.rename(columns={"colour": "hue"}))
+    with pytest.raises(ValueError, match="5 features"):
+        clf.predict(X.to_numpy()[:, :4])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_feature_columns_is_an_error(name):
+    X, y = table()
+    with pytest.raises(ValueError, match="0 feature"):
+        BASELINE_FACTORIES[name]().fit(X.iloc[:, :0], y)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_inf_in_a_numeric_column_names_it(name):
+    X, y = table()
+    bad = X.copy()
+    bad.loc[bad.index[3], "size"] = np.inf
+    with pytest.raises(ValueError, match="infinity in column 'size'"):
+        BASELINE_FACTORIES[name]().fit(bad, y)
+    clf = BASELINE_FACTORIES[name]().fit(X, y)
+    with pytest.raises(ValueError, match="infinity in column 'size'"):
+        clf.predict(bad)
+
+
+@pytest.mark.parametrize(
+    "labels",
+    [["no", "yes"], [0, 1], [False, True], ["a", "b", "c"], [3, 7, 11, 20]],
+    ids=["str-binary", "int-binary", "bool", "str-multiclass", "int-multiclass"],
+)
+@pytest.mark.parametrize("name", NAMES)
+def test_label_types_binary_and_multiclass(name, labels):
+    X, _ = table(n=160)
+    rng = np.random.default_rng(1)
+    y = np.asarray(labels, dtype=object)[rng.integers(0, len(labels), len(X))]
+    y = y.astype(type(labels[0]))
+    clf = BASELINE_FACTORIES[name]().fit(X, y)
+    np.testing.assert_array_equal(clf.classes_, np.unique(y))
+    assert clf.predict(X).dtype == clf.classes_.dtype
+    check_predictions(clf, X, np.unique(y))
+    assert 0.0 <= clf.score(X, y) <= 1.0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NAMES)
+def test_hundred_thousand_category_column(name):
+    """10^5 distinct values fit and predict (memory: test_encoder_high_cardinality_memory,
+    and the subprocess RSS bound in tests/test_bad_input.py)."""
+    X, y = high_cardinality_table()
+    clf = BASELINE_FACTORIES[name]().fit(X, y)
+    with pytest.warns(UserWarning, match="'id'"):
+        pred = clf.predict(pd.DataFrame({"id": ["v1", "new"], "x": [1.0, -1.0]}))
+    assert set(pred) <= {"pos", "neg"}
+
+
+def high_cardinality_table(n: int = 100_000) -> tuple[pd.DataFrame, np.ndarray]:
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"id": [f"v{i}" for i in rng.permutation(n)], "x": rng.normal(size=n)})
+    return X, np.where(X["x"] > 0, "pos", "neg")
+
+
+@pytest.mark.parametrize("one_hot", [False, True])
+def test_encoder_high_cardinality_memory(one_hot):
+    """The shared front end stays O(rows): codes, or a sparse one-hot (dense would be 80 GB)."""
+    X, _ = high_cardinality_table()
+    tracemalloc.start()
+    try:
+        encoder = TableEncoder(one_hot=one_hot).fit(X)
+        Z = encoder.transform(X)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert encoder.cardinalities_.tolist() == [100_000 + 2]
+    assert Z.shape == (100_000, (100_000 if one_hot else 1) + 1)  # values seen at fit + x
+    assert peak < 200 * 1024**2, f"peak traced memory {peak / 1024**2:.0f} MiB"

@@ -1,0 +1,392 @@
+"""What each baseline promises beyond the shared contract: its defaults, its guards, its loop."""
+
+from __future__ import annotations
+
+import inspect
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from sklearn.linear_model import LogisticRegression
+from threadpoolctl import threadpool_limits
+from torch import nn
+
+from tabmoe.baselines import (
+    FTTransformerClassifier,
+    TableEncoder,
+    TabNetClassifier,
+    TabTransformerClassifier,
+    ft_transformer,
+    reference,
+    tab_transformer,
+    tabnet,
+)
+from tabmoe.baselines.encoding import CODE_MISSING, CODE_UNKNOWN, N_RESERVED_CODES
+from tabmoe.datasets import auto_mpg_origin_split
+from tabmoe.trainer import param_groups
+
+torch.set_num_threads(1)
+
+SMALL_NETWORKS = {
+    "ft_transformer": lambda **kw: FTTransformerClassifier(
+        n_blocks=1, d_block=16, attention_n_heads=2, learning_rate=1e-3, device="cpu", **kw
+    ),
+    "tab_transformer": lambda **kw: TabTransformerClassifier(
+        dim=16, depth=1, heads=2, learning_rate=1e-3, device="cpu", **kw
+    ),
+    "tabnet": lambda **kw: TabNetClassifier(device="cpu", **kw),
+}
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    with threadpool_limits(1):
+        yield
+
+
+def mixed(n: int = 300, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(
+        {
+            "colour": rng.choice(["red", "green", "blue"], n).astype(object),
+            "size": rng.normal(size=n),
+            "kind": pd.Categorical(rng.choice(["a", "b"], n)),
+        }
+    )
+    return X, np.where((X["colour"] == "red") | (X["size"] > 1.0), "yes", "no")
+
+
+def defaults_of(cls) -> dict:
+    return {
+        name: p.default
+        for name, p in inspect.signature(cls.__init__).parameters.items()
+        if p.default is not inspect.Parameter.empty
+    }
+
+
+# ----------------------------------------------------------------- encoder
+def test_encoder_codes_reserve_missing_and_unknown_per_column():
+    X = pd.DataFrame({"a": ["x", "y", None, "x"], "b": pd.Categorical(["p", "q", "p", "q"])})
+    encoder = TableEncoder().fit(X)
+    assert encoder.cardinalities_.tolist() == [2 + N_RESERVED_CODES, 2 + N_RESERVED_CODES]
+    codes, numeric = encoder.encode(X)
+    assert codes[:, 0].tolist() == [2, 3, CODE_MISSING, 2]
+    assert codes[:, 1].tolist() == [2, 3, 2, 3]
+    assert numeric.shape == (4, 0)
+    with pytest.warns(UserWarning, match="'a'"):
+        unseen, _ = encoder.encode(pd.DataFrame({"a": ["new"], "b": pd.Categorical(["q"])}))
+    assert unseen.tolist() == [[CODE_UNKNOWN, 3]]
+
+
+def test_encoder_numeric_block_standardises_and_flags_missing():
+    X = pd.DataFrame({"u": [1.0, 2.0, 3.0, np.nan], "v": [10, 20, 30, 40]})
+    encoder = TableEncoder().fit(X)
+    _, numeric = encoder.encode(X)
+    assert encoder.n_numeric_ == 3  # u, v, and u's missing indicator
+    np.testing.assert_allclose(numeric[:3, 0], [-1.224745, 0.0, 1.224745], rtol=1e-5)
+    assert numeric[3, 0] == 0.0  # NaN -> the training mean
+    assert numeric[:, 2].tolist() == [0, 0, 0, 1]
+    # Values outside the training range are not clipped (standard scaling extrapolates).
+    _, far = encoder.encode(pd.DataFrame({"u": [100.0], "v": [10]}))
+    assert far[0, 0] > 100
+
+
+def test_encoder_weights_scale_like_repeated_rows():
+    X = pd.DataFrame({"u": [0.0, 1.0, 5.0]})
+    weighted = TableEncoder().fit(X, sample_weight=[1, 2, 0]).encode(X)[1]
+    repeated = TableEncoder().fit(pd.DataFrame({"u": [0.0, 1.0, 1.0]})).encode(X)[1]
+    np.testing.assert_allclose(weighted, repeated, rtol=1e-12)
+
+
+def test_encoder_max_categories_keeps_the_most_frequent_values():
+    X = pd.DataFrame({"a": ["r"] * 5 + ["s"] * 1 + ["t"] * 3 + ["u"] * 2})
+    encoder = TableEncoder(max_categories=4).fit(X)  # two reserved + two kept
+    assert encoder.cardinalities_.tolist() == [4]
+    codes, _ = encoder.encode(pd.DataFrame({"a": ["r", "s", "t", "u"]}))
+    assert codes[:, 0].tolist() == [2, CODE_UNKNOWN, 3, CODE_UNKNOWN]
+
+
+def test_encoder_one_hot_drop_first_is_pandas_get_dummies():
+    X = pd.DataFrame({"a": ["x", "y", "z", "x"], "n": [1.0, 2.0, 3.0, 4.0]})
+    encoder = TableEncoder(one_hot=True, drop="first").fit(X)
+    dense = encoder.transform(X).toarray()
+    dummies = pd.get_dummies(X["a"], drop_first=True).to_numpy(dtype=float)
+    np.testing.assert_array_equal(dense[:, :2], dummies)
+
+
+# ------------------------------------------------------------ FT-Transformer
+def test_ft_transformer_defaults_are_rtdl_defaults():
+    rtdl = pytest.importorskip("rtdl_revisiting_models")
+    kwargs = rtdl.FTTransformer.get_default_kwargs(n_blocks=3)
+    defaults = defaults_of(FTTransformerClassifier)
+    for key in (
+        "n_blocks",
+        "d_block",
+        "attention_n_heads",
+        "attention_dropout",
+        "ffn_dropout",
+        "ffn_d_hidden_multiplier",
+        "residual_dropout",
+    ):
+        assert defaults[key] == kwargs[key] == ft_transformer.PAPER_DEFAULTS[key], key
+    model = rtdl.FTTransformer(n_cont_features=1, cat_cardinalities=[], d_out=1, **kwargs)
+    optimizer = model.make_default_optimizer()
+    assert defaults["learning_rate"] == optimizer.defaults["lr"]
+    assert defaults["weight_decay"] == optimizer.defaults["weight_decay"]
+
+
+def test_ft_transformer_decays_only_linear_weights():
+    """rtdl's rule (no decay on embeddings, norms, biases), via the trainer's param_groups."""
+    X, y = mixed(60)
+    clf = SMALL_NETWORKS["ft_transformer"](max_epochs=1, weight_decay=0.1).fit(X, y)
+    groups = param_groups(clf.module_, 0.1)
+    decayed = {id(p) for g in groups if g["weight_decay"] > 0 for p in g["params"]}
+    linear = {id(m.weight) for m in clf.module_.modules() if isinstance(m, nn.Linear)}
+    assert decayed == linear
+    # rtdl's own groups agree but for its output head's LayerNorm weight, which it decays.
+    rtdl_decayed = {id(p) for p in clf.module_.model.make_parameter_groups()[0]["params"]}
+    head_norm = clf.module_.model.backbone.output.normalization.weight
+    assert rtdl_decayed - decayed == {id(head_norm)} and decayed <= rtdl_decayed
+
+
+def test_ft_transformer_embeds_categoricals_and_numerics_separately():
+    X, y = mixed(60)
+    clf = SMALL_NETWORKS["ft_transformer"](max_epochs=1).fit(X, y)
+    model = clf.module_.model
+    assert [e.num_embeddings for e in model.cat_embeddings.embeddings] == [3 + 2, 2 + 2]
+    assert model.cont_embeddings.weight.shape == (1, 16)  # one numeric column, d_block 16
+
+
+def test_d_block_must_divide_into_heads():
+    X, y = mixed(30)
+    with pytest.raises(ValueError, match="d_block=30 must be a multiple of attention_n_heads=8"):
+        FTTransformerClassifier(d_block=30, device="cpu").fit(X, y)
+
+
+# ------------------------------------------------------------ TabTransformer
+def test_tab_transformer_defaults_are_the_papers():
+    defaults = defaults_of(TabTransformerClassifier)
+    for key, value in tab_transformer.PAPER_DEFAULTS.items():
+        assert defaults[key] == value, key
+    assert (defaults["dim"], defaults["depth"], defaults["heads"]) == (32, 6, 8)
+
+
+def test_tab_transformer_unseen_and_missing_stay_in_their_columns_rows():
+    """The library adds column offsets into one table: every code must stay in its range."""
+    X, y = mixed(60)
+    clf = SMALL_NETWORKS["tab_transformer"](max_epochs=1).fit(X, y)
+    network = clf.module_
+    offsets = network.model.categories_offset.tolist()
+    cardinalities = network.cardinalities.tolist()
+    X_new = X.head(4).copy()
+    X_new["colour"] = ["purple", None, "red", "blue"]
+    with pytest.warns(UserWarning, match="'colour'"):
+        codes, _ = clf.encoder_.encode(X_new)
+    rows = codes + np.asarray(offsets)
+    for j in range(codes.shape[1]):
+        assert (rows[:, j] >= offsets[j]).all()
+        assert (rows[:, j] < offsets[j] + cardinalities[j]).all()
+    assert codes[0, 0] == CODE_UNKNOWN and codes[1, 0] == CODE_MISSING
+
+
+def tiny_tab_transformer(cardinalities: list[int], n_numeric: int) -> nn.Module:
+    return tab_transformer.TabTransformerNetwork(
+        cardinalities,
+        n_numeric,
+        2,
+        dim=8,
+        depth=1,
+        heads=2,
+        dim_head=4,
+        attn_dropout=0.0,
+        ff_dropout=0.0,
+        mlp_hidden_mults=(2,),
+    )
+
+
+def test_tab_transformer_refuses_out_of_range_codes_instead_of_aliasing():
+    network = tiny_tab_transformer([3, 4], 0)
+    ok = torch.tensor([[2, 3]])
+    assert network(ok, torch.zeros(1, 0)).shape == (1, 2)
+    with pytest.raises(IndexError, match=r"column position\(s\) \[0\]"):
+        network(torch.tensor([[3, 0]]), torch.zeros(1, 0))  # 3 would read column 1's row
+
+
+@pytest.mark.parametrize(("n_numeric", "normed"), [(1, False), (2, False), (3, True)])
+def test_tab_transformer_layer_norm_needs_three_continuous_values(n_numeric, normed):
+    network = tiny_tab_transformer([3], n_numeric)
+    assert isinstance(network.model.norm, nn.LayerNorm) == normed
+
+
+# --------------------------------------------------------------------- TabNet
+def test_tabnet_defaults_are_pytorch_tabnets():
+    tab_model = pytest.importorskip("pytorch_tabnet.tab_model")
+    library = tab_model.TabNetClassifier
+    fields = {f.name: f.default for f in library.__dataclass_fields__.values()}
+    fit = {k: p.default for k, p in inspect.signature(library.fit).parameters.items()}
+    ours = defaults_of(TabNetClassifier)
+    for key in (
+        "n_d",
+        "n_a",
+        "n_steps",
+        "gamma",
+        "n_independent",
+        "n_shared",
+        "momentum",
+        "lambda_sparse",
+    ):
+        assert ours[key] == fields[key] == tabnet.PAPER_DEFAULTS[key], key
+    assert ours["batch_size"] == fit["batch_size"] == 1024
+    assert ours["virtual_batch_size"] == fit["virtual_batch_size"] == 128
+    assert ours["max_epochs"] == fit["max_epochs"]
+    assert ours["n_iter_no_change"] == fit["patience"]
+    assert ours["learning_rate"] == library().optimizer_params["lr"]
+
+
+def test_raw_tabnet_trains_zero_batches_on_small_tables():
+    """The defect the adapter guards against: defaults + drop_last on < 1024 rows."""
+    tab_model = pytest.importorskip("pytorch_tabnet.tab_model")
+    X, y = mixed(500)
+    Z = TableEncoder().fit(X).transform(X).astype(np.float32)
+    counter = tabnet._StepCounter()
+    raw = tab_model.TabNetClassifier(verbose=0, seed=0, device_name="cpu")
+    with tabnet._quiet(0):
+        raw.fit(Z, (y == "yes").astype(int), max_epochs=3, callbacks=[counter])
+    assert counter.n_steps == 0  # ... and it still predicts, untrained
+
+
+@pytest.mark.parametrize(
+    ("n", "batch", "virtual", "expected"),
+    [
+        (500, 1024, 128, (384, 128)),
+        (100, 1024, 128, (100, 100)),
+        (2, 1024, 128, (2, 2)),
+        (5000, 1024, 128, (1024, 128)),
+        (300, 256, 100, (200, 100)),
+    ],
+)
+def test_tabnet_batch_sizes_fit_the_data(n, batch, virtual, expected):
+    got = tabnet.tabnet_batch_sizes(n, batch, virtual)
+    assert got == expected
+    assert 1 <= got[0] <= n and got[0] % got[1] == 0 and got[1] >= 2
+
+
+def test_tabnet_adapter_trains_every_epoch_on_a_small_table():
+    X, y = mixed(200)
+    clf = TabNetClassifier(max_epochs=5, random_state=0, device="cpu").fit(X, y)
+    assert clf.batch_size_ == 128 and clf.virtual_batch_size_ == 128
+    assert clf.n_steps_ == 5 and clf.n_iter_ == 5
+
+
+def test_tabnet_adapter_raises_when_no_step_was_taken(monkeypatch):
+    X, y = mixed(100)
+    monkeypatch.setattr(tabnet, "tabnet_batch_sizes", lambda n, b, v: (1024, 128))
+    with pytest.raises(RuntimeError, match="no optimisation step"):
+        TabNetClassifier(max_epochs=2, device="cpu").fit(X, y)
+
+
+def test_tabnet_needs_two_training_rows():
+    X, _ = mixed(3)
+    y = np.array(["a", "b", "b"])
+    with pytest.raises(ValueError, match="at least 2 training rows"):
+        TabNetClassifier(early_stopping=True, validation_fraction=0.5, device="cpu").fit(X, y)
+
+
+# ---------------------------------------------------------- shared behaviour
+@pytest.mark.parametrize("name", sorted(SMALL_NETWORKS))
+def test_networks_learn_a_simple_rule(name):
+    X, y = mixed(300)
+    clf = SMALL_NETWORKS[name](max_epochs=40, random_state=0).fit(X, y)
+    assert clf.score(X, y) > 0.85
+
+
+@pytest.mark.parametrize("name", sorted(SMALL_NETWORKS))
+def test_same_random_state_same_probabilities(name):
+    X, y = mixed(120)
+    a = SMALL_NETWORKS[name](max_epochs=3, random_state=7).fit(X, y).predict_proba(X)
+    b = SMALL_NETWORKS[name](max_epochs=3, random_state=7).fit(X, y).predict_proba(X)
+    np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("name", sorted(SMALL_NETWORKS))
+def test_eval_set_turns_early_stopping_on_and_restores_the_best_epoch(name):
+    X, y = mixed(300)
+    X_val, y_val = mixed(100, seed=1)
+    clf = SMALL_NETWORKS[name](max_epochs=200, n_iter_no_change=3, random_state=0)
+    clf.fit(X, y, eval_set=(X_val, y_val))
+    assert all("val_loss" in record for record in clf.history_)
+    assert clf.n_iter_ < 200
+    losses = [record["val_loss"] for record in clf.history_]
+    assert losses[clf.best_epoch_ - 1] <= min(losses) + 1e-4  # best within the tolerance
+    # the restored weights are the best epoch's: their validation loss is that epoch's
+    proba = np.clip(clf.predict_proba(X_val), 1e-12, 1)
+    codes = np.searchsorted(clf.classes_, y_val)
+    restored = -np.log(proba[np.arange(len(y_val)), codes]).mean()
+    assert restored == pytest.approx(losses[clf.best_epoch_ - 1], rel=1e-3)
+
+
+@pytest.mark.parametrize("name", sorted(SMALL_NETWORKS))
+def test_early_stopping_holds_out_validation_fraction(name):
+    X, y = mixed(200)
+    clf = SMALL_NETWORKS[name](
+        max_epochs=3, early_stopping=True, validation_fraction=0.25, random_state=0
+    ).fit(X, y)
+    assert "val_loss" in clf.history_[0]
+    auto = SMALL_NETWORKS[name](max_epochs=3, random_state=0).fit(X, y)
+    assert "val_loss" not in auto.history_[0]  # "auto": off below 10,000 rows
+
+
+@pytest.mark.parametrize("name", sorted(SMALL_NETWORKS))
+def test_pickle_round_trip(name):
+    X, y = mixed(80)
+    clf = SMALL_NETWORKS[name](max_epochs=2, random_state=0).fit(X, y)
+    clone = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(clone.predict_proba(X), clf.predict_proba(X))
+
+
+@pytest.mark.parametrize("name", sorted(SMALL_NETWORKS))
+def test_cuda_requested_without_cuda_is_a_clear_error(name):
+    if torch.cuda.is_available():
+        pytest.skip("CUDA is available here")
+    X, y = mixed(30)
+    with pytest.raises(ValueError, match="CUDA is not available"):
+        SMALL_NETWORKS[name](max_epochs=1).set_params(device="cuda").fit(X, y)
+
+
+# ---------------------------------------------------------------- references
+def test_paper_one_hot_reproduces_table5_logistic_regression(auto_mpg):
+    """drop='first' one-hot: the paper's LR OOD accuracy 0.6571 exactly (0.7214 without)."""
+    split = auto_mpg_origin_split(auto_mpg)
+    paper = reference.logistic_regression(categorical_features="all")
+    score = paper.fit(split.X_train, split.y_train).score(split.X_test, split.y_test)
+    assert score == pytest.approx(92 / 140)
+    full = reference.logistic_regression(categorical_features="all", drop=None)
+    assert full.fit(split.X_train, split.y_train).score(split.X_test, split.y_test) != score
+
+
+def test_hist_gradient_boosting_splits_natively_on_codes():
+    X, y = mixed(100)
+    clf = reference.hist_gradient_boosting(max_iter=5).fit(X, y)
+    mask = clf.estimator_.is_categorical_
+    assert mask.tolist() == [True, True, False]  # colour, kind codes; the numeric block
+
+
+def test_native_encoding_needs_a_native_estimator():
+    X, y = mixed(30)
+    clf = reference.EncodedClassifier(LogisticRegression(), "native")
+    with pytest.raises(ValueError, match="categorical_features.*feature_types"):
+        clf.fit(X, y)
+
+
+def test_paper_grid_search_uses_the_authors_grid():
+    search = reference.paper_grid_search(
+        reference.random_forest(), reference.PAPER_GRIDS["random_forest"]
+    )
+    assert search.param_grid == {
+        "estimator__criterion": ["gini", "entropy"],
+        "estimator__n_estimators": [50, 100, 200],
+        "estimator__max_depth": [1, 3, None],
+    }
+    assert search.cv.n_splits == 5 and type(search.cv).__name__ == "StratifiedKFold"

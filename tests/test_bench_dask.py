@@ -1,0 +1,68 @@
+"""Scale-out: a real Dask distributed cluster (a LocalCluster of two worker processes on
+loopback, reached through its scheduler address exactly as a remote one would be) and
+local worker processes (--jobs)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from tabmoe.bench.cli import main
+
+from .bench_helpers import tiny_suite
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+        dashboard_address=None, worker_dashboard_address=None,
+    ) as cluster, distributed.Client(cluster) as client:
+        yield cluster.scheduler_address, set(client.run(lambda: __import__("os").getpid()).values())
+
+
+@pytest.mark.slow  # two worker processes importing torch: ~30 s on 2 busy cores
+def test_run_on_a_dask_cluster(cluster, tmp_path):
+    address, worker_pids = cluster
+    suite = tiny_suite(tmp_path, models={"logistic_regression": {}, "tabmoe": {"max_epochs": 2}},
+                       seeds=(0, 1), protocols=("untuned", "tuned"), n_trials=1)
+    results = tmp_path / "results"
+    args = ["run", str(suite), "--results", str(results), "--scheduler", address, "--no-progress"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "tiny: 8 planned, 0 already finished, 8 run now, 0 failed" in result.output
+    records = [json.loads(p.read_text()) for p in (results / "runs").rglob("*.json")]
+    assert len({r["run_id"] for r in records}) == 8
+    pids = {r["pid"] for r in records}
+    assert pids <= worker_pids and len(pids) == 2  # ran in both worker processes, not here
+    assert (results / "report.md").is_file()
+    again = CliRunner().invoke(main, args)
+    assert again.exit_code == 0 and "8 already finished, 0 run now" in again.output
+
+
+def test_unreachable_scheduler_is_a_usage_error(tmp_path):
+    from .bench_helpers import free_port
+
+    suite = tiny_suite(tmp_path)
+    result = CliRunner().invoke(main, ["run", str(suite), "--results", str(tmp_path / "r"),
+                                       "--scheduler", f"tcp://127.0.0.1:{free_port()}", "--no-progress"])
+    assert result.exit_code == 2, result.output
+    assert "cannot reach the Dask scheduler" in result.output
+
+
+@pytest.mark.slow  # loky worker processes importing torch
+def test_run_in_local_worker_processes(tmp_path):
+    import os
+
+    suite = tiny_suite(tmp_path, seeds=(0, 1), protocols=("untuned", "tuned"), n_trials=1)
+    results = tmp_path / "results"
+    result = CliRunner().invoke(main, ["run", str(suite), "--results", str(results), "--jobs", "2",
+                                       "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert "tiny: 4 planned, 0 already finished, 4 run now, 0 failed" in result.output
+    records = [json.loads(p.read_text()) for p in (results / "runs").rglob("*.json")]
+    assert len({r["run_id"] for r in records}) == 4
+    assert os.getpid() not in {r["pid"] for r in records}  # ran in worker processes

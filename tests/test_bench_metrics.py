@@ -1,0 +1,44 @@
+"""Scores of one model on one part: accuracy, balanced accuracy, log loss, ROC AUC, bin MSE."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.metrics import log_loss, roc_auc_score
+
+from tabmoe.bench.metrics import classification_scores
+
+
+def test_binary_scores_match_scikit_learn():
+    y = np.array(["no", "yes", "yes", "no", "yes"])
+    proba = np.array([[0.8, 0.2], [0.3, 0.7], [0.6, 0.4], [0.4, 0.6], [0.1, 0.9]])
+    s = classification_scores(y, proba, np.array(["no", "yes"]))
+    assert s["n"] == 5
+    assert s["accuracy"] == pytest.approx(3 / 5)
+    assert s["balanced_accuracy"] == pytest.approx((1 / 2 + 2 / 3) / 2)
+    assert s["log_loss"] == pytest.approx(log_loss(y, proba, labels=["no", "yes"]))
+    assert s["roc_auc"] == pytest.approx(roc_auc_score(y == "yes", proba[:, 1]))
+    assert s["bin_mse"] is None  # string labels
+
+
+def test_multiclass_auc_is_one_vs_rest_macro():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 3, 60)
+    proba = rng.dirichlet(np.ones(3), 60)
+    s = classification_scores(y, proba, np.arange(3))
+    assert s["roc_auc"] == pytest.approx(roc_auc_score(y, proba, multi_class="ovr"))
+    pred = proba.argmax(1)
+    assert s["bin_mse"] == pytest.approx(np.mean((pred - y) ** 2))
+
+
+def test_undefined_metrics_are_none():
+    proba = np.array([[0.9, 0.1, 0.0], [0.2, 0.7, 0.1]])
+    one_class = classification_scores(np.array([1, 1]), proba, np.arange(3))
+    assert one_class["roc_auc"] is None and one_class["accuracy"] == 0.5
+    unseen = classification_scores(np.array([0, 7]), proba, np.arange(3))  # label 7 never fitted
+    assert unseen["log_loss"] is None and unseen["accuracy"] == 0.5
+    empty = classification_scores(np.array([]), np.zeros((0, 3)), np.arange(3))
+    assert empty == {"n": 0, "accuracy": None, "balanced_accuracy": None, "log_loss": None,
+                     "roc_auc": None, "bin_mse": None}
+    with pytest.raises(ValueError, match=r"shape \(2, 3\), expected \(2, 2\)"):
+        classification_scores(np.array([0, 1]), proba, np.arange(2))

@@ -1,0 +1,81 @@
+"""Planning a suite run: models x splits x seeds x protocols, every name checked up front."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from tabmoe.bench.plan import Budget, plan_runs
+from tabmoe.suites import load_suite
+
+from .bench_helpers import tiny_suite
+
+SMOKE = load_suite("smoke")
+
+
+def test_smoke_plan_uses_the_suite_settings():
+    runs = plan_runs(SMOKE)
+    assert len(runs) == 2 * 2 * 4 * 2  # splits x seeds x models x protocols
+    assert len({r.run_id for r in runs}) == len(runs)
+    assert runs[0].run_id == "smoke/car-buying-vhigh/tabmoe/untuned/seed0"
+    assert dict(runs[0].fixed) == SMOKE.models["tabmoe"]
+    assert runs[0].budget == Budget(**SMOKE.tuning)
+    assert {r.protocol for r in runs} == {"untuned", "tuned"}
+
+
+def test_subsets_and_overrides():
+    runs = plan_runs(SMOKE, models=["logistic_regression"], splits=["car-cluster"], seeds=[5, 6],
+                     protocols=["tuned"], budget=Budget(n_trials=3), threads=2, study_storage="x.journal")
+    assert [r.run_id for r in runs] == [
+        "smoke/car-cluster/logistic_regression/tuned/seed5",
+        "smoke/car-cluster/logistic_regression/tuned/seed6",
+    ]
+    assert runs[0].budget.n_trials == 3 and runs[0].threads == 2 and runs[0].study_storage == "x.journal"
+    assert runs[0].tuned and runs[0].study_name == runs[0].run_id
+
+
+def test_config_hash_tracks_the_configuration_not_the_checkout(tmp_path):
+    a = plan_runs(SMOKE, models=["tabmoe"], seeds=[0], protocols=["tuned"])[0]
+    copy = tmp_path / "suites"
+    shutil.copytree(SMOKE.path.parent, copy)
+    shutil.copytree(SMOKE.path.parents[1] / "data", tmp_path / "data")
+    moved = plan_runs(load_suite("smoke", copy), models=["tabmoe"], seeds=[0], protocols=["tuned"])[0]
+    assert moved.config_hash == a.config_hash  # same suite in another folder
+    assert plan_runs(SMOKE, models=["tabmoe"], seeds=[0], protocols=["tuned"],
+                     budget=Budget(n_trials=9))[0].config_hash != a.config_hash
+
+
+def test_paper_suite_defaults_to_the_paper_protocol():
+    paper = load_suite("paper")
+    runs = plan_runs(paper, splits=["sim-5-0.9-0.0"], seeds=[4951])
+    assert {r.protocol for r in runs} == {"paper"}
+    assert {r.model for r in runs} >= {"tabmoe", "logistic_regression", "random_forest", "gradient_boosting", "mlp"}
+    with pytest.raises(ValueError, match=r"no ID validation part .* --protocol untuned or paper"):
+        plan_runs(paper, protocols=["tuned"])
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, message",
+    [
+        ({"models": ["nope"]}, ValueError, r"unknown model\(s\) \['nope'\]; known models: \['tabmoe'"),
+        ({"splits": ["zzz"]}, KeyError, "has no split 'zzz'"),
+        ({"protocols": ["oracle"]}, ValueError, r"unknown protocol\(s\) \['oracle'\]"),
+    ],
+)
+def test_bad_names_fail_before_any_work(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        plan_runs(SMOKE, **kwargs)
+
+
+def test_bad_budgets_are_named(tmp_path):
+    with pytest.raises(ValueError, match="n_trials must be a positive integer"):
+        Budget(n_trials=0)
+    with pytest.raises(ValueError, match="metric 'f1' is not one of"):
+        Budget(metric="f1")
+    with pytest.raises(ValueError, match="give n_trials, timeout or both"):
+        Budget(n_trials=None)
+    suite = load_suite(tiny_suite(tmp_path))
+    with pytest.raises(ValueError, match=r"unknown key\(s\) \['trials'\]"):
+        Budget.from_dict({"trials": 3})
+    assert plan_runs(suite)[0].run_id == "tiny/price/logistic_regression/untuned/seed0"

@@ -1,0 +1,142 @@
+"""The report: per-split mean +- SD over seeds, ranks, win/tie/loss with a Wilcoxon test,
+the oracle apart, plots, and the paper's published numbers beside ours."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import wilcoxon
+
+from tabmoe.bench import paper_results
+from tabmoe.bench.report import paper_comparison, per_split, runs_frame, summary, write_report
+
+from .conftest import SHARED
+
+SPLITS = [f"s{i}" for i in range(7)]
+#: OOD accuracy of each model per split and seed: b beats a on every split, c ties a.
+OOD = {
+    "tabmoe": lambda i, seed: 0.60 + 0.01 * i + 0.01 * seed,
+    "logistic_regression": lambda i, seed: 0.70 + 0.01 * i + 0.02 * seed,
+    "hist_gradient_boosting": lambda i, seed: 0.60 + 0.01 * i + 0.01 * seed + 0.001,
+}
+
+
+def make_record(split, model, seed, protocol="untuned", oracle=None, id_accuracy=0.9):
+    i = int(split[1:]) if split[1:].isdigit() else 0
+    return {
+        "run_id": f"t/{split}/{model}/{protocol}/seed{seed}", "suite": "t", "split": split,
+        "model": model, "protocol": protocol, "tuned": protocol == "tuned", "seed": seed,
+        "id_test": {"accuracy": id_accuracy, "balanced_accuracy": 0.8, "log_loss": 0.3, "roc_auc": 0.9},
+        "ood_test": {"accuracy": OOD[model](i, seed % 3) if model in OOD else 0.5, "bin_mse": 1.5},
+        "oracle": None if oracle is None else {"ood_test_accuracy": oracle},
+        "params": {"C": 1.0}, "fit_seconds": 1.0, "predict_seconds": 0.1, "tune_seconds": None,
+        "peak_rss_mb": 400.0, "git": {"revision": "abc"}, "versions": {"tabmoe": "0.1.0"},
+    }
+
+
+@pytest.fixture
+def records():
+    return [make_record(s, m, seed) for s in SPLITS for m in OOD for seed in (0, 1, 2)]
+
+
+def test_per_split_means_sds_and_ranks(records):
+    table = per_split(runs_frame(records))
+    row = table[(table["split"] == "s3") & (table["model"] == "logistic_regression")].iloc[0]
+    values = [0.73, 0.75, 0.77]
+    assert row["seeds"] == 3
+    assert row["ood_mean"] == pytest.approx(np.mean(values))
+    assert row["ood_sd"] == pytest.approx(np.std(values, ddof=1))
+    assert row["ood_pop_sd"] == pytest.approx(np.std(values))
+    assert row["gap_mean"] == pytest.approx(0.9 - np.mean(values))
+    ranks = table[table["split"] == "s3"].set_index("model")["rank"]
+    assert ranks.to_dict() == {"tabmoe": 3.0, "logistic_regression": 1.0, "hist_gradient_boosting": 2.0}
+    assert list(table["model"][:3]) == ["tabmoe", "logistic_regression", "hist_gradient_boosting"]
+
+
+def test_summary_counts_wins_ties_losses_and_tests_them(records):
+    table = per_split(runs_frame(records))
+    overall = summary(table, reference="tabmoe", tie=0.005).set_index("model")
+    lr, hgb = overall.loc["logistic_regression"], overall.loc["hist_gradient_boosting"]
+    assert (lr["wins"], lr["ties"], lr["losses"]) == (7, 0, 0)
+    assert (hgb["wins"], hgb["ties"], hgb["losses"]) == (0, 7, 0)
+    diffs = (table[table.model == "logistic_regression"]["ood_mean"].to_numpy()
+             - table[table.model == "tabmoe"]["ood_mean"].to_numpy())
+    assert lr["wilcoxon_p"] == pytest.approx(wilcoxon(diffs).pvalue)
+    assert lr["wilcoxon_p"] < 0.05  # 7 splits, all one way
+    assert pd.isna(overall.loc["tabmoe", "wins"])
+    assert overall.loc["logistic_regression", "mean_rank"] == 1.0
+
+
+def test_write_report_files_and_content(tmp_path, records):
+    tuned = [make_record(s, m, seed, "tuned", oracle=0.99) for s in SPLITS[:2] for m in OOD for seed in (0, 1)]
+    paths = write_report(records + tuned, tmp_path, title="t", description="A test suite.",
+                         failures={"t/s0/mlp/untuned/seed0": "Traceback\nValueError: boom"})
+    names = {p.name for p in paths}
+    assert names >= {"report.md", "runs.csv", "per_split.csv", "summary.csv", "id_vs_ood-untuned.png",
+                     "gap_per_split-untuned.png", "id_vs_ood-tuned.png", "gap_per_split-tuned.png"}
+    for png in tmp_path.glob("*.png"):
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
+    assert len(pd.read_csv(tmp_path / "runs.csv")) == len(records) + len(tuned)
+    text = (tmp_path / "report.md").read_text()
+    assert "## Protocol `untuned`" in text and "## Protocol `tuned`" in text
+    assert "| logistic_regression | 7 | 3 | 0.900 ± 0.000 | 0.750 ± 0.020 | 0.150 ± 0.020 | 1.00 | 7/0/0 | 0.016 |" in text
+    # The oracle has its own, labelled section, only under the tuned protocol.
+    head, oracle = text.split("### ORACLE (not a fair result)")
+    assert "## Protocol `tuned`" in head and "0.990" in oracle and "0.990" not in head
+    assert "`t/s0/mlp/untuned/seed0`: ValueError: boom" in text
+    assert "published" not in text  # not the paper suite
+
+
+def test_paper_numbers_are_printed_beside_ours(tmp_path):
+    records = [make_record("sim-5-0.9-0.0", m, seed, "paper") for m in ("tabmoe", "logistic_regression")
+               for seed in range(3)]
+    records += [make_record("auto-mpg-origin", "tabmoe", 42, "paper")]
+    table = per_split(runs_frame(records))
+    comparison = paper_comparison(table)
+    row = comparison[(comparison.split == "sim-5-0.9-0.0") & (comparison.model == "tabmoe")].iloc[0]
+    assert (row.paper_accuracy, row.paper_accuracy_sd, row.paper_mse) == (0.3917, 0.0522, 1.6333)
+    assert row.our_accuracy == pytest.approx(0.61) and row.our_accuracy_sd == pytest.approx(np.std([0.6, 0.61, 0.62]))
+    missing = comparison[(comparison.split == "sim-5-0.9-0.0") & (comparison.model == "mlp")].iloc[0]
+    assert pd.isna(missing.protocol) and missing.paper_accuracy == 0.1688
+    write_report(records, tmp_path, title="paper")
+    text = (tmp_path / "report.md").read_text()
+    assert "## The paper's published numbers beside ours" in text
+    assert "| sim-5-0.9-0.0 | tabmoe | paper | 0.3917 (0.0522) | 0.6100 (0.0082) | 3 |" in text
+    assert "| auto-mpg-origin | tabmoe | paper | 0.7929 | 0.6000 | 1 | -0.193 |" in text
+    assert "| auto-mpg-origin | AutoInt | - | 0.3643 |" in text
+
+
+def test_no_records_is_an_error(tmp_path):
+    with pytest.raises(ValueError, match="no finished runs to report"):
+        write_report([], tmp_path, title="empty")
+
+
+@pytest.mark.skipif(SHARED is None, reason="../shared (PAPER.md) not available")
+def test_paper_results_match_paper_md():
+    text = (Path(SHARED) / "paper" / "PAPER.md").read_text()
+    acc = text.split("OOD test accuracy, mean over 20 seeds")[1].split("OOD test MSE")[0]
+    mse = text.split("OOD test MSE in bin units")[1].split("## 4.")[0]
+    for block, check in ((acc, "acc"), (mse, "mse")):
+        rows = [line for line in block.splitlines() if re.match(r"\| \d/", line)]
+        assert len(rows) == 12
+        for line in rows:
+            config, *cells = [c.strip() for c in line.strip("|").split("|")]
+            k, corr, noise = config.split("/")
+            split = f"sim-{k}-{corr}-{float(noise):.1f}"
+            for model, cell in zip(paper_results.SIMULATION_MODELS, cells, strict=True):
+                if check == "acc":
+                    mean, sd = map(float, re.match(r"(\.\d+) \((\.\d+)\)", cell).groups())
+                    assert paper_results.SIMULATION_OOD_ACCURACY[split][model] == (mean, sd)
+                else:
+                    assert paper_results.SIMULATION_OOD_MSE[split][model] == float(cell)
+    table5 = text.split("| model | OOD accuracy (non-US) | OOD MSE |")[1].split("This single-seed")[0]
+    names = {**paper_results.PAPER_MODEL_NAMES, "ATTN (the paper's model)": "tabmoe"}
+    for line in table5.splitlines()[2:]:
+        if line.startswith("| "):
+            name, accuracy, mse = (c.strip() for c in line.strip("|").split("|"))
+            key = names.get(name) or name
+            assert paper_results.AUTO_MPG_OOD[key] == (float(accuracy), float(mse))

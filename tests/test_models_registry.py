@@ -1,0 +1,106 @@
+"""The model registry: every model buildable with its paper defaults, every space sampleable."""
+
+from __future__ import annotations
+
+import pytest
+from sklearn.base import clone, is_classifier
+from sklearn.model_selection import GridSearchCV
+
+from tabmoe import TabularMoEClassifier, paper_config
+from tabmoe.baselines import EncodedClassifier, reference
+from tabmoe.models import MODELS, available_models, get_model
+
+NAMES = available_models()
+
+
+def test_registry_holds_tabmoe_and_every_baseline():
+    assert set(MODELS) >= {
+        "tabmoe",
+        "ft_transformer",
+        "tab_transformer",
+        "tabnet",
+        "logistic_regression",
+        "random_forest",
+        "gradient_boosting",
+        "hist_gradient_boosting",
+        "mlp",
+        "xgboost",
+    }
+    assert set(NAMES) <= set(MODELS)
+    with pytest.raises(ValueError, match="Unknown model 'nope'.*tabmoe"):
+        get_model("nope")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_make_applies_the_paper_defaults(name):
+    spec = get_model(name)
+    estimator = spec.make()
+    assert is_classifier(estimator)
+    params = estimator.get_params()
+    prefix = "estimator__" if isinstance(estimator, EncodedClassifier) else ""
+    for key, value in spec.paper_defaults.items():
+        assert params[prefix + key] == value, key
+    clone(estimator)
+
+
+def test_tabmoe_paper_defaults_are_the_paper_config():
+    spec = get_model("tabmoe")
+    assert dict(spec.paper_defaults) == paper_config()
+    assert isinstance(spec.make(), TabularMoEClassifier)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_make_paper_wraps_grid_tuned_models_in_the_papers_search(name):
+    spec = get_model(name)
+    estimator = (
+        spec.make_paper(random_state=0) if name != "logistic_regression" else (spec.make_paper())
+    )
+    if name in reference.PAPER_GRIDS:
+        assert isinstance(estimator, GridSearchCV)
+        assert estimator.param_grid == {
+            f"estimator__{k}": v for k, v in reference.PAPER_GRIDS[name].items()
+        }
+    else:
+        assert not isinstance(estimator, GridSearchCV)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_search_space_samples_valid_parameters(name):
+    optuna = pytest.importorskip("optuna")
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    spec = get_model(name)
+    study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0))
+    seen = set()
+    for _ in range(20):
+        trial = study.ask()
+        params = spec.suggest(trial)
+        estimator = spec.make(**params)
+        inner = estimator.estimator if isinstance(estimator, EncodedClassifier) else estimator
+        if hasattr(inner, "_parameter_constraints"):  # XGBoost has none
+            inner._validate_params()  # scikit-learn's parameter constraints
+        if hasattr(estimator, "_check_params"):
+            estimator._check_params()  # cross-parameter rules (e.g. d_block vs heads)
+        if name == "tabmoe":
+            estimator._check_architecture()
+        study.tell(trial, 0.0)
+        seen.add(tuple(sorted((k, repr(v)) for k, v in params.items())))
+    assert len(seen) > 1  # the space is not a single point
+
+
+def test_ft_transformer_space_is_gorishniy_et_al():
+    optuna = pytest.importorskip("optuna")
+    trial = optuna.trial.FixedTrial(
+        {
+            "n_blocks": 4,
+            "d_block": 512,
+            "attention_dropout": 0.5,
+            "ffn_d_hidden_multiplier": 8 / 3,
+            "ffn_dropout": 0.5,
+            "residual_dropout": 0.2,
+            "learning_rate": 1e-3,
+            "weight_decay": 1e-3,
+        }
+    )
+    assert get_model("ft_transformer").suggest(trial)["d_block"] == 512
+    with pytest.raises(ValueError):
+        get_model("ft_transformer").suggest(optuna.trial.FixedTrial({"n_blocks": 5}))

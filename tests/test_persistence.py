@@ -1,0 +1,355 @@
+"""save / load: round trips, devices, versions, and files that must be refused.
+
+Tampered files carry a pickle payload that creates a marker file when unpickled; every test
+asserts the marker never appears under ``load`` and (so that the test can fail) that the same
+file does run the payload under a plain, unsafe unpickler.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import subprocess
+import sys
+import textwrap
+import zipfile
+from pathlib import Path
+
+import joblib
+import numpy as np
+import pandas as pd
+import pytest
+import sklearn
+import torch
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+import tabmoe
+from tabmoe import TabularMoEClassifier
+from tabmoe.persistence import FORMAT, FORMAT_VERSION, IncompatibleFileError, checksum
+
+from .conftest import REPO
+
+# torch warns when a file's pickle protocol is not 2 (the refused pickles, damaged files)
+pytestmark = pytest.mark.filterwarnings("ignore:Detected pickle protocol:UserWarning")
+
+FAST = dict(max_epochs=3, d_model=8, n_heads=2, ff_dim=4, random_state=0, device="cpu")
+REFUSED = (IncompatibleFileError, pickle.UnpicklingError)
+
+
+def messy_frame(n: int = 60) -> tuple[pd.DataFrame, np.ndarray]:
+    """Category values of every saveable type, unicode, NaN, a datetime and a numeric column."""
+    rng = np.random.default_rng(0)
+    stamps = [pd.Timestamp("2020-01-01", tz="UTC"), pd.Timestamp("1066-10-14")]
+    X = pd.DataFrame(
+        {
+            "text": rng.choice(["", "é", "日本", "🙂", "a"], n).astype(object),
+            "mixed": pd.Series(rng.choice([1, "1", 2.5, True, None], n), dtype=object),
+            "stamp": pd.Series([stamps[i % 2] for i in range(n)], dtype=object),
+            "span": pd.Series([pd.Timedelta(days=10**6) if i % 3 else None for i in range(n)], dtype=object),
+            "flag": rng.random(n) > 0.5,
+            "when": pd.to_datetime(rng.integers(0, 10**9, n), unit="s"),
+            "size": np.where(rng.random(n) > 0.9, np.nan, rng.normal(size=n)),
+        }
+    )  # fmt: skip
+    y = np.where(X["flag"], "yes", "no")
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory) -> tuple[Path, TabularMoEClassifier, pd.DataFrame]:
+    X, y = messy_frame()
+    clf = TabularMoEClassifier(**FAST).fit(X, y)
+    path = tmp_path_factory.mktemp("saved") / "model.tabmoe"
+    clf.save(path)
+    return path, clf, X
+
+
+def rewrite_pickle(src: Path, dst: Path, change) -> None:
+    """Copy the torch zip archive ``src`` to ``dst`` with ``change(bytes)`` applied to data.pkl."""
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_STORED) as zout:
+        for info in zin.infolist():
+            data = zin.read(info)
+            zout.writestr(
+                info.filename, change(data) if info.filename.endswith("/data.pkl") else data
+            )
+
+
+class CreatesFile:
+    """Unpickling this runs code: ``exec`` writes the marker file."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return exec, (f"open({str(self.marker)!r}, 'w').close()",)
+
+
+# ------------------------------------------------------------ round trips
+@pytest.mark.parametrize("vocabulary", ["per_column", "shared"])
+def test_round_trip_keeps_predictions_params_and_fitted_state(tmp_path, vocabulary):
+    X, y = messy_frame()
+    clf = TabularMoEClassifier(**FAST, vocabulary=vocabulary, class_weight={"no": 1, "yes": 2})
+    clf.fit(X, y)
+    clf.save(tmp_path / "m.tabmoe")
+    loaded = TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+    assert np.array_equal(loaded.predict_proba(X), clf.predict_proba(X))
+    assert loaded.predict(X).dtype == clf.predict(X).dtype
+    assert loaded.get_params() == clf.get_params()
+    assert loaded.classes_.dtype == clf.classes_.dtype
+    assert list(loaded.feature_names_in_) == list(X.columns)
+    assert (loaded.history_, loaded.n_iter_, loaded.best_epoch_) == (
+        clf.history_,
+        clf.n_iter_,
+        clf.best_epoch_,
+    )
+    a, b = clf.tokenizer_, loaded.tokenizer_
+    for before, after in zip(
+        a.categories_ + a._infrequent, b.categories_ + b._infrequent, strict=True
+    ):
+        assert (before is None and after is None) or (
+            list(before) == list(after) and [type(v) for v in before] == [type(v) for v in after]
+        )
+    assert np.array_equal(a.transform(X), b.transform(X))
+
+
+@pytest.mark.parametrize("labels", [[0, 1], [True, False], ["no", "yes"]], ids=str)
+def test_round_trip_label_types_and_numeric_column_labels(tmp_path, labels):
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame({3: rng.choice(list("abc"), 40), 1: rng.normal(size=40)})
+    y = np.asarray(labels * 20)
+    clf = TabularMoEClassifier(**FAST).fit(X, y)
+    clf.save(tmp_path / "m.tabmoe")
+    loaded = TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+    assert np.array_equal(loaded.predict(X), clf.predict(X))
+    assert loaded.classes_.dtype == clf.classes_.dtype
+    with pytest.raises(ValueError, match="same order"):  # survives the round trip
+        loaded.predict(X[[1, 3]])
+
+
+def test_file_records_format_versions_and_checksum(saved):
+    path, _, _ = saved
+    payload = torch.load(path, weights_only=True)
+    assert payload["format"] == FORMAT == "tabmoe.TabularMoEClassifier"
+    assert payload["format_version"] == FORMAT_VERSION == 1
+    assert json.loads(payload["versions"]) == {
+        "tabmoe": tabmoe.__version__,
+        "torch": torch.__version__,
+        "sklearn": sklearn.__version__,
+    }
+    assert payload["checksum"] == checksum(payload)
+    assert all(t.device.type == "cpu" for t in payload["state_dict"].values())
+
+
+# ------------------------------------------------------------ compatibility
+@pytest.mark.parametrize(
+    "change, match",
+    [
+        ({"format_version": 99}, r"format version 99 \(written by .*tabmoe.*\); this tabmoe reads version 1"),
+        ({"format_version": "1"}, "format version 1"),
+        ({"format_version": None}, "format version None"),
+        ({"format": "tabmoe.Other"}, "is not a saved TabularMoEClassifier"),
+    ],
+    ids=["future", "string", "missing", "other-format"],
+)  # fmt: skip
+def test_incompatible_files_are_refused_with_their_version(saved, tmp_path, change, match):
+    path, _, _ = saved
+    payload = torch.load(path, weights_only=True)
+    torch.save({**payload, **change}, tmp_path / "m.tabmoe")
+    with pytest.raises(IncompatibleFileError, match=match):
+        TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+
+
+def test_files_without_a_checksum_still_load(saved, tmp_path):
+    """Files written before the checksum existed (format version 1 all the same)."""
+    path, clf, X = saved
+    payload = torch.load(path, weights_only=True)
+    del payload["checksum"]
+    torch.save(payload, tmp_path / "old.tabmoe")
+    assert np.array_equal(
+        TabularMoEClassifier.load(tmp_path / "old.tabmoe").predict_proba(X), clf.predict_proba(X)
+    )
+
+
+@pytest.mark.parametrize(
+    "change, match",
+    [
+        (lambda p: p["state_dict"].__setitem__("heads.bias", p["state_dict"]["heads.bias"] + 1e-3), "damaged"),
+        (lambda p: p.__setitem__("fitted", p["fitted"].replace('"n_iter": 3', '"n_iter": 4')), "damaged"),
+        (lambda p: p.__delitem__("tokenizer"), "damaged"),
+        (lambda p: p["train_sample"]["tokens"].add_(1), "damaged"),
+    ],
+    ids=["weights", "document", "missing-document", "adapt-sample"],
+)  # fmt: skip
+def test_changed_contents_fail_the_checksum(saved, tmp_path, change, match):
+    path, _, _ = saved
+    payload = torch.load(path, weights_only=True)
+    change(payload)
+    torch.save(payload, tmp_path / "m.tabmoe")
+    with pytest.raises(IncompatibleFileError, match=match):
+        TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+
+
+def test_consistent_but_wrong_contents_give_a_clear_error(saved, tmp_path):
+    """A file whose checksum matches but whose documents do not fit the weights."""
+    path, _, _ = saved
+    payload = torch.load(path, weights_only=True)
+    fitted = json.loads(payload["fitted"])
+    fitted["label_token_ids"] = [10**6, 10**6 + 1]
+    payload["fitted"] = json.dumps(fitted)
+    payload["checksum"] = checksum(payload)
+    torch.save(payload, tmp_path / "m.tabmoe")
+    with pytest.raises(IncompatibleFileError, match="does not describe a valid model"):
+        TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+
+
+# ---------------------------------------------------------------- devices
+def test_file_with_cuda_storages_loads_on_cpu(saved, tmp_path):
+    """A file whose tensors are recorded on cuda:0 (as torch.save writes GPU tensors).
+
+    ``save`` always writes CPU tensors; this rewrites the storage locations in the archive to
+    simulate a GPU-written file on this CPU machine: ``load`` maps them to the CPU.
+    """
+    path, clf, X = saved
+    cuda = tmp_path / "cuda.tabmoe"
+    rewrite_pickle(
+        path, cuda, lambda d: d.replace(b"X\x03\x00\x00\x00cpu", b"X\x06\x00\x00\x00cuda:0")
+    )
+    with zipfile.ZipFile(cuda) as z:
+        assert b"cuda:0" in z.read(next(n for n in z.namelist() if n.endswith("/data.pkl")))
+    if not torch.cuda.is_available():
+        with pytest.raises(RuntimeError, match="CUDA"):  # what a plain torch.load does here
+            torch.load(cuda, weights_only=True)
+    loaded = TabularMoEClassifier.load(cuda)
+    assert loaded._module_device().type == "cpu"
+    assert np.array_equal(loaded.predict_proba(X), clf.predict_proba(X))
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_cuda_model_saves_and_loads_on_cpu_and_on_a_machine_without_cuda(tmp_path):
+    X, y = messy_frame()
+    clf = TabularMoEClassifier(**{**FAST, "device": "cuda"}).fit(X, y)
+    expected = clf.predict_proba(X)
+    clf.save(tmp_path / "m.tabmoe")
+    joblib.dump(clf, tmp_path / "m.joblib")
+    on_cpu = TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+    np.testing.assert_allclose(on_cpu.predict_proba(X), expected, atol=1e-5)
+    on_gpu = TabularMoEClassifier.load(tmp_path / "m.tabmoe", device="cuda")
+    assert on_gpu._module_device().type == "cuda"
+    np.testing.assert_allclose(on_gpu.predict_proba(X), expected, atol=1e-6)
+    X.to_pickle(tmp_path / "X.pkl")
+    np.save(tmp_path / "expected.npy", expected)
+    code = textwrap.dedent(
+        f"""
+        import joblib, numpy as np, pandas as pd, torch
+        from tabmoe import TabularMoEClassifier
+        assert not torch.cuda.is_available()
+        X = pd.read_pickle({str(tmp_path / "X.pkl")!r})
+        expected = np.load({str(tmp_path / "expected.npy")!r})
+        for clf in (TabularMoEClassifier.load({str(tmp_path / "m.tabmoe")!r}),
+                    joblib.load({str(tmp_path / "m.joblib")!r})):
+            np.testing.assert_allclose(clf.predict_proba(X), expected, atol=1e-5)
+        """
+    )
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": ""}
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO, env=env)
+
+
+# ---------------------------------------------------------------- tampering
+def _assert_refused_then_live(path: Path, marker: Path, unsafe_load) -> None:
+    """``load`` refuses ``path`` without running it; ``unsafe_load`` proves the payload live."""
+    with pytest.raises(REFUSED):
+        TabularMoEClassifier.load(path)
+    assert not marker.exists(), "load executed the payload"
+    unsafe_load(path)
+    assert marker.exists(), "the payload is not live: this test could not fail"
+    marker.unlink()
+
+
+def test_extra_key_with_code_is_refused(saved, tmp_path):
+    path, _, _ = saved
+    marker = tmp_path / "pwned"
+    payload = torch.load(path, weights_only=True)
+    torch.save({**payload, "evil": CreatesFile(marker)}, tmp_path / "m.tabmoe")
+    _assert_refused_then_live(
+        tmp_path / "m.tabmoe", marker, lambda p: torch.load(p, weights_only=False)
+    )
+
+
+def test_code_hidden_in_the_state_dict_is_refused(saved, tmp_path):
+    path, _, _ = saved
+    marker = tmp_path / "pwned"
+    payload = torch.load(path, weights_only=True)
+    payload["state_dict"]["heads.bias"] = CreatesFile(marker)
+    torch.save(payload, tmp_path / "m.tabmoe")
+    _assert_refused_then_live(
+        tmp_path / "m.tabmoe", marker, lambda p: torch.load(p, weights_only=False)
+    )
+
+
+def test_replaced_data_pkl_in_the_archive_is_refused(saved, tmp_path):
+    path, _, _ = saved
+    marker = tmp_path / "pwned"
+    evil = pickle.dumps({"format": FORMAT, "x": CreatesFile(marker)}, protocol=2)
+    rewrite_pickle(path, tmp_path / "m.tabmoe", lambda _: evil)
+    _assert_refused_then_live(
+        tmp_path / "m.tabmoe", marker, lambda p: torch.load(p, weights_only=False)
+    )
+
+
+@pytest.mark.parametrize("protocol", [0, 2, pickle.HIGHEST_PROTOCOL])
+def test_plain_pickle_renamed_is_refused(tmp_path, protocol):
+    marker = tmp_path / "pwned"
+    (tmp_path / "m.tabmoe").write_bytes(pickle.dumps(CreatesFile(marker), protocol=protocol))
+    _assert_refused_then_live(tmp_path / "m.tabmoe", marker, lambda p: pickle.loads(p.read_bytes()))
+
+
+def test_joblib_file_of_the_estimator_renamed_is_refused(saved, tmp_path):
+    """Even a genuine pickle of the model: load never unpickles classes."""
+    _, clf, X = saved
+    joblib.dump(clf, tmp_path / "m.tabmoe")
+    with pytest.raises(REFUSED):
+        TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+    assert np.array_equal(joblib.load(tmp_path / "m.tabmoe").predict_proba(X), clf.predict_proba(X))
+
+
+def test_unreadable_and_missing_files(saved, tmp_path):
+    path, _, _ = saved
+    (tmp_path / "short.tabmoe").write_bytes(path.read_bytes()[:200])
+    with pytest.raises(IncompatibleFileError, match="not a readable tabmoe file"):
+        TabularMoEClassifier.load(tmp_path / "short.tabmoe")
+    (tmp_path / "empty.tabmoe").write_bytes(b"")
+    with pytest.raises(REFUSED):
+        TabularMoEClassifier.load(tmp_path / "empty.tabmoe")
+    with pytest.raises(FileNotFoundError):
+        TabularMoEClassifier.load(tmp_path / "absent.tabmoe")
+
+
+@settings(max_examples=2 * settings.default.max_examples)
+@given(
+    data=st.data(),
+    fault=st.sampled_from(["flip", "truncate", "overwrite", "zero"]),
+)
+def test_damaged_bytes_are_refused_or_harmless(saved, tmp_path_factory, data, fault):
+    """Random damage to a saved file: refused with a clear error, or loads the same model."""
+    path, clf, X = saved
+    raw = bytearray(path.read_bytes())
+    at = data.draw(st.integers(0, len(raw) - 1), label="at")
+    if fault == "flip":
+        raw[at] ^= data.draw(st.integers(1, 255), label="mask")
+    elif fault == "truncate":
+        del raw[at:]
+    else:
+        n = data.draw(st.integers(1, 64), label="n")
+        fill = data.draw(st.binary(min_size=n, max_size=n)) if fault == "overwrite" else bytes(n)
+        raw[at : at + n] = fill[: len(raw) - at]
+    damaged = tmp_path_factory.mktemp("damaged") / "m.tabmoe"
+    damaged.write_bytes(bytes(raw))
+    try:
+        loaded = TabularMoEClassifier.load(damaged)
+    except REFUSED as exc:
+        event(f"{fault}: {type(exc).__name__}")
+        return
+    event(f"{fault}: loaded (damage outside the contents)")
+    assert np.array_equal(loaded.predict_proba(X), clf.predict_proba(X))

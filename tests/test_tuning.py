@@ -1,0 +1,152 @@
+"""tabmoe.tuning.tune: registry specs, estimators and factories; validation-only selection;
+stored studies that resume; bad input named."""
+
+from __future__ import annotations
+
+import numpy as np
+import optuna
+import pytest
+from sklearn.linear_model import LogisticRegression
+
+from tabmoe.baselines.reference import logistic_regression
+from tabmoe.bench.metrics import score_estimator
+from tabmoe.models import get_model
+from tabmoe.suites import load_suite
+from tabmoe.tuning import open_storage, set_random_states, tune
+
+
+@pytest.fixture(scope="module")
+def split():
+    return load_suite("smoke").splits[0].make(0)
+
+
+@pytest.fixture(scope="module")
+def data(split):
+    X, y = split.features("train"), split.train[split.target]
+    val = (split.features("validation"), split.validation[split.target])
+    return X, y, val
+
+
+def test_spec_is_tuned_on_the_validation_part(split, data):
+    X, y, (X_val, y_val) = data
+    seen = []
+    result = tune(
+        get_model("logistic_regression"), X, y, validation=split, n_trials=4, random_state=0,
+        trial_attrs=lambda est: seen.append(est) or {"n_classes": len(est.classes_)},
+    )
+    study = result.study
+    assert len(study.trials) == 4 and all(t.state.name == "COMPLETE" for t in study.trials)
+    values = [t.value for t in study.trials]
+    assert result.best_score == max(values) == study.best_value
+    assert set(result.best_params) == {"C"}
+    # The best estimator is the best trial's own model, scored on the validation rows.
+    assert result.best_estimator is seen[result.best_trial]
+    assert score_estimator(result.best_estimator, X_val, y_val)["accuracy"] == result.best_score
+    assert result.best_estimator.estimator_.C == result.best_params["C"]
+    assert all(t.user_attrs["n_classes"] == 4 for t in study.trials)
+
+
+def test_log_loss_is_minimised(data):
+    X, y, val = data
+    result = tune(get_model("logistic_regression"), X, y, validation=val, metric="log_loss",
+                  n_trials=3, random_state=1)
+    assert result.study.direction.name == "MINIMIZE"
+    assert result.best_score == min(t.value for t in result.study.trials)
+
+
+def test_estimator_instance_with_a_grid_mapping_and_cv(data):
+    X, y, _ = data
+    grid = {"estimator__C": [0.01, 1.0, 100.0]}
+    result = tune(logistic_regression(), X, y, grid, cv=3, n_trials=3, random_state=0,
+                  sampler=optuna.samplers.GridSampler({"estimator__C": grid["estimator__C"]}))
+    assert sorted(t.params["estimator__C"] for t in result.study.trials) == grid["estimator__C"]
+    assert result.best_estimator.estimator_.C == result.best_params["estimator__C"]  # refit on all X
+
+
+def test_factory_with_optuna_distributions_and_fixed_params(data):
+    X, y, val = data
+    space = {"C": optuna.distributions.FloatDistribution(1e-2, 1e2, log=True),
+             "fit_intercept": optuna.distributions.CategoricalDistribution([True, False])}
+    result = tune(lambda **p: logistic_regression(**p), X, y, space, validation=val, n_trials=2,
+                  params={"max_iter": 50}, random_state=0)
+    assert result.best_estimator.estimator_.max_iter == 50
+    assert set(result.best_params) == {"C", "fit_intercept"}
+
+
+def test_failing_trials_do_not_stop_the_study(data):
+    X, y, val = data
+
+    def factory(C):
+        if C > 1:
+            raise ValueError("C too large for this test")
+        return logistic_regression(C=C)
+
+    sampler = optuna.samplers.GridSampler({"C": [0.1, 10.0, 1.0]})
+    result = tune(factory, X, y, {"C": [0.1, 10.0, 1.0]}, validation=val, n_trials=3, sampler=sampler)
+    states = sorted(t.state.name for t in result.study.trials)
+    assert states == ["COMPLETE", "COMPLETE", "FAIL"]
+    with pytest.raises(RuntimeError, match="no trial of study .* completed; last failure: .*C too large"):
+        tune(factory, X, y, {"C": [10.0]}, validation=val, n_trials=1)
+
+
+def test_stored_study_resumes_to_the_total_budget(tmp_path, data):
+    X, y, val = data
+    journal = tmp_path / "studies" / "optuna.journal"
+    first = tune(get_model("logistic_regression"), X, y, validation=val, n_trials=2,
+                 storage=journal, study_name="lr", random_state=0)
+    assert len(first.study.trials) == 2
+    again = tune(get_model("logistic_regression"), X, y, validation=val, n_trials=5,
+                 storage=journal, study_name="lr", random_state=0)
+    assert [t.number for t in again.study.trials] == [0, 1, 2, 3, 4]
+    done = tune(get_model("logistic_regression"), X, y, validation=val, n_trials=5,
+                storage=str(journal), study_name="lr", random_state=0)
+    assert len(done.study.trials) == 5  # budget spent: no new trial, best refit
+    assert done.best_estimator is not None and done.best_trial == again.best_trial
+    sqlite = tune(get_model("logistic_regression"), X, y, validation=val, n_trials=1,
+                  storage=f"sqlite:///{tmp_path / 'o.db'}", study_name="lr")
+    assert isinstance(open_storage(f"sqlite:///{tmp_path / 'o.db'}"), optuna.storages.RDBStorage)
+    assert len(sqlite.study.trials) == 1
+
+
+def test_timeout_alone_is_a_budget(data):
+    X, y, val = data
+    result = tune(get_model("logistic_regression"), X, y, validation=val, n_trials=None, timeout=0.01)
+    assert len(result.study.trials) >= 1
+
+
+def test_random_states_are_set_everywhere():
+    est = set_random_states(logistic_regression(), 7)
+    assert est.get_params()["estimator__random_state"] == 7
+    clf = set_random_states(get_model("tabmoe").make(), 3)
+    assert clf.random_state == 3
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"metric": "f1"}, "metric='f1' is not one of"),
+        ({"n_trials": None}, "give n_trials, timeout or both"),
+        ({"n_trials": 0}, "n_trials must be a positive integer"),
+        ({"cv": 3}, "exactly one of validation"),
+        ({"validation": None}, "exactly one of validation"),
+        ({"validation": "val"}, r"validation must be \(X_val, y_val\)"),
+        ({"timeout": -1}, "timeout must be positive"),
+    ],
+)
+def test_bad_input_is_named(data, kwargs, message):
+    X, y, val = data
+    args = {"validation": val, "n_trials": 1, **kwargs}
+    with pytest.raises(ValueError, match=message):
+        tune(get_model("logistic_regression"), X, y, **args)
+
+
+def test_bad_search_spaces_are_named(data):
+    X, y, val = data
+    with pytest.raises(ValueError, match="search_space is required"):
+        tune(LogisticRegression(), X, y, validation=val)
+    with pytest.raises(ValueError, match="entry 'C': expected a non-empty list"):
+        tune(LogisticRegression(), X, y, {"C": []}, validation=val, n_trials=1)
+    empty = (val[0].iloc[:0], val[1].iloc[:0])
+    with pytest.raises(ValueError, match="validation has no rows"):
+        tune(get_model("logistic_regression"), X, y, validation=empty)
+    assert np.isfinite(tune(get_model("logistic_regression"), X, y, validation=val, n_trials=1).best_score)
