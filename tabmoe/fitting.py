@@ -128,6 +128,9 @@ class TorchClassifierMixin:
     ``classes_`` order) and keeps its fitted network in ``module_``.
     """
 
+    #: Rows per forward pass in ``_label_logits`` (wide networks set fewer: memory).
+    _predict_batch_rows: int = PREDICT_BATCH_ROWS
+
     def _label_logits(self, X: Any) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 

@@ -139,7 +139,7 @@ class MixtureOfExperts:
         return scores
 
     def gates(self, tokens: Tensor, target: int = -1, attend: Tensor | None = None) -> Tensor:
-        """Gates g[h, target, j](x): (B, L) -> (B, H, L)."""
+        """Gates ``g[h, target, j](x)``: (B, L) -> (B, H, L)."""
         return gate_weights(self.gate_scores(tokens, target, attend), self.gate)
 
     def mixture(self, tokens: Tensor, target: int = -1, attend: Tensor | None = None) -> Tensor:

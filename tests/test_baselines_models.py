@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import inspect
-import os
 import pickle
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -29,8 +27,6 @@ from tabmoe.baselines.encoding import CODE_MISSING, CODE_UNKNOWN, N_RESERVED_COD
 from tabmoe.datasets import auto_mpg_origin_split
 from tabmoe.trainer import param_groups
 
-SHARED = Path(os.environ.get("TABMOE_SHARED", Path(__file__).resolve().parents[2] / "shared"))
-
 torch.set_num_threads(1)
 
 SMALL_NETWORKS = {
@@ -42,14 +38,6 @@ SMALL_NETWORKS = {
     ),
     "tabnet": lambda **kw: TabNetClassifier(device="cpu", **kw),
 }
-
-
-@pytest.fixture
-def auto_mpg_split():
-    path = SHARED / "data" / "auto-mpg.csv"
-    if not path.exists():
-        pytest.skip(f"{path} not available (set TABMOE_SHARED)")
-    return auto_mpg_origin_split(path)
 
 
 @pytest.fixture(autouse=True)
@@ -368,9 +356,9 @@ def test_cuda_requested_without_cuda_is_a_clear_error(name):
 
 
 # ---------------------------------------------------------------- references
-def test_paper_one_hot_reproduces_table5_logistic_regression(auto_mpg_split):
+def test_paper_one_hot_reproduces_table5_logistic_regression(auto_mpg):
     """drop='first' one-hot: the paper's LR OOD accuracy 0.6571 exactly (0.7214 without)."""
-    split = auto_mpg_split
+    split = auto_mpg_origin_split(auto_mpg)
     paper = reference.logistic_regression(categorical_features="all")
     score = paper.fit(split.X_train, split.y_train).score(split.X_test, split.y_test)
     assert score == pytest.approx(92 / 140)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from pathlib import Path
 
@@ -81,7 +82,7 @@ def main() -> None:
 
     summed = e_lin.contributions.T.groupby(level="class").sum().T + e_lin.bias
     print(json.dumps({
-        "out": str(out),
+        "out": os.path.relpath(out.resolve(), Path(__file__).resolve().parents[2]),
         "seed": args.seed,
         "ood_accuracy": {"paper": paper.score(split.X_test, split.y_test),
                          "attention_block": linear.score(split.X_test, split.y_test)},
@@ -91,7 +92,7 @@ def main() -> None:
         "mean_contributions_attention_block": contrib.round(3).to_dict(orient="index"),
         "contributions_plus_bias_minus_logits_max": float(np.abs(summed - e_lin.logits).to_numpy().max()),
         "seconds": round(time.perf_counter() - started, 1),
-    }, default=str))
+    }, default=str, indent=1))
 
 
 if __name__ == "__main__":

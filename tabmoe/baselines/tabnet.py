@@ -29,7 +29,7 @@ import torch
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..fitting import PREDICT_BATCH_ROWS, FitInputs, validation_split
+from ..fitting import FitInputs, validation_split
 from ..tokenizer import to_frame
 from ..trainer import seeded
 from ._optional import optional_import
@@ -333,8 +333,8 @@ class TabNetClassifier(TorchTabularClassifier):
         # TabNet's outputs cover the classes present in its training rows (codes, sorted).
         present = np.asarray(self.model_.classes_, dtype=np.int64)
         out = np.full((len(frame), len(self.classes_)), -np.inf, dtype=np.float32)
-        for start in range(0, len(frame), PREDICT_BATCH_ROWS):
-            rows = slice(start, start + PREDICT_BATCH_ROWS)
+        for start in range(0, len(frame), self._predict_batch_rows):
+            rows = slice(start, start + self._predict_batch_rows)
             logits, _ = network(Z[rows].to(device))
             out[rows, present] = logits.float().cpu().numpy()
         return out
