@@ -374,9 +374,15 @@ def _carve(
     """Split ``index`` into (rest, carved) with ``carved`` = ceil(size * n), stratified when possible."""
     if size == 0:
         return index, index[:0]
-    n_carved = math.ceil(size * len(index))
+    return _carve_rows(index, y, math.ceil(size * len(index)), rng, where)
+
+
+def _carve_rows(
+    index: pd.Index, y: pd.Series, n_carved: int, rng: np.random.RandomState, where: str
+) -> tuple[pd.Index, pd.Index]:
+    """Split ``index`` into (rest, carved) with ``n_carved`` rows carved, stratified when possible."""
     if n_carved >= len(index):
-        raise ValueError(f"{where}: carving {size:.0%} of {len(index)} rows would leave none")
+        raise ValueError(f"{where}: carving {n_carved} of {len(index)} rows would leave none")
     labels = y.loc[index]
     counts = labels.value_counts()
     counts = counts[counts > 0]
@@ -389,13 +395,24 @@ def _carve(
     return rest.sort_values(), carved.sort_values()
 
 
+def _cap(index: pd.Index, y: pd.Series, cap: int | None, rng: np.random.RandomState, where: str) -> pd.Index:
+    """``index`` itself, or a stratified sample of ``cap`` of its rows when it has more."""
+    if cap is None or len(index) <= cap:
+        return index
+    return _carve_rows(index, y, cap, rng, where)[1]
+
+
 @dataclass(frozen=True)
 class SplitDefinition:
     """One OOD split: a table, a rule, part sizes, and why it models a real shift.
 
     ``validation_size`` and ``id_test_size`` are fractions of the ID rows;
     ``ood_validation_size`` a fraction of the OOD rows (0 = no ood_validation part).
-    ``seeds`` overrides the suite's seeds for this split.
+    ``seeds`` overrides the suite's seeds for this split. ``max_id_rows`` caps the ID rows:
+    when there are more, a stratified sample of that many (drawn with the split seed) is
+    kept before the ID parts are carved, so every ID part shrinks in proportion.
+    ``max_ood_rows`` likewise caps the OOD rows (a stratified sample, before
+    ``ood_validation`` is carved) to bound prediction cost on very large OOD sides.
     """
 
     name: str
@@ -407,8 +424,14 @@ class SplitDefinition:
     id_test_size: float = 0.15
     ood_validation_size: float = 0.0
     seeds: tuple[int, ...] | None = None
+    max_id_rows: int | None = None
+    max_ood_rows: int | None = None
 
     def __post_init__(self) -> None:
+        for key in ("max_id_rows", "max_ood_rows"):
+            cap = getattr(self, key)
+            if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 10):
+                raise ValueError(f"split {self.name!r}: {key} must be an integer >= 10 or null, got {cap!r}")
         for key in ("validation_size", "id_test_size", "ood_validation_size"):
             value = getattr(self, key)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1:
@@ -431,13 +454,13 @@ class SplitDefinition:
         rng = np.random.RandomState(seed)
         y = table.y
         where = f"split {self.name!r}"
-        rest, id_test = _carve(domain.index[~ood.to_numpy()], y, self.id_test_size, rng, f"{where} id_test")
+        id_rows = _cap(domain.index[~ood.to_numpy()], y, self.max_id_rows, rng, f"{where} max_id_rows")
+        rest, id_test = _carve(id_rows, y, self.id_test_size, rng, f"{where} id_test")
         train, validation = _carve(
             rest, y, self.validation_size / (1 - self.id_test_size), rng, f"{where} validation"
         )
-        ood_test, ood_validation = _carve(
-            domain.index[ood.to_numpy()], y, self.ood_validation_size, rng, f"{where} ood_validation"
-        )
+        ood_rows = _cap(domain.index[ood.to_numpy()], y, self.max_ood_rows, rng, f"{where} max_ood_rows")
+        ood_test, ood_validation = _carve(ood_rows, y, self.ood_validation_size, rng, f"{where} ood_validation")
         frame = table.data
         if assignment.column is not None and not self.keep_domain:
             frame = frame.drop(columns=assignment.column)

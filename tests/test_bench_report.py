@@ -140,3 +140,15 @@ def test_paper_results_match_paper_md():
             name, accuracy, mse = (c.strip() for c in line.strip("|").split("|"))
             key = names.get(name) or name
             assert paper_results.AUTO_MPG_OOD[key] == (float(accuracy), float(mse))
+
+
+def test_report_marks_sections_for_docs_and_sums_compute(tmp_path, records):
+    for i, record in enumerate(records):
+        record.update(started_at="2026-01-01T00:00:00+00:00", finished_at=f"2026-01-01T00:00:{i % 2 * 30:02d}+00:00")
+    write_report(records, tmp_path, title="t")
+    text = (tmp_path / "report.md").read_text()
+    summary_part = text.split("<!-- --8<-- [start:summary-untuned] -->")[1].split("<!-- --8<-- [end:summary-untuned] -->")[0]
+    assert summary_part.strip().startswith("| model |") and "| tabmoe |" in summary_part
+    assert "<!-- --8<-- [start:per-split-untuned] -->" in text
+    expected_hours = sum(i % 2 * 30 for i in range(len(records))) / 3600
+    assert f"Total compute: {expected_hours:.2f} hours" in text and f"over {len(records)} runs" in text

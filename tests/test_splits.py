@@ -224,5 +224,33 @@ def test_too_few_rows_to_carve_names_the_part(table):
     data = table.data.copy()
     data["site"] = np.where(data.index == 0, "new", "old")
     lonely = Table(data=data, target="label", name="toy", source="test")
-    with pytest.raises(ValueError, match="split 't' ood_validation: carving 50% of 1 rows"):
+    with pytest.raises(ValueError, match="split 't' ood_validation: carving 1 of 1 rows"):
         define(ValueSplit("site", ood_values=("new",)), ood_validation_size=0.5).make(0, table=lonely)
+
+
+def test_max_id_rows_caps_id_parts_keeps_ood_whole(table):
+    rule = ValueSplit("region", ood_values=("north",))
+    whole = define(rule).make(3, table=table)
+    capped = define(rule, max_id_rows=200).make(3, table=table)
+    id_parts = ("train", "validation", "id_test")
+    assert sum(len(capped.parts[p]) for p in id_parts) == 200
+    assert len(capped.ood_test) == len(whole.ood_test)
+    assert len(capped.id_test) == 30 and abs(len(capped.validation) - 30) <= 1
+    # stratified: the label mix of the kept ID rows follows that of all ID rows
+    kept = pd.concat([capped.parts[p] for p in id_parts])["label"].value_counts(normalize=True)
+    every = pd.concat([whole.parts[p] for p in id_parts])["label"].value_counts(normalize=True)
+    assert np.allclose(kept.sort_index(), every.sort_index(), atol=0.01)
+    # the sample follows the seed; a cap above the ID size changes nothing
+    other = define(rule, max_id_rows=200).make(4, table=table)
+    assert not capped.train.index.equals(other.train.index)
+    roomy = define(rule, max_id_rows=10_000).make(3, table=table)
+    assert roomy.train.index.equals(whole.train.index)
+    few_ood = define(rule, max_ood_rows=50).make(3, table=table)
+    assert len(few_ood.ood_test) == 50 and few_ood.train.index.equals(whole.train.index)
+
+
+@pytest.mark.parametrize("cap", [0, 5, 2.5, True, "100"])
+@pytest.mark.parametrize("key", ["max_id_rows", "max_ood_rows"])
+def test_row_caps_are_validated(key, cap):
+    with pytest.raises(ValueError, match=key):
+        define(ValueSplit("region", ood_values=("north",)), **{key: cap})

@@ -21,10 +21,12 @@ Plots: ID vs OOD accuracy per model (one point per split) and the gap per split.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import warnings
 from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -370,8 +372,8 @@ def write_report(
         written += [out / f"id_vs_ood-{stem}.png", out / f"gap_per_split-{stem}.png"]
         lines += [
             "", f"## Protocol `{protocol}`", "", "### Summary over splits", "",
-            _summary_md(overall[overall["protocol"] == protocol], reference),
-            "", "### Per split", "", _per_split_md(rows), "",
+            *_section(f"summary-{stem}", _summary_md(overall[overall["protocol"] == protocol], reference)),
+            "", "### Per split", "", *_section(f"per-split-{stem}", _per_split_md(rows)), "",
             f"![ID vs OOD accuracy](id_vs_ood-{stem}.png) ![gap per split](gap_per_split-{stem}.png)",
         ]
         oracle = rows[rows["oracle_ood_mean"].notna()]
@@ -390,14 +392,35 @@ def write_report(
             "", "## The paper's published numbers beside ours", "",
             "PAPER.md tables 3-4 (simulation: 20 seeds, mean and population SD) and 5 (auto-mpg: "
             "seed 42 only). Ours: mean and population SD over our seeds; MSE in bin units "
-            "(integer labels).", "", _paper_md(comparison),
+            "(integer labels).", "", *_section("paper-comparison", _paper_md(comparison)),
         ]
-    lines += ["", "## Cost (mean per run)", "", _cost_md(runs)]
+    lines += ["", "## Cost (mean per run)", "", _compute_text(records), "", _cost_md(runs)]
     if failures:
         lines += ["", "## Failed or unfinished runs", ""]
         lines += [f"- `{run_id}`: {last_line(error)}" for run_id, error in sorted(failures.items())]
     (out / "report.md").write_text("\n".join(lines) + "\n", encoding="utf8")
     return [out / "report.md", *written]
+
+
+def _section(name: str, text: str) -> list[str]:
+    """``text`` between pymdownx.snippets section markers (invisible HTML comments), so a docs
+    page can embed it with ``--8<-- "benchmarks/results/<suite>/report.md:<name>"``."""
+    return [f"<!-- --8<-- [start:{name}] -->", text, f"<!-- --8<-- [end:{name}] -->"]
+
+
+def _compute_text(records: Sequence[dict[str, Any]]) -> str:
+    """Total compute of the reported runs: wall time from start to finish of each run, summed."""
+    seconds = 0.0
+    for record in records:
+        with contextlib.suppress(KeyError, TypeError, ValueError):
+            seconds += (
+                datetime.fromisoformat(record["finished_at"]) - datetime.fromisoformat(record["started_at"])
+            ).total_seconds()
+    threads = sorted({int(r.get("threads") or 1) for r in records})
+    return (
+        f"Total compute: {seconds / 3600:.2f} hours of run wall time (each run from its start to its "
+        f"finish, summed over {len(records)} runs; {'/'.join(map(str, threads))} thread(s) per run)."
+    )
 
 
 def _budget_text(records: Sequence[dict[str, Any]], protocol: str) -> str:
