@@ -1,13 +1,20 @@
-"""Tiny benchmark suites on the shipped car-smoke table, for the harness tests."""
+"""Tiny benchmark suites on the shipped car-smoke table, and a model that kills its own
+process, for the harness tests."""
 
 from __future__ import annotations
 
 import os
+import signal
 import socket
 from pathlib import Path
+from typing import Any
 
 import yaml
+from sklearn.base import BaseEstimator, ClassifierMixin
 
+from tabmoe.baselines.reference import logistic_regression
+from tabmoe.bench.engines import safe_execute
+from tabmoe.models import MODELS, ModelSpec
 from tabmoe.suites import load_suite
 
 CAR = load_suite("smoke").splits[0].data.file
@@ -71,3 +78,57 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+class CrashingClassifier(ClassifierMixin, BaseEstimator):
+    """Logistic regression whose ``fit`` SIGKILLs its own process, once.
+
+    It dies when ``random_state == crash_seed`` and the token file ``crash_file`` exists,
+    removing the token first: the run that dies is the one fitted on that seed (inside an
+    Optuna trial for the tuned protocol), and a rerun fits normally.
+    """
+
+    def __init__(self, C: float = 1.0, crash_file: str | None = None, crash_seed: int = 0,
+                 random_state: int | None = None):
+        self.C = C
+        self.crash_file = crash_file
+        self.crash_seed = crash_seed
+        self.random_state = random_state
+
+    def fit(self, X: Any, y: Any) -> CrashingClassifier:
+        token = Path(self.crash_file) if self.crash_file else None
+        if token is not None and self.random_state == self.crash_seed and token.exists():
+            token.unlink()
+            os.kill(os.getpid(), signal.SIGKILL)
+        self.model_ = logistic_regression(C=self.C).fit(X, y)
+        self.classes_ = self.model_.classes_
+        return self
+
+    def predict_proba(self, X: Any) -> Any:
+        return self.model_.predict_proba(X)
+
+    def predict(self, X: Any) -> Any:
+        return self.model_.predict(X)
+
+
+def _suggest_crashing(trial: Any) -> dict:
+    return {"C": trial.suggest_float("C", 0.1, 10.0, log=True)}
+
+
+CRASHING = ModelSpec("crashing", CrashingClassifier, {}, _suggest_crashing,
+                     "test model: logistic regression that SIGKILLs its process once")
+
+
+def register_test_models() -> None:
+    """Add the test models to the registry of this process."""
+    MODELS.setdefault(CRASHING.name, CRASHING)
+
+
+def safe_execute_with_test_models(spec: Any) -> Any:
+    """:func:`tabmoe.bench.engines.safe_execute` in a process that knows the test models.
+
+    Patch it over ``tabmoe.bench.engines.safe_execute``: worker processes unpickle it by
+    reference (importing this module), so they register the test models before the run.
+    """
+    register_test_models()
+    return safe_execute(spec)

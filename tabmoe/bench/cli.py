@@ -2,7 +2,8 @@
 
 Structured as one click group, :func:`main`; the group's options (``--suites-dir``) are
 shared through ``ctx.obj``. Exit codes of ``run`` and ``report`` (:data:`EXIT_CODES`):
-0 success, 1 some runs failed, 2 usage error (nothing ran), 3 results folder busy.
+0 success, 1 some runs failed (or a result could not be saved), 2 usage error or unusable
+storage (nothing ran), 3 results folder busy.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from .report import write_report
 
 EXIT_CODES = {
     0: "success: every planned run is finished (now or earlier)",
-    1: "some runs failed (the others are saved; rerun to retry them)",
+    1: "some runs failed, or a result or the report could not be saved (the others are saved; "
+    "rerun to retry them)",
     2: "usage error (bad option, unknown suite / model / split, tuned protocol on a split "
-    "without validation, unreachable scheduler or storage); nothing ran",
+    "without validation, unreachable scheduler, unwritable storage or results folder); nothing ran",
     3: "the results folder is in use by another tabmoe-bench run",
 }
 _EXIT_HELP = "Exit codes: " + "; ".join(f"{code} {text}" for code, text in EXIT_CODES.items()) + "."
@@ -247,8 +249,15 @@ def run_command(
     ID and OOD accuracy, balanced accuracy, log loss, ROC AUC, times, peak memory, versions,
     git revision) written atomically to RESULTS/runs/ (or the --storage database).
     """
-    from .runner import run_plan
-    from .storage import ResultsLocked, open_store, repair_journal, results_lock, study_storage
+    from .runner import last_line, run_plan
+    from .storage import (
+        ResultsLocked,
+        StoreError,
+        open_store,
+        repair_journal,
+        results_lock,
+        study_storage,
+    )
 
     results = _results_dir(results, suite)
     with _user_errors(usage=True):
@@ -263,18 +272,22 @@ def run_command(
             protocols=list(protocols) or None, budget=budget, openml_cache=openml_cache, threads=threads,
             study_storage=study_storage(results, storage),
         )
+    report_error = None
     try:
         with results_lock(results):
+            store.probe()
             if storage is None:
                 repair_journal(study_storage(results))
+            for warning in store.recover(loaded.name):
+                click.echo(f"warning: {warning}", err=True)
             summary = run_plan(specs, store, jobs=jobs, scheduler=scheduler, force=force, progress=progress)
-            if report and store.records(loaded.name):
-                _write_report(loaded, store, results, planned=[s.run_id for s in specs])
-            elif report:
-                click.echo(f"no finished runs to report for {loaded.name!r}", err=True)
+            if report and summary.aborted is None:
+                report_error = _report_after_run(loaded, store, results, [s.run_id for s in specs])
     except ResultsLocked as exc:
         click.echo(f"Error: {exc}", err=True)
         ctx.exit(3)
+    except StoreError as exc:  # before any run started (after, run_plan keeps it in the summary)
+        raise click.UsageError(str(exc)) from exc
     except OSError as exc:
         if scheduler is None or "Dask scheduler" not in str(exc):
             raise
@@ -284,18 +297,52 @@ def run_command(
             f"warning: {len(summary.stale)} finished run(s) were made with another configuration "
             f"(kept; --force reruns them), e.g. {summary.stale[0]}", err=True,
         )
+    if summary.aborted is not None:
+        click.echo(f"Error: {summary.aborted}", err=True)
+        click.echo("Stopped: every result saved before is kept; fix the cause and rerun the same "
+                   "command to resume.", err=True)
     click.echo(
         f"{loaded.name}: {summary.planned} planned, {summary.skipped} already finished, "
-        f"{summary.done} run now, {len(summary.failed)} failed. Results: {results}"
-        + (f"; report: {results / 'report.md'}" if report else "")
+        f"{summary.done} run now, {len(summary.failed)} failed"
+        + (f", {summary.not_run} not run" if summary.not_run else "")
+        + f". Results: {results}"
+        + (f"; report: {results / 'report.md'}" if report and summary.aborted is None and report_error is None else "")
     )
-    ctx.exit(0 if summary.ok else 1)
+    if summary.failed:
+        click.echo("Failed runs (rerun the same command to retry them):", err=True)
+        for run_id, error in summary.failed.items():
+            click.echo(f"  {run_id}: {last_line(error)}", err=True)
+    if report_error is not None:
+        click.echo(f"Error: {report_error}", err=True)
+    ctx.exit(0 if summary.ok and report_error is None else 1)
+
+
+def _report_after_run(suite: Any, store: Any, results: Path, planned: list[str]) -> str | None:
+    """Write the report at the end of ``run``; the error text if it could not be written."""
+    from .storage import StoreError
+
+    try:
+        if not store.records(suite.name):
+            click.echo(f"no finished runs to report for {suite.name!r}", err=True)
+            return None
+        _write_report(suite, store, results, planned=planned)
+    except StoreError as exc:
+        return f"report not written: {exc}"
+    except OSError as exc:
+        from .storage import os_error_text
+
+        return f"cannot write the report to {results}: {os_error_text(exc)}"
+    return None
 
 
 def _write_report(suite: Any, store: Any, out: Path, planned: list[str] | None = None,
                   reference: str = "tabmoe", tie: float = 0.005) -> Path:
-    records = store.records(suite.name)
+    records, corrupt = store.scan(suite.name)
     failures = store.failures(suite.name)
+    for item in corrupt:
+        click.echo(f"warning: skipping corrupted {item.location} ({item.reason}); `tabmoe-bench run` "
+                   "sets it aside and redoes the run", err=True)
+        failures[item.run_id] = f"corrupted {item.location}: {item.reason}"
     done = {r["run_id"] for r in records}
     for run_id in planned or []:
         if run_id not in done and run_id not in failures:
@@ -328,11 +375,17 @@ def report_command(
     ranks, win/tie/loss against --reference with a Wilcoxon signed-rank test across splits,
     cost; the paper suite adds the paper's published numbers beside ours.
     """
-    from .storage import open_store
+    from .storage import StoreError, open_store, os_error_text
 
     results = _results_dir(results, suite)
+    out = out if out is not None else results
     with _user_errors(usage=True):
         loaded = load_suite(suite, ctx.obj["suites_dir"])
         store = open_store(results, storage)
-        path = _write_report(loaded, store, out if out is not None else results, reference=reference, tie=tie)
+        try:
+            path = _write_report(loaded, store, out, reference=reference, tie=tie)
+        except StoreError as exc:
+            raise click.UsageError(str(exc)) from exc
+        except OSError as exc:
+            raise click.ClickException(f"cannot write the report to {out}: {os_error_text(exc)}") from exc
     click.echo(f"report: {path}")

@@ -4,7 +4,11 @@ All three yield ``(run_id, record or None, error text or None)`` as runs finish,
 completion order, so the caller stores each result the moment it exists:
 
 * ``jobs=1`` — in this process, one after another;
-* ``jobs=N`` — N local processes (joblib's loky backend; a crashed worker fails only its run);
+* ``jobs=N`` — N local worker processes (loky, as vendored by joblib), each its own
+  executor running one run at a time, so a worker that dies (SIGKILL, the out-of-memory
+  killer, a crash in native code) fails exactly the run it held, with a ``WorkerDied``
+  message; its slot gets a fresh worker and the other runs go on. Closing the generator
+  early (the caller stops) kills the workers and drops the runs in flight;
 * ``scheduler="tcp://host:port"`` — an existing Dask distributed scheduler. Dask was chosen
   over Ray because it is pure Python and pip-installable with no extra daemon,
   ``Client(address)`` attaches to a scheduler someone already runs (HPC job scripts,
@@ -16,6 +20,7 @@ completion order, so the caller stores each result the moment it exists:
 
 from __future__ import annotations
 
+import re
 import traceback
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -45,10 +50,54 @@ def execute_all(specs: Iterable[RunSpec], *, jobs: int = 1, scheduler: str | Non
         for spec in specs:
             yield safe_execute(spec)
     else:
-        from joblib import Parallel, delayed
+        yield from _local(specs, min(jobs, len(specs)))
 
-        parallel = Parallel(n_jobs=min(jobs, len(specs)), backend="loky", return_as="generator_unordered")
-        yield from parallel(delayed(safe_execute)(spec) for spec in specs)
+
+_THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def worker_died(exc: BaseException) -> str:
+    """The one-line error of a run whose worker process died under it."""
+    codes = re.search(r"exit codes of the workers are \{(.*?)\}", str(exc))
+    how = f"exit {codes.group(1)}" if codes else type(exc).__name__
+    return (f"WorkerDied: the worker process running the run died ({how}): killed, e.g. by the "
+            "out-of-memory killer, or crashed in native code; rerun to retry it")
+
+
+def _local(specs: list[RunSpec], jobs: int) -> Iterator[Outcome]:
+    """``specs`` on ``jobs`` single-worker loky executors (see the module docstring)."""
+    from joblib.externals.loky import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from joblib.externals.loky.process_executor import BrokenProcessPool
+
+    env = dict.fromkeys(_THREAD_VARIABLES, str(specs[0].threads))
+    todo = specs[::-1]
+    idle: list[Any] = []
+    running: dict[Any, tuple[Any, RunSpec]] = {}  # future -> (its executor, its run)
+    try:
+        while todo or running:
+            while todo and len(running) < jobs:
+                executor = idle.pop() if idle else ProcessPoolExecutor(max_workers=1, env=env)
+                spec = todo.pop()
+                # looked up here, not bound at import: tests patch it to register test models
+                running[executor.submit(safe_execute, spec)] = (executor, spec)
+            done, _ = wait(list(running), return_when=FIRST_COMPLETED)
+            for future in done:
+                executor, spec = running.pop(future)
+                try:
+                    outcome = future.result()
+                except BrokenProcessPool as exc:  # the worker died: only this run is lost
+                    executor.shutdown(wait=False, kill_workers=True)
+                    outcome = spec.run_id, None, worker_died(exc)
+                except Exception:  # the run could not be sent or its result not returned
+                    idle.append(executor)
+                    outcome = spec.run_id, None, traceback.format_exc()
+                else:
+                    idle.append(executor)
+                yield outcome
+    finally:
+        stopped = bool(running)  # the caller stopped early: kill the runs in flight
+        for executor in [*idle, *(executor for executor, _ in running.values())]:
+            executor.shutdown(wait=not stopped, kill_workers=stopped)
 
 
 def connect(scheduler: str, timeout: float = 5.0) -> Any:

@@ -5,17 +5,22 @@ it). A record made under another configuration (suite file or budget edited sinc
 and reported as ``stale``; ``force`` replaces it. A run killed in flight left nothing in the
 store, so the next invocation runs it again from the start (its half-finished Optuna study
 is dropped first, so the result equals an uninterrupted run's).
+
+A result that cannot be saved (:class:`~tabmoe.bench.storage.StoreError`: full disk,
+database gone) stops the invocation: no further run starts, the runs in flight are dropped,
+and the summary carries the error (``aborted``); every record saved before is kept.
 """
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 
 from tqdm.auto import tqdm
 
 from .engines import execute_all
 from .plan import RunSpec
-from .storage import RunStore
+from .storage import RunStore, StoreError
 
 
 def last_line(error: str | None) -> str:
@@ -26,17 +31,25 @@ def last_line(error: str | None) -> str:
 
 @dataclass
 class RunSummary:
-    """Counts of one invocation; ``failed`` maps run id -> error text."""
+    """Counts of one invocation; ``failed`` maps run id -> error text; ``aborted`` is the
+    error that stopped it (a result could not be saved), else None."""
 
     planned: int = 0
     skipped: int = 0
     done: int = 0
     stale: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
+    aborted: str | None = None
+
+    @property
+    def not_run(self) -> int:
+        """Runs neither skipped, finished nor failed: not started, or dropped in flight, when the
+        invocation stopped."""
+        return self.planned - self.skipped - self.done - len(self.failed)
 
     @property
     def ok(self) -> bool:
-        return not self.failed
+        return not self.failed and self.aborted is None
 
 
 def run_plan(
@@ -48,7 +61,11 @@ def run_plan(
     force: bool = False,
     progress: bool = True,
 ) -> RunSummary:
-    """Execute the unfinished runs of ``specs`` and write each outcome to ``store``."""
+    """Execute the unfinished runs of ``specs`` and write each outcome to ``store``.
+
+    A :class:`~tabmoe.bench.storage.StoreError` while reading what is finished propagates
+    (nothing ran); one while saving an outcome ends the invocation (``summary.aborted``).
+    """
     summary = RunSummary(planned=len(specs))
     finished: dict[str, str] = {}
     for suite in dict.fromkeys(s.suite for s in specs):
@@ -65,16 +82,24 @@ def run_plan(
     bar = tqdm(total=len(todo), unit="run", disable=not progress or not todo, dynamic_ncols=True,
                desc=f"{specs[0].suite} runs" if specs else "runs")
     try:
-        for run_id, record, error in execute_all(todo, jobs=jobs, scheduler=scheduler):
-            if record is not None:
-                store.write(record)
-                summary.done += 1
-            else:
-                store.write_failure(by_id[run_id].suite, run_id, error or "unknown error")
-                summary.failed[run_id] = error or "unknown error"
-                bar.write(f"FAILED {run_id}: {last_line(error)}")
-            bar.update()
-            bar.set_postfix_str(run_id.split("/", 1)[-1], refresh=False)
+        with contextlib.closing(execute_all(todo, jobs=jobs, scheduler=scheduler)) as outcomes:
+            for run_id, record, error in outcomes:
+                try:
+                    if record is not None:
+                        store.write(record)
+                    else:
+                        store.write_failure(by_id[run_id].suite, run_id, error or "unknown error")
+                except StoreError as exc:  # stop: closing the generator drops the runs in flight
+                    summary.failed[run_id] = f"StoreError: {exc}"
+                    summary.aborted = str(exc)
+                    break
+                if record is not None:
+                    summary.done += 1
+                else:
+                    summary.failed[run_id] = error or "unknown error"
+                    bar.write(f"FAILED {run_id}: {last_line(error)}")
+                bar.update()
+                bar.set_postfix_str(run_id.split("/", 1)[-1], refresh=False)
     finally:
         bar.close()
     return summary

@@ -1,7 +1,7 @@
 """Where finished runs (and failures) are kept, so that a rerun skips what is done.
 
-Two stores with one interface (``finished``, ``records``, ``write``, ``write_failure``,
-``failures``):
+Two stores with one interface (``finished``, ``records``, ``scan``, ``recover``, ``probe``,
+``write``, ``write_failure``, ``failures``):
 
 * :class:`DirectoryStore` (the embedded default): one JSON file per finished run,
   ``<results>/runs/<suite>/<split>/<model>/<protocol>-seed<k>.json``, written to a temporary
@@ -12,6 +12,15 @@ Two stores with one interface (``finished``, ``records``, ``write``, ``write_fai
   SQLAlchemy database (PostgreSQL shared by several machines, SQLite); each write is one
   transaction, the run id is the primary key.
 
+Faults (docs/reliability.md, "Harness faults"): a result that cannot be saved or read (full
+disk, folder or database gone) raises :class:`StoreError`, whose one-line message names the
+run and the file or the URL (password masked). A record that does not parse, or is not the
+run its place says, is *corrupt*: ``records`` / ``finished`` skip it (the run counts as not
+finished, so ``run`` redoes it), ``scan`` lists it, and ``recover`` — which ``run`` calls
+while holding the results lock — moves a corrupt file aside to ``<name>.corrupt`` (kept for
+inspection; a database row stays until the rerun replaces it) and deletes the temporary
+files of writers killed before their rename.
+
 The Optuna studies live beside them: ``<results>/optuna.journal`` by default, the same
 database with ``--storage`` (:func:`study_storage`).
 """
@@ -19,13 +28,15 @@ database with ``--storage`` (:func:`study_storage`).
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import math
 import os
 import tempfile
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from ..tuning import database_url
 
@@ -33,16 +44,60 @@ STUDY_JOURNAL = "optuna.journal"
 LOCK_FILE = ".lock"
 
 
+#: Keys every record has (a stored document without them is corrupt).
+RECORD_KEYS = ("run_id", "suite", "split", "model", "protocol", "seed")
+
+
 class ResultsLocked(RuntimeError):
     """Another ``tabmoe-bench run`` is writing to the same results folder."""
 
 
+class StoreError(RuntimeError):
+    """A result could not be saved or read: full disk, folder or database gone or read-only.
+
+    The message is one line naming the run (when there is one) and the file or database URL.
+    """
+
+
+class Corrupt(NamedTuple):
+    """A stored record that cannot be used (the run counts as not finished)."""
+
+    run_id: str  #: the run its place says (file path or row key)
+    location: str  #: "result file <path>" or "record of run <id> in <url>"
+    reason: str  #: why it is unusable, one line
+    path: Path | None = None  #: the file (results folder only)
+
+
+def os_error_text(exc: OSError) -> str:
+    """One line for an OSError, saying so plainly when the disk (or quota) is full."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"the disk is full ({exc.strerror or exc})"
+    return exc.strerror or str(exc)
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
 class RunStore(Protocol):
     def finished(self, suite: str) -> dict[str, str]:
-        """run_id -> config hash of every finished run of ``suite``."""
+        """run_id -> config hash of every finished run of ``suite`` (corrupt records excluded)."""
 
     def records(self, suite: str) -> list[dict[str, Any]]:
-        """Every finished record of ``suite``."""
+        """Every finished record of ``suite`` (corrupt records skipped)."""
+
+    def scan(self, suite: str) -> tuple[list[dict[str, Any]], list[Corrupt]]:
+        """The usable records of ``suite`` and the corrupt ones."""
+
+    def recover(self, suite: str) -> list[str]:
+        """Set corrupt records aside so their runs are redone; one warning line for each.
+
+        Call it only while no other process writes (under :func:`results_lock`).
+        """
+
+    def probe(self) -> None:
+        """:class:`StoreError` unless results can be written (call before running anything)."""
 
     def write(self, record: dict[str, Any]) -> None:
         """Store a finished run atomically (replacing an earlier record of the same run)."""
@@ -109,31 +164,98 @@ class DirectoryStore:
         base = self.root / folder / _safe(suite)
         return (p for p in sorted(base.rglob(f"*{suffix}")) if not p.name.startswith("."))
 
-    def records(self, suite: str) -> list[dict[str, Any]]:
-        out = []
+    def _run_id(self, path: Path) -> str:
+        """The run a record file's place names (the inverse of :meth:`_path`)."""
+        *folders, name = path.relative_to(self.root / "runs").parts
+        protocol, _, seed = name.removesuffix(".json").rpartition("-")
+        return "/".join([*folders, protocol, seed])
+
+    def _load(self, path: Path) -> dict[str, Any]:
+        """The record in ``path``; ValueError (the reason) when it is corrupt."""
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise StoreError(f"cannot read result file {path}: {os_error_text(exc)}") from exc
+        if not data.strip():
+            raise ValueError("empty file")
+        try:
+            record = json.loads(data.decode("utf8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"not JSON ({exc})") from None
+        missing = [k for k in RECORD_KEYS if not isinstance(record, dict) or k not in record]
+        if missing:
+            raise ValueError(f"not a run record (no {', '.join(missing)})")
+        run_id = record["run_id"]
+        if not isinstance(run_id, str) or run_id.count("/") != 4 or self._path("runs", run_id, ".json") != path:
+            raise ValueError(f"holds run {run_id!r}, not {self._run_id(path)!r}")
+        return record
+
+    def scan(self, suite: str) -> tuple[list[dict[str, Any]], list[Corrupt]]:
+        records, corrupt = [], []
         for path in self._files("runs", suite, ".json"):
             try:
-                out.append(json.loads(path.read_text(encoding="utf8")))
-            except (OSError, json.JSONDecodeError) as exc:  # not written by this store
-                raise ValueError(f"unreadable result file {path}: {exc}") from exc
-        return out
+                records.append(self._load(path))
+            except ValueError as exc:
+                corrupt.append(Corrupt(self._run_id(path), f"result file {path}", str(exc), path))
+        return records, corrupt
+
+    def records(self, suite: str) -> list[dict[str, Any]]:
+        return self.scan(suite)[0]
 
     def finished(self, suite: str) -> dict[str, str]:
         return {r["run_id"]: r.get("config_hash", "") for r in self.records(suite)}
 
+    def recover(self, suite: str) -> list[str]:
+        warnings = []
+        for item in self.scan(suite)[1]:
+            path = item.path
+            aside = path.with_name(path.name + ".corrupt")
+            for k in range(1, 1000):
+                if not aside.exists():
+                    break
+                aside = path.with_name(f"{path.name}.corrupt{k}")
+            try:
+                os.replace(path, aside)
+            except OSError as exc:
+                raise StoreError(f"cannot move the corrupted result file {path} aside: {os_error_text(exc)}") from exc
+            warnings.append(f"corrupted result file {path} ({item.reason}); moved to {aside}, "
+                            f"run {item.run_id} is redone")
+        for folder in ("runs", "failures"):  # temporaries of writers killed before their rename
+            for tmp in (self.root / folder / _safe(suite)).rglob(".*.tmp"):
+                with contextlib.suppress(OSError):
+                    tmp.unlink()
+        return warnings
+
+    def probe(self) -> None:
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".probe.", suffix=".tmp")
+            os.close(fd)
+            os.unlink(tmp)
+        except OSError as exc:
+            raise StoreError(f"cannot use the results folder {self.root}: {os_error_text(exc)}") from exc
+
+    def _write(self, path: Path, text: str, what: str) -> None:
+        try:
+            atomic_write(path, text)
+        except OSError as exc:
+            raise StoreError(f"cannot save {what} to {path}: {os_error_text(exc)}") from exc
+
     def write(self, record: dict[str, Any]) -> None:
-        atomic_write(self._path("runs", record["run_id"], ".json"), dumps(record) + "\n")
-        with contextlib.suppress(FileNotFoundError):
-            self._path("failures", record["run_id"], ".txt").unlink()
+        run_id = record["run_id"]
+        self._write(self._path("runs", run_id, ".json"), dumps(record) + "\n", f"the result of {run_id}")
+        with contextlib.suppress(OSError):
+            self._path("failures", run_id, ".txt").unlink()
 
     def write_failure(self, suite: str, run_id: str, error: str) -> None:
-        atomic_write(self._path("failures", run_id, ".txt"), f"{run_id}\n{error}")
+        self._write(self._path("failures", run_id, ".txt"), f"{run_id}\n{error}", f"the failure of {run_id}")
 
     def failures(self, suite: str) -> dict[str, str]:
         out = {}
         for path in self._files("failures", suite, ".txt"):
-            run_id, _, error = path.read_text(encoding="utf8").partition("\n")
-            out[run_id] = error
+            with contextlib.suppress(OSError):
+                run_id, _, error = path.read_text(encoding="utf8", errors="replace").partition("\n")
+                out[run_id] = error
         return out
 
 
@@ -144,6 +266,7 @@ class SQLStore:
         import sqlalchemy as sa
 
         self.engine = sa.create_engine(database_url(url), pool_pre_ping=True)
+        self.shown = self.engine.url.render_as_string(hide_password=True)
         meta = sa.MetaData()
         self.runs = sa.Table(
             "tabmoe_runs", meta,
@@ -165,30 +288,77 @@ class SQLStore:
             except (sa.exc.IntegrityError, sa.exc.ProgrammingError):
                 meta.create_all(self.engine)  # lost a creation race with another worker: they exist now
         except sa.exc.SQLAlchemyError as exc:
-            shown = self.engine.url.render_as_string(hide_password=True)
-            raise ValueError(f"cannot use the database {shown}: {str(exc).splitlines()[0]}") from exc
+            raise ValueError(f"cannot use the database {self.shown}: {_first_line(exc)}") from exc
 
-    def finished(self, suite: str) -> dict[str, str]:
+    @contextlib.contextmanager
+    def _errors(self, what: str) -> Iterator[None]:
+        """Database errors -> :class:`StoreError` saying ``what`` failed, naming the URL."""
         import sqlalchemy as sa
 
-        with self.engine.connect() as conn:
-            rows = conn.execute(sa.select(self.runs.c.run_id, self.runs.c.config_hash).where(self.runs.c.suite == suite))
-            return {run_id: config_hash or "" for run_id, config_hash in rows}
+        try:
+            yield
+        except sa.exc.SQLAlchemyError as exc:
+            gone = ""
+            database = self.engine.url.database
+            if self.engine.url.get_backend_name() == "sqlite" and database and database != ":memory:":
+                gone = "" if Path(database).exists() else f"; the file {database} no longer exists"
+            raise StoreError(f"cannot {what} the database {self.shown}: {_first_line(exc)}{gone}") from exc
+
+    @staticmethod
+    def _parse(run_id: str, text: str) -> dict[str, Any]:
+        """The record of row ``run_id``; ValueError (the reason) when it is corrupt."""
+        try:
+            record = json.loads(text)
+        except (TypeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"not JSON ({exc})") from None
+        missing = [k for k in RECORD_KEYS if not isinstance(record, dict) or k not in record]
+        if missing:
+            raise ValueError(f"not a run record (no {', '.join(missing)})")
+        if record["run_id"] != run_id:
+            raise ValueError(f"holds run {record['run_id']!r}")
+        return record
+
+    def scan(self, suite: str) -> tuple[list[dict[str, Any]], list[Corrupt]]:
+        import sqlalchemy as sa
+
+        with self._errors(f"read the results of {suite} from"), self.engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(self.runs.c.run_id, self.runs.c.record)
+                .where(self.runs.c.suite == suite).order_by(self.runs.c.run_id)
+            ).all()
+        records, corrupt = [], []
+        for run_id, text in rows:
+            try:
+                records.append(self._parse(run_id, text))
+            except ValueError as exc:
+                corrupt.append(Corrupt(run_id, f"record of run {run_id} in {self.shown}", str(exc)))
+        return records, corrupt
 
     def records(self, suite: str) -> list[dict[str, Any]]:
+        return self.scan(suite)[0]
+
+    def finished(self, suite: str) -> dict[str, str]:
+        return {r["run_id"]: r.get("config_hash") or "" for r in self.records(suite)}
+
+    def recover(self, suite: str) -> list[str]:
+        return [f"corrupted {item.location} ({item.reason}); the run is redone and its new record "
+                "replaces it" for item in self.scan(suite)[1]]
+
+    def probe(self) -> None:
         import sqlalchemy as sa
 
-        with self.engine.connect() as conn:
-            rows = conn.execute(
-                sa.select(self.runs.c.record).where(self.runs.c.suite == suite).order_by(self.runs.c.run_id)
-            )
-            return [json.loads(text) for (text,) in rows]
+        probe = f".probe-{uuid.uuid4().hex}"
+        with self._errors("write to"), self.engine.connect() as conn:  # a write, rolled back
+            with conn.begin() as transaction:
+                conn.execute(sa.insert(self.failed).values(run_id=probe, suite=probe, error="probe"))
+                transaction.rollback()
 
     def write(self, record: dict[str, Any]) -> None:
         import sqlalchemy as sa
 
         run_id = record["run_id"]
-        with self.engine.begin() as conn:  # one transaction: replace the run, clear its failure
+        with self._errors(f"save the result of {run_id} in"), self.engine.begin() as conn:
+            # one transaction: replace the run, clear its failure
             conn.execute(sa.delete(self.runs).where(self.runs.c.run_id == run_id))
             conn.execute(sa.insert(self.runs).values(
                 run_id=run_id, suite=record["suite"], config_hash=record.get("config_hash"),
@@ -199,14 +369,14 @@ class SQLStore:
     def write_failure(self, suite: str, run_id: str, error: str) -> None:
         import sqlalchemy as sa
 
-        with self.engine.begin() as conn:
+        with self._errors(f"save the failure of {run_id} in"), self.engine.begin() as conn:
             conn.execute(sa.delete(self.failed).where(self.failed.c.run_id == run_id))
             conn.execute(sa.insert(self.failed).values(run_id=run_id, suite=suite, error=error))
 
     def failures(self, suite: str) -> dict[str, str]:
         import sqlalchemy as sa
 
-        with self.engine.connect() as conn:
+        with self._errors(f"read the failures of {suite} from"), self.engine.connect() as conn:
             rows = conn.execute(sa.select(self.failed.c.run_id, self.failed.c.error).where(self.failed.c.suite == suite))
             return dict(rows.all())
 
@@ -246,7 +416,8 @@ def repair_journal(path: str | os.PathLike) -> bool:
 
 @contextlib.contextmanager
 def results_lock(results: str | os.PathLike) -> Iterator[None]:
-    """Hold ``<results>/.lock`` (flock) for the block; :class:`ResultsLocked` if it is taken.
+    """Hold ``<results>/.lock`` (flock) for the block; :class:`ResultsLocked` if it is taken,
+    :class:`StoreError` if the folder cannot be created or written.
 
     The kernel drops the lock when the holder dies, SIGKILL included.
     """
@@ -256,8 +427,12 @@ def results_lock(results: str | os.PathLike) -> Iterator[None]:
         yield
         return
     root = Path(results)
-    root.mkdir(parents=True, exist_ok=True)
-    with open(root / LOCK_FILE, "a+") as fh:
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        fh = open(root / LOCK_FILE, "a+")  # closed by the with below
+    except OSError as exc:
+        raise StoreError(f"cannot use the results folder {root}: {os_error_text(exc)}") from exc
+    with fh:
         try:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
