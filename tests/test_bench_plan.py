@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 
 import pytest
@@ -44,6 +45,8 @@ def test_config_hash_tracks_the_configuration_not_the_checkout(tmp_path):
     assert moved.config_hash == a.config_hash  # same suite in another folder
     assert plan_runs(SMOKE, models=["tabmoe"], seeds=[0], protocols=["tuned"],
                      budget=Budget(n_trials=9))[0].config_hash != a.config_hash
+    capped = dataclasses.replace(SMOKE, splits=tuple(dataclasses.replace(s, max_id_rows=100) for s in SMOKE.splits))
+    assert plan_runs(capped, models=["tabmoe"], seeds=[0], protocols=["tuned"])[0].config_hash != a.config_hash
 
 
 def test_paper_suite_defaults_to_the_paper_protocol():

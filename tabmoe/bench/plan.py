@@ -109,12 +109,15 @@ class RunSpec:
 
 def split_config(split: SplitDefinition) -> dict[str, Any]:
     """The split's definition without machine-specific paths (files by name)."""
-    return {
+    config = {
         "data": split.data.describe(),
         "rule": repr(split.rule),
         "keep_domain": split.keep_domain,
         "sizes": [split.validation_size, split.id_test_size, split.ood_validation_size],
     }
+    if split.max_id_rows is not None or split.max_ood_rows is not None:  # absent: hashes of uncapped runs unchanged
+        config["max_rows"] = [split.max_id_rows, split.max_ood_rows]
+    return config
 
 
 def check_models(names: list[str]) -> None:

@@ -1,0 +1,115 @@
+"""OOD accuracy of tabmoe variants on a suite's splits, paired with the suite's own tabmoe runs.
+
+    python benchmarks/ood_variants.py --variant feature_dropout=0.2,missing=exclude --seeds 0 \
+        --openml-cache ../shared/openml-cache --out benchmarks/results/openml-ood/variants.jsonl
+
+Every (split, seed) is made exactly as ``tabmoe-bench run`` makes it, and the variant is the
+suite's tabmoe (paper defaults + the suite's fixed parameters, ``random_state = seed``) with
+the ``--variant`` parameters changed. The baseline is the committed record of the same run
+(``--results``), so the paired difference compares the same rows and seed; with
+``--refit-baseline`` the baseline is refitted first and must reproduce its record (a
+determinism check). Prints one JSON line per (split, seed) and a summary: mean OOD accuracy of
+both, the mean paired difference, and splits won / lost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from tabmoe.bench.cli import parse_seed_list
+from tabmoe.bench.environment import limited_threads
+from tabmoe.bench.metrics import classification_scores
+from tabmoe.models import get_model
+from tabmoe.suites import load_suite
+from tabmoe.tuning import set_random_states
+
+
+def parse_variant(text: str) -> dict:
+    """``"a=1,b=x"`` -> ``{"a": 1, "b": "x"}`` (values as Python literals where they parse)."""
+    out = {}
+    for item in filter(None, text.split(",")):
+        key, _, value = item.partition("=")
+        try:
+            out[key.strip()] = ast.literal_eval(value.strip())
+        except (ValueError, SyntaxError):
+            out[key.strip()] = value.strip()
+    return out
+
+
+def ood_accuracy(params: dict, split, seed: int) -> tuple[float, float]:
+    """(OOD test accuracy, fit seconds) of tabmoe with ``params`` on ``split``."""
+    estimator = set_random_states(get_model("tabmoe").make(**params), seed)
+    X, y = split.features("train"), split.train[split.target]
+    start = time.perf_counter()
+    estimator.fit(X, y)
+    seconds = time.perf_counter() - start
+    proba = estimator.predict_proba(split.features("ood_test"))
+    return classification_scores(split.ood_test[split.target], proba, estimator.classes_)["accuracy"], seconds
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--suite", default="openml-ood")
+    parser.add_argument("--variant", required=True, help="comma-separated key=value estimator parameters")
+    parser.add_argument("--seeds", default="0")
+    parser.add_argument("--splits", default=None, help="comma-separated split names (default: all)")
+    parser.add_argument("--results", default=None, help="results folder of the suite's runs")
+    parser.add_argument("--openml-cache", default=None)
+    parser.add_argument("--refit-baseline", action="store_true")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--out", default=None, help="append the JSON lines to this file")
+    args = parser.parse_args(argv)
+
+    suite = load_suite(args.suite)
+    results = Path(args.results or Path(__file__).parent / "results" / suite.name) / "runs" / suite.name
+    fixed = suite.models.get("tabmoe", {})
+    variant = parse_variant(args.variant)
+    names = args.splits.split(",") if args.splits else [s.name for s in suite.splits]
+    lines = []
+    with limited_threads(args.threads):
+        for name in names:
+            definition = suite.split(name)
+            for seed in parse_seed_list(args.seeds):
+                record_path = results / name / "tabmoe" / f"untuned-seed{seed}.json"
+                if not record_path.is_file():
+                    print(f"skip {name} seed {seed}: no baseline record {record_path}", file=sys.stderr)
+                    continue
+                record = json.loads(record_path.read_text())
+                split = definition.make(seed, openml_cache=args.openml_cache)
+                line = {"split": name, "seed": seed, "variant": variant,
+                        "baseline_ood_accuracy": record["ood_test"]["accuracy"]}
+                if args.refit_baseline:
+                    line["baseline_refit_ood_accuracy"], _ = ood_accuracy(dict(fixed), split, seed)
+                line["variant_ood_accuracy"], line["variant_fit_seconds"] = ood_accuracy(
+                    {**fixed, **variant}, split, seed
+                )
+                lines.append(line)
+                print(json.dumps(line), flush=True)
+    if not lines:
+        return 1
+    base = np.array([x["baseline_ood_accuracy"] for x in lines])
+    var = np.array([x["variant_ood_accuracy"] for x in lines])
+    diff = var - base
+    summary = {
+        "variant": variant, "runs": len(lines), "baseline_mean": base.mean(), "variant_mean": var.mean(),
+        "paired_diff_mean": diff.mean(), "paired_diff_sd": diff.std(),
+        "wins": int((diff > 0.005).sum()), "ties": int((abs(diff) <= 0.005).sum()), "losses": int((diff < -0.005).sum()),
+        "command": "python benchmarks/ood_variants.py " + " ".join(sys.argv[1:] if argv is None else argv),
+    }
+    print(json.dumps(summary))
+    if args.out:
+        with open(args.out, "a", encoding="utf8") as fh:
+            for line in [*lines, summary]:
+                fh.write(json.dumps(line) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
