@@ -20,9 +20,11 @@ from .ensemble import StackedModel, member_loss
 from .explain import Explanation, explain_tokens, gate_importances
 from .fitting import (
     PREDICT_BATCH_ROWS,
+    SPEED_PARAMETER_CONSTRAINTS,
     TorchClassifierMixin,
     encode_targets,
     hold_out,
+    resolve_mixed_precision,
     start_fit,
     use_early_stopping,
     validate_targets,
@@ -124,6 +126,19 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
     n_members : int
         Ensemble size: independently initialised models trained side by side as one batched
         model (:class:`~tabmoe.ensemble.StackedModel`), probabilities averaged.
+    compile : bool
+        Run the training steps of ``fit`` and ``adapt`` (loss, forward and backward) through
+        ``torch.compile`` with dynamic shapes. The first step of the first fit in a process
+        compiles (tens of seconds on a CPU; later fits of the same configuration reuse it).
+        ``module_`` stays the plain network; prediction, ``explain`` and the early-stopping
+        validation loss run uncompiled. Where torch.compile fails, a UserWarning says why
+        and training continues uncompiled. Speed: docs/guide/training.md.
+    mixed_precision : bool or "auto"
+        bf16 autocast (matmuls in bf16, softmax, norms and losses in float32) for training
+        and prediction. ``True``: on CUDA and on the CPU (~12% faster epochs on a CPU with
+        AVX512-BF16; slower on CPUs that emulate bf16); on other devices it has no effect
+        and ``fit`` warns. ``"auto"``: on CUDA devices with bf16 only, float32 elsewhere.
+        ``explain`` and ``feature_importances_`` are computed in float32.
 
     Attributes
     ----------
@@ -180,6 +195,7 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
         "missing": [StrOptions(set(MISSING_MODES))],
         "feature_dropout": [Interval(numbers.Real, 0, 1, closed="left")],
         "n_members": [Interval(numbers.Integral, 1, None, closed="left")],
+        **SPEED_PARAMETER_CONSTRAINTS,
     }
 
     def __init__(
@@ -213,6 +229,8 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
         missing: Literal["token", "exclude"] = "token",
         feature_dropout: float = 0.0,
         n_members: int = 1,
+        compile: bool = False,
+        mixed_precision: bool | Literal["auto"] = False,
     ):
         self.d_model = d_model
         self.n_heads = n_heads
@@ -243,6 +261,8 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
         self.missing = missing
         self.feature_dropout = feature_dropout
         self.n_members = n_members
+        self.compile = compile
+        self.mixed_precision = mixed_precision
 
     # ----------------------------------------------------------- resolved
     def _masking(self) -> str:
@@ -363,6 +383,8 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
             device=device,
             seed=seed,
             verbose=self.verbose,
+            mixed_precision=inputs.mixed_precision,
+            compile=inputs.compile,
             description=type(self).__name__,
         )
         with seeded(seed, device):
@@ -400,15 +422,21 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
 
     @torch.no_grad()
     def _label_logits(self, X: Any) -> np.ndarray:
-        tokens, attend = self._feature_tokens(X)
+        """(n, n_classes) float32 logits, ``classes_`` order. ``X`` is checked once, then
+        tokenized and run PREDICT_BATCH_ROWS rows at a time: memory beyond ``X`` and the
+        output does not grow with the rows."""
+        frame = self._prepare_X(X)  # checks that the estimator is fitted first
+        batches = self.tokenizer_.transform_batches(frame, PREDICT_BATCH_ROWS)  # checks columns
         module, device = self.module_.eval(), self._module_device()
-        out = np.empty((len(tokens), len(self.classes_)), dtype=np.float32)
+        out = np.empty((len(frame), len(self.classes_)), dtype=np.float32)
         column = np.searchsorted(np.sort(self.label_token_ids_), self.label_token_ids_)
-        for start in range(0, len(tokens), PREDICT_BATCH_ROWS):
-            batch = tokens[start : start + PREDICT_BATCH_ROWS].to(device)
-            att = None if attend is None else attend[start : start + PREDICT_BATCH_ROWS].to(device)
-            logits = module.label_logits(batch, att).float()
-            out[start : start + PREDICT_BATCH_ROWS] = logits[:, column].cpu().numpy()
+        with self._predict_autocast():
+            for rows, tokens in batches:
+                attend = self._attend(tokens)
+                batch = torch.from_numpy(tokens).to(device)
+                att = None if attend is None else torch.from_numpy(attend).to(device)
+                logits = module.label_logits(batch, att).float()
+                out[rows] = logits[:, column].cpu().numpy()
         return out
 
     # ------------------------------- MoE view, missing columns, unlabeled rows, ensembles
@@ -494,7 +522,8 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
         return frame
 
     def _feature_tokens(self, X: Any) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """Feature tokens (n, n_features) and the attend mask (or None) of ``X``."""
+        """Feature tokens (n, n_features) and the attend mask (or None) of all of ``X`` (for
+        ``explain``, whose output is many times their size; prediction tokenizes in batches)."""
         frame = self._prepare_X(X)  # checks that the estimator is fitted first
         tokens = self.tokenizer_.transform(frame)
         attend = self._attend(tokens)
@@ -573,6 +602,8 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
             device=device,
             seed=seed,
             verbose=self.verbose,
+            mixed_precision=resolve_mixed_precision(self.mixed_precision, device, warn=False),
+            compile=bool(self.compile),
             description=f"{type(self).__name__}.adapt",
         )
         with seeded(seed, device):

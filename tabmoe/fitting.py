@@ -7,7 +7,9 @@ early-stopping rows the same way.
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +18,7 @@ import pandas as pd
 import torch
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state, compute_sample_weight
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_sample_weight,
@@ -26,7 +29,42 @@ from sklearn.utils.validation import (
 
 from . import defaults
 from .tokenizer import to_frame
-from .trainer import resolve_device
+from .trainer import autocast, resolve_device
+
+#: Constraints of the speed parameters of every estimator trained by the shared trainer
+#: (``TabularMoEClassifier``, FT-Transformer, TabTransformer); see :class:`FitInputs`.
+SPEED_PARAMETER_CONSTRAINTS: dict = {
+    "compile": ["boolean"],
+    "mixed_precision": [StrOptions({"auto"}), "boolean"],
+}
+
+
+def resolve_mixed_precision(
+    mixed_precision: bool | str, device: torch.device, warn: bool = True
+) -> bool:
+    """Whether to run in bf16 autocast on ``device``.
+
+    ``"auto"``: on CUDA devices with bf16 support only (the CPU stays float32: its gain
+    depends on the CPU's bf16 support). ``True``: on CUDA with bf16 support and on the CPU;
+    on any other device (or a CUDA device without bf16) it has no effect, and a UserWarning
+    says so when ``warn`` (at ``fit``). ``False``: never.
+    """
+    cuda_bf16 = device.type == "cuda" and torch.cuda.is_bf16_supported()
+    if isinstance(mixed_precision, str):  # "auto"
+        return cuda_bf16
+    if not mixed_precision:
+        return False
+    if cuda_bf16 or device.type == "cpu":
+        return True
+    if warn:
+        where = "a CUDA device without bf16" if device.type == "cuda" else f"device {str(device)!r}"
+        warnings.warn(
+            f"mixed_precision=True has no effect on {where}: bf16 autocast is used on CUDA "
+            "devices with bf16 and on the CPU only. Training runs in float32.",
+            UserWarning,
+            stacklevel=5,  # the caller of fit: through start_fit, fit and sklearn's _fit_context
+        )
+    return False
 
 
 def validate_targets(y: Any) -> np.ndarray:
@@ -88,14 +126,17 @@ class FitInputs:
     weight: np.ndarray  # (n,) float64, sample_weight x class_weight
     seed: int
     device: torch.device
+    mixed_precision: bool = False  # resolved for the device (resolve_mixed_precision)
+    compile: bool = False
 
 
 def start_fit(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> FitInputs:
     """Validate ``X`` and ``y`` and set ``classes_``, ``n_features_in_``, ``feature_names_in_``.
 
-    Reads the estimator's ``random_state``, ``class_weight`` and ``device`` where it has them
-    (defaults: None, None, CPU). Raises ValueError for empty input (in ``to_frame``) or a
-    single class.
+    Reads the estimator's ``random_state``, ``class_weight``, ``device``, ``mixed_precision``
+    and ``compile`` where it has them (defaults: None, None, CPU, False, False). Raises
+    ValueError for empty input (in ``to_frame``) or a single class; warns when
+    ``mixed_precision=True`` has no effect on the device.
     """
     frame = to_frame(X)
     validate_data(estimator, X, skip_check_array=True, reset=True)
@@ -114,7 +155,9 @@ def start_fit(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> FitI
     rng = check_random_state(getattr(estimator, "random_state", None))
     seed = int(rng.randint(np.iinfo(np.int32).max))
     device = resolve_device(getattr(estimator, "device", "cpu"))
-    return FitInputs(frame, y_codes, weight, seed, device)
+    mixed_precision = resolve_mixed_precision(getattr(estimator, "mixed_precision", False), device)
+    compile_ = bool(getattr(estimator, "compile", False))
+    return FitInputs(frame, y_codes, weight, seed, device, mixed_precision, compile_)
 
 
 #: Rows per forward pass at prediction time.
@@ -136,6 +179,13 @@ class TorchClassifierMixin:
 
     def _module_device(self) -> torch.device:
         return _device_of(self.module_)
+
+    def _predict_autocast(self) -> contextlib.AbstractContextManager:
+        """bf16 autocast for prediction when ``mixed_precision`` is on for the network's
+        device (see :func:`resolve_mixed_precision`); a no-op otherwise."""
+        device = self._module_device()
+        mixed = getattr(self, "mixed_precision", False)
+        return autocast(resolve_mixed_precision(mixed, device, warn=False), device)
 
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """Log class probabilities, shape (n_samples, n_classes), columns in ``classes_`` order."""

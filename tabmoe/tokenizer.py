@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -152,6 +152,43 @@ def _label_reprs(frame: pd.DataFrame) -> list[str]:
 
 def _smallest_int_dtype(n_tokens: int) -> np.dtype:
     return np.dtype(np.int16) if n_tokens <= np.iinfo(np.int16).max else np.dtype(np.int32)
+
+
+class UnseenValues:
+    """Categorical values not seen at fit, per column, gathered over the row batches of one
+    ``transform``: one warning per column for all the rows (count, rate, first 3 values)."""
+
+    N_EXAMPLES = 3
+
+    def __init__(self) -> None:
+        self.counts: dict[int, int] = {}
+        self.names: dict[int, Any] = {}
+        self.examples: dict[int, list] = {}
+
+    def add(self, j: int, name: Any, values: np.ndarray) -> None:
+        """Record the unseen ``values`` (object array) of column ``j`` in one batch."""
+        self.counts[j] = self.counts.get(j, 0) + len(values)
+        self.names[j] = name
+        seen = self.examples.get(j, [])
+        if len(seen) < self.N_EXAMPLES:
+            candidates = [*seen, *pd.unique(values)[: self.N_EXAMPLES]]
+            both = np.empty(len(candidates), dtype=object)
+            for i, v in enumerate(candidates):  # one by one: a tuple stays one value
+                both[i] = v
+            seen = list(pd.unique(both)[: self.N_EXAMPLES])
+        self.examples[j] = seen
+
+    def warn(self, n_rows: int, stacklevel: int) -> None:
+        for j in sorted(self.counts):
+            count = self.counts[j]
+            # str() per value: Series.astype(str) fails on e.g. a lone surrogate under pyarrow
+            examples = [str(v) for v in self.examples[j]]
+            warnings.warn(
+                f"Column {self.names[j]!r}: {count} value(s) ({count / n_rows:.1%} of rows) "
+                f"were not seen during fit and map to the UNKNOWN token (e.g. {examples}).",
+                UserWarning,
+                stacklevel=stacklevel + 1,
+            )
 
 
 class ColumnTokenizer(TransformerMixin, BaseEstimator):
@@ -319,6 +356,33 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
     # ------------------------------------------------------------ transform
     def transform(self, X: Any) -> np.ndarray:
         """Token ids, shape (n_samples, n_features), in the smallest integer dtype that fits."""
+        frame = self._checked_frame(X)
+        unseen = UnseenValues()
+        out = self._tokens(frame, unseen)
+        unseen.warn(len(frame), stacklevel=2)
+        return out
+
+    def transform_batches(self, X: Any, batch_rows: int) -> Iterator[tuple[slice, np.ndarray]]:
+        """:meth:`transform` ``batch_rows`` rows at a time: yields ``(rows, tokens)``, a slice
+        of the rows of ``X`` and their tokens (len(rows), n_features).
+
+        ``X`` is checked (fitted columns, their order) here, once, before the first batch;
+        values are read batch by batch, so an error in a value (e.g. inf) is raised at its
+        batch. Memory beyond ``X`` is that of one batch. Unseen values are warned about
+        once, for all the rows, after the last batch.
+        """
+        frame = self._checked_frame(X)
+        return self._token_batches(frame, batch_rows)
+
+    def _token_batches(self, frame: pd.DataFrame, batch_rows: int) -> Iterator[tuple[slice, np.ndarray]]:
+        unseen = UnseenValues()
+        for start in range(0, len(frame), batch_rows):
+            rows = slice(start, min(start + batch_rows, len(frame)))
+            yield rows, self._tokens(frame.iloc[rows], unseen)
+        unseen.warn(len(frame), stacklevel=2)
+
+    def _checked_frame(self, X: Any) -> pd.DataFrame:
+        """``X`` as a frame, checked against the fitted columns (names, number, order)."""
         check_is_fitted(self)
         frame = to_frame(X)
         validate_data(self, X, skip_check_array=True, reset=False)
@@ -330,13 +394,18 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
                     "Columns must be in the same order as they were in fit: fitted "
                     f"{fitted[:10]}, got {labels[:10]}."
                 )
-        dtype = _smallest_int_dtype(self.n_tokens_)
-        out = np.empty(frame.shape, dtype=dtype)
+        return frame
+
+    def _tokens(self, frame: pd.DataFrame, unseen: UnseenValues) -> np.ndarray:
+        """Token ids of a checked frame (n, n_features); unseen values recorded in ``unseen``."""
+        out = np.empty(frame.shape, dtype=_smallest_int_dtype(self.n_tokens_))
         for j, (name, column) in enumerate(frame.items()):
-            out[:, j] = self._transform_column(j, column, name)
+            out[:, j] = self._transform_column(j, column, name, unseen)
         return out
 
-    def _transform_column(self, j: int, column: pd.Series, name: Any) -> np.ndarray:
+    def _transform_column(
+        self, j: int, column: pd.Series, name: Any, unseen_values: UnseenValues
+    ) -> np.ndarray:
         if not self.is_categorical_[j]:
             values = _numeric_values(column, name)
             tokens = self.offsets_[j] + np.searchsorted(self.bin_edges_[j], values, side="right")
@@ -367,15 +436,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         tokens[missing] = MISSING
         unseen = (codes < 0) & ~missing
         if unseen.any():
-            rate = unseen.mean()
-            # str() per value: Series.astype(str) fails on e.g. a lone surrogate under pyarrow
-            examples = [str(v) for v in pd.unique(column[unseen].to_numpy(dtype=object))[:3]]
-            warnings.warn(
-                f"Column {name!r}: {unseen.sum()} value(s) ({rate:.1%} of rows) were not seen "
-                f"during fit and map to the UNKNOWN token (e.g. {examples}).",
-                UserWarning,
-                stacklevel=3,
-            )
+            unseen_values.add(j, name, column[unseen].to_numpy(dtype=object))
         return tokens
 
     # ------------------------------------------------------------- helpers

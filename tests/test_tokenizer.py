@@ -28,6 +28,32 @@ def test_unseen_category_warns_with_column_and_rate():
     assert t[1, 0] == UNKNOWN
 
 
+def test_transform_batches_equal_transform_and_warn_once_for_all_rows():
+    """Batches of 3 rows: the same tokens as one transform, and one unseen-value warning per
+    column whose count, rate and examples cover every batch (values in later batches too)."""
+    tok = ColumnTokenizer().fit(pd.DataFrame({"city": ["a", "b", "a"], "x": [1.0, 2.0, 3.0]}))
+    X = pd.DataFrame({"city": ["a", "u1", "b", "a", "u2", "u1", "b", "u3", "u4", "a"], "x": 1.0})
+    with pytest.warns(UserWarning) as whole:
+        expected = tok.transform(X)
+    batches = tok.transform_batches(X, 3)
+    with pytest.warns(UserWarning) as batched:
+        parts = list(batches)
+    assert [rows for rows, _ in parts] == [slice(0, 3), slice(3, 6), slice(6, 9), slice(9, 10)]
+    assert np.array_equal(np.concatenate([t for _, t in parts]), expected)
+    messages = [str(w.message) for w in batched]
+    assert messages == [str(w.message) for w in whole]
+    assert messages == [
+        "Column 'city': 5 value(s) (50.0% of rows) were not seen during fit and map to the "
+        "UNKNOWN token (e.g. ['u1', 'u2', 'u3'])."
+    ]
+
+
+def test_transform_batches_checks_columns_before_the_first_batch():
+    tok = ColumnTokenizer().fit(pd.DataFrame({"a": ["x", "y"], "b": [1.0, 2.0]}))
+    with pytest.raises(ValueError, match="same order"):
+        tok.transform_batches(pd.DataFrame({"b": [1.0], "a": ["x"]}), 10)  # not iterated yet
+
+
 def test_min_frequency_folds_rare_values_without_warning(recwarn):
     X = pd.DataFrame({"c": ["a"] * 5 + ["b"] * 5 + ["rare"]})
     tok = ColumnTokenizer(min_frequency=2).fit(X)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -180,16 +180,37 @@ class TableEncoder(TransformerMixin, BaseEstimator):
         ]
         return np.column_stack(columns) if columns else np.empty((len(frame), 0))
 
+    def _numeric_block(self, frame: pd.DataFrame) -> np.ndarray:
+        """(n, n_numeric_) float64: the standardised numeric columns and missing indicators."""
+        if self.numeric_ is None:
+            return np.empty((len(frame), 0))
+        return self.numeric_.transform(self._numeric_values(frame))
+
     def encode(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         """``codes`` (n, n_categorical) int64 and ``numeric`` (n, n_numeric_) float64."""
         check_is_fitted(self)
         frame = to_frame(X)
         validate_data(self, X, skip_check_array=True, reset=False)
         codes = self._fold(self._codes(self.tokenizer_.transform(frame)))
-        numeric = np.empty((len(frame), 0))
-        if self.numeric_ is not None:
-            numeric = self.numeric_.transform(self._numeric_values(frame))
-        return codes, numeric
+        return codes, self._numeric_block(frame)
+
+    def encode_batches(
+        self, X: Any, batch_rows: int
+    ) -> Iterator[tuple[slice, np.ndarray, np.ndarray]]:
+        """:meth:`encode` ``batch_rows`` rows at a time: yields ``(rows, codes, numeric)``.
+
+        ``X`` is checked once, here, before the first batch (see
+        :meth:`~tabmoe.tokenizer.ColumnTokenizer.transform_batches`); memory beyond ``X`` is
+        that of one batch.
+        """
+        check_is_fitted(self)
+        frame = to_frame(X)
+        validate_data(self, X, skip_check_array=True, reset=False)
+        tokens = self.tokenizer_.transform_batches(frame, batch_rows)
+        return (
+            (rows, self._fold(self._codes(t)), self._numeric_block(frame.iloc[rows]))
+            for rows, t in tokens
+        )
 
     def transform(self, X: Any) -> np.ndarray | sparse.csr_matrix:
         """``[codes | numeric]`` as float64 (n, n_categorical + n_numeric_), or sparse

@@ -24,7 +24,7 @@ from sklearn.utils._param_validation import Interval
 from torch import Tensor, nn
 
 from ._optional import optional_import
-from .torch_base import TRAINING_PARAMETER_CONSTRAINTS, TorchTabularClassifier
+from .torch_base import TRAINER_PARAMETER_CONSTRAINTS, TorchTabularClassifier
 
 #: ``FTTransformer.get_default_kwargs(n_blocks=3)`` and ``make_default_optimizer()``.
 PAPER_DEFAULTS: dict = {
@@ -94,7 +94,7 @@ class FTTransformerClassifier(TorchTabularClassifier):
     """
 
     _parameter_constraints: dict = {
-        **TRAINING_PARAMETER_CONSTRAINTS,
+        **TRAINER_PARAMETER_CONSTRAINTS,
         "n_blocks": [Interval(numbers.Integral, 1, None, closed="left")],
         "d_block": [Interval(numbers.Integral, 1, None, closed="left")],
         "attention_n_heads": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -127,6 +127,8 @@ class FTTransformerClassifier(TorchTabularClassifier):
         device: str = "auto",
         random_state: Any = None,
         verbose: int = 0,
+        compile: bool = False,
+        mixed_precision: bool | str = False,
     ):
         self.n_blocks = n_blocks
         self.d_block = d_block
@@ -149,6 +151,8 @@ class FTTransformerClassifier(TorchTabularClassifier):
         self.device = device
         self.random_state = random_state
         self.verbose = verbose
+        self.compile = compile
+        self.mixed_precision = mixed_precision
 
     def _check_params(self) -> None:
         if self.d_block % self.attention_n_heads:

@@ -29,7 +29,7 @@ from sklearn.utils._param_validation import Interval
 from torch import Tensor, nn
 
 from ._optional import optional_import
-from .torch_base import TRAINING_PARAMETER_CONSTRAINTS, TorchTabularClassifier
+from .torch_base import TRAINER_PARAMETER_CONSTRAINTS, TorchTabularClassifier
 
 #: Huang et al. 2020 (dim 32, depth 6, 8 heads, MLP 4x and 2x the input width, dropout
 #: 0.1 as in the package's README); learning rate 1e-4 as PAPER.md section 7 ran it.
@@ -111,7 +111,7 @@ class TabTransformerClassifier(TorchTabularClassifier):
     """
 
     _parameter_constraints: dict = {
-        **TRAINING_PARAMETER_CONSTRAINTS,
+        **TRAINER_PARAMETER_CONSTRAINTS,
         "dim": [Interval(numbers.Integral, 1, None, closed="left")],
         "depth": [Interval(numbers.Integral, 1, None, closed="left")],
         "heads": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -144,6 +144,8 @@ class TabTransformerClassifier(TorchTabularClassifier):
         device: str = "auto",
         random_state: Any = None,
         verbose: int = 0,
+        compile: bool = False,
+        mixed_precision: bool | str = False,
     ):
         self.dim = dim
         self.depth = depth
@@ -166,6 +168,8 @@ class TabTransformerClassifier(TorchTabularClassifier):
         self.device = device
         self.random_state = random_state
         self.verbose = verbose
+        self.compile = compile
+        self.mixed_precision = mixed_precision
 
     def _check_params(self) -> None:
         mults = self.mlp_hidden_mults

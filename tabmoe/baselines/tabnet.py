@@ -27,10 +27,8 @@ import numpy as np
 import pandas as pd
 import torch
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..fitting import FitInputs, validation_split
-from ..tokenizer import to_frame
 from ..trainer import seeded
 from ._optional import optional_import
 from .torch_base import TRAINING_PARAMETER_CONSTRAINTS, TorchTabularClassifier
@@ -323,17 +321,14 @@ class TabNetClassifier(TorchTabularClassifier):
         self.n_iter_ = len(self.history_)
         self.best_epoch_ = self.model_.best_epoch + 1 if early else None
 
-    @torch.no_grad()
-    def _label_logits(self, X: Any) -> np.ndarray:
-        check_is_fitted(self)
-        frame = to_frame(X)
-        validate_data(self, X, skip_check_array=True, reset=False)
-        Z = torch.from_numpy(self._matrix(frame))
+    def _encoded_logits(self, codes: np.ndarray, numeric: np.ndarray) -> np.ndarray:
+        """Logits of encoded rows: TabNet's float32 ``[codes | numeric]`` (as ``_matrix``)."""
+        Z = torch.from_numpy(np.hstack([codes.astype(np.float64), numeric]).astype(np.float32))
         network, device = self.model_.network.eval(), self._module_device()
         # TabNet's outputs cover the classes present in its training rows (codes, sorted).
         present = np.asarray(self.model_.classes_, dtype=np.int64)
-        out = np.full((len(frame), len(self.classes_)), -np.inf, dtype=np.float32)
-        for start in range(0, len(frame), self._predict_batch_rows):
+        out = np.full((len(Z), len(self.classes_)), -np.inf, dtype=np.float32)
+        for start in range(0, len(Z), self._predict_batch_rows):
             rows = slice(start, start + self._predict_batch_rows)
             logits, _ = network(Z[rows].to(device))
             out[rows, present] = logits.float().cpu().numpy()

@@ -30,6 +30,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from torch import Tensor, nn
 
 from ..fitting import (
+    PREDICT_BATCH_ROWS,
+    SPEED_PARAMETER_CONSTRAINTS,
     FitInputs,
     TorchClassifierMixin,
     encode_targets,
@@ -58,6 +60,13 @@ TRAINING_PARAMETER_CONSTRAINTS: dict = {
     "device": [str, torch.device],
     "random_state": ["random_state"],
     "verbose": ["verbose"],
+}
+
+#: TRAINING_PARAMETER_CONSTRAINTS plus ``compile`` and ``mixed_precision``, for the
+#: baselines trained by the shared trainer.
+TRAINER_PARAMETER_CONSTRAINTS: dict = {
+    **TRAINING_PARAMETER_CONSTRAINTS,
+    **SPEED_PARAMETER_CONSTRAINTS,
 }
 
 
@@ -105,6 +114,13 @@ class TorchTabularClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimato
     random_state : int, RandomState or None
     verbose : int
         ``>0`` shows a progress bar over epochs.
+
+    Speed parameters (FT-Transformer, TabTransformer; not TabNet, which has its own loop)
+    -------------------------------------------------------------------------------------
+    compile : bool
+        ``torch.compile`` the training step, as :class:`~tabmoe.TabularMoEClassifier`'s.
+    mixed_precision : bool or "auto"
+        bf16 autocast, as :class:`~tabmoe.TabularMoEClassifier`'s.
 
     Attributes
     ----------
@@ -191,6 +207,8 @@ class TorchTabularClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimato
             device=inputs.device,
             seed=inputs.seed,
             verbose=self.verbose,
+            mixed_precision=inputs.mixed_precision,
+            compile=inputs.compile,
             description=type(self).__name__,
         )
         cardinalities = [int(c) for c in self.encoder_.cardinalities_]
@@ -205,14 +223,26 @@ class TorchTabularClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimato
 
     @torch.no_grad()
     def _label_logits(self, X: Any) -> np.ndarray:
+        """(n, n_classes) float32 logits. ``X`` is checked once, then encoded
+        PREDICT_BATCH_ROWS rows at a time: memory beyond ``X`` and the output does not grow
+        with the rows."""
         check_is_fitted(self)
         frame = to_frame(X)
         validate_data(self, X, skip_check_array=True, reset=False)
-        codes, numeric = self.encoder_.encode(frame)
+        rows_per_batch = max(PREDICT_BATCH_ROWS, self._predict_batch_rows)
+        batches = self.encoder_.encode_batches(frame, rows_per_batch)  # checks the columns
+        out = np.empty((len(frame), len(self.classes_)), dtype=np.float32)
+        with self._predict_autocast():
+            for rows, codes, numeric in batches:
+                out[rows] = self._encoded_logits(codes, numeric)
+        return out
+
+    def _encoded_logits(self, codes: np.ndarray, numeric: np.ndarray) -> np.ndarray:
+        """Logits (n, n_classes) of encoded rows, ``_predict_batch_rows`` at a time."""
         codes, numeric = torch.from_numpy(codes), torch.from_numpy(numeric.astype(np.float32))
         module, device = self.module_.eval(), self._module_device()
-        out = np.empty((len(frame), len(self.classes_)), dtype=np.float32)
-        for start in range(0, len(frame), self._predict_batch_rows):
+        out = np.empty((len(codes), len(self.classes_)), dtype=np.float32)
+        for start in range(0, len(codes), self._predict_batch_rows):
             rows = slice(start, start + self._predict_batch_rows)
             logits = module(codes[rows].to(device), numeric[rows].to(device))
             out[rows] = logits.float().cpu().numpy()

@@ -1,0 +1,195 @@
+"""Speed options and batched prediction: ``compile``, ``mixed_precision``, and prediction
+that tokenizes / encodes its input batch by batch (memory: tests/test_resources.py)."""
+
+from __future__ import annotations
+
+import functools
+import pickle
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from sklearn.utils._param_validation import InvalidParameterError
+
+import tabmoe.baselines.torch_base
+import tabmoe.estimator
+import tabmoe.trainer
+from tabmoe import TabularMoEClassifier
+from tabmoe.baselines import FTTransformerClassifier
+from tabmoe.fitting import resolve_mixed_precision
+
+FAST = dict(max_epochs=2, batch_size=32, device="cpu", random_state=0)
+TINY_FT = dict(n_blocks=1, d_block=16, attention_n_heads=2, **FAST)
+CUDA = torch.cuda.is_available()
+
+
+def _with_unseen(X: pd.DataFrame) -> pd.DataFrame:
+    """X with an unseen colour in rows 3 and 150 (in different prediction batches)."""
+    X = X.copy()
+    X.loc[[3, 150], "colour"] = ["violet", "teal"]
+    return X
+
+
+# ---------------------------------------------------------------- batched prediction
+@pytest.mark.parametrize("missing", ["token", "exclude"])
+def test_prediction_batches_give_the_same_outputs_and_one_warning(mixed_frame, monkeypatch, missing):
+    X, y = mixed_frame
+    X = X.astype({"size": float})
+    X.loc[::7, "size"] = np.nan
+    clf = TabularMoEClassifier(**FAST, missing=missing).fit(X, y)
+    X_new = _with_unseen(X)
+    with pytest.warns(UserWarning, match="'colour'"):
+        expected = clf.predict_proba(X_new)  # 200 rows: one batch
+    monkeypatch.setattr(tabmoe.estimator, "PREDICT_BATCH_ROWS", 7)
+    with pytest.warns(UserWarning) as caught:
+        batched = clf.predict_proba(X_new)
+    np.testing.assert_array_equal(batched, expected)
+    assert [str(w.message) for w in caught] == [
+        "Column 'colour': 2 value(s) (1.0% of rows) were not seen during fit and map to the "
+        "UNKNOWN token (e.g. ['violet', 'teal'])."
+    ]
+
+
+def test_baseline_prediction_batches_give_the_same_outputs(mixed_frame, monkeypatch):
+    pytest.importorskip("rtdl_revisiting_models")
+    X, y = mixed_frame
+    clf = FTTransformerClassifier(**TINY_FT).fit(X, y)
+    expected = clf.predict_proba(X)
+    monkeypatch.setattr(tabmoe.baselines.torch_base, "PREDICT_BATCH_ROWS", 9)
+    monkeypatch.setattr(clf, "_predict_batch_rows", 4)
+    np.testing.assert_allclose(clf.predict_proba(X), expected, rtol=1e-6, atol=1e-7)
+
+
+def test_columns_are_checked_before_any_batch_runs(mixed_frame, monkeypatch):
+    X, y = mixed_frame
+    clf = TabularMoEClassifier(**FAST).fit(X, y)
+    monkeypatch.setattr(tabmoe.estimator, "PREDICT_BATCH_ROWS", 7)
+    calls = []
+    label_logits = type(clf.module_).label_logits
+    monkeypatch.setattr(
+        type(clf.module_), "label_logits", lambda m, *a: calls.append(1) or label_logits(m, *a)
+    )
+    with pytest.raises(ValueError, match="same order"):
+        clf.predict(X[["size", "colour", "kind"]])
+    assert calls == []
+    X_bad = X.copy()
+    X_bad.loc[150, "size"] = np.inf  # a bad value is found by its batch
+    with pytest.raises(ValueError, match="infinity in column 'size'"):
+        clf.predict(X_bad)
+
+
+# ---------------------------------------------------------------- mixed precision
+def test_mixed_precision_runs_bf16_on_cpu_and_auto_stays_float32(mixed_frame):
+    """True: CPU bf16 autocast in training and prediction (close to float32, not equal);
+    "auto": float32 on the CPU, bit for bit; neither warns."""
+    X, y = mixed_frame
+    full = TabularMoEClassifier(**FAST).fit(X, y)
+    expected = full.predict_proba(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        mixed = TabularMoEClassifier(**FAST, mixed_precision=True).fit(X, y)
+        auto = TabularMoEClassifier(**FAST, mixed_precision="auto").fit(X, y)
+        proba = mixed.predict_proba(X)
+    assert mixed.history_[0]["train_loss"] != full.history_[0]["train_loss"]  # bf16 training
+    assert 0 < np.abs(proba - expected).max() < 0.05
+    float32_proba = mixed.set_params(mixed_precision=False).predict_proba(X)
+    assert 0 < np.abs(proba - float32_proba).max() < 0.01  # bf16 prediction
+    np.testing.assert_array_equal(auto.predict_proba(X), expected)
+    np.testing.assert_array_equal(
+        [h["train_loss"] for h in auto.history_], [h["train_loss"] for h in full.history_]
+    )
+
+
+def test_mixed_precision_true_warns_where_it_has_no_effect():
+    with pytest.warns(UserWarning, match="mixed_precision=True has no effect on device 'meta'"):
+        assert resolve_mixed_precision(True, torch.device("meta")) is False
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert resolve_mixed_precision("auto", torch.device("meta")) is False
+        assert resolve_mixed_precision("auto", torch.device("cpu")) is False
+        assert resolve_mixed_precision(np.True_, torch.device("cpu")) is True
+
+
+def test_speed_parameters_are_validated_and_saved(mixed_frame, tmp_path):
+    X, y = mixed_frame
+    for bad in ({"mixed_precision": "bf16"}, {"compile": "yes"}):
+        with pytest.raises(InvalidParameterError, match=next(iter(bad))):
+            TabularMoEClassifier(**FAST, **bad).fit(X, y)
+    clf = TabularMoEClassifier(**FAST, mixed_precision="auto").fit(X, y)
+    clf.save(tmp_path / "m.tabmoe")
+    loaded = TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+    assert loaded.get_params()["mixed_precision"] == "auto"
+
+
+def test_baselines_share_the_speed_parameters(mixed_frame):
+    pytest.importorskip("rtdl_revisiting_models")
+    X, y = mixed_frame
+    expected = FTTransformerClassifier(**TINY_FT).fit(X, y).predict_proba(X)
+    mixed = FTTransformerClassifier(**TINY_FT, mixed_precision=True).fit(X, y)
+    assert 0 < np.abs(mixed.predict_proba(X) - expected).max() < 0.05
+    with pytest.raises(InvalidParameterError, match="compile"):
+        FTTransformerClassifier(**TINY_FT, compile=1.5).fit(X, y)
+
+
+@pytest.mark.skipif(not CUDA, reason="needs CUDA")
+def test_mixed_precision_on_cuda_trains_and_predicts_close_to_float32(mixed_frame):
+    X, y = mixed_frame
+    cuda = dict(FAST, device="cuda")
+    full = TabularMoEClassifier(**cuda).fit(X, y)
+    mixed = TabularMoEClassifier(**cuda, mixed_precision=True).fit(X, y)
+    p_full, p_mixed = full.predict_proba(X), mixed.predict_proba(X)
+    assert p_mixed.dtype == np.float64 and np.isfinite(p_mixed).all()
+    assert np.abs(p_full - p_mixed).max() < 0.05  # 2 epochs from the same initialisation
+
+
+# ---------------------------------------------------------------- compile
+def _failing_backend(gm, example_inputs):
+    raise RuntimeError("no C++ compiler here")
+
+
+@pytest.mark.parametrize("where", ["torch.compile", "first call"])
+def test_compile_failure_warns_and_trains_uncompiled(mixed_frame, monkeypatch, where):
+    """torch.compile unavailable (raises when called) or failing when the compiled step
+    first runs (a backend error): a warning naming compile=True, then the same model as
+    compile=False (the failed attempt draws no random numbers)."""
+    X, y = mixed_frame
+    expected = TabularMoEClassifier(**FAST).fit(X, y).predict_proba(X)
+    if where == "torch.compile":
+
+        def unavailable(*args, **kwargs):
+            raise RuntimeError("torch.compile is not supported on this Python")
+
+        monkeypatch.setattr(tabmoe.trainer.torch, "compile", unavailable)
+    else:
+        compile_ = functools.partial(torch.compile, backend=_failing_backend)
+        monkeypatch.setattr(tabmoe.trainer.torch, "compile", compile_)
+    with pytest.warns(UserWarning, match=r"compile=True: torch.compile failed .*RuntimeError"):
+        clf = TabularMoEClassifier(**FAST, compile=True).fit(X, y)
+    np.testing.assert_allclose(clf.predict_proba(X), expected, rtol=0, atol=1e-6)
+
+
+@pytest.mark.slow
+def test_compile_trains_and_predicts_on_cpu(mixed_frame, tmp_path):
+    """The real torch.compile (inductor; 37-70 s on 2 shared cores with a cold compile
+    cache, ~10 s warm): the compiled step is used, no fallback, and the fitted model is the
+    plain network: same shapes as uncompiled and close to it, picklable, saved and loaded."""
+    X, y = mixed_frame
+    plain = TabularMoEClassifier(**FAST).fit(X, y)
+    torch._dynamo.utils.counters.clear()
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message="compile=True")
+        clf = TabularMoEClassifier(**FAST, compile=True).fit(X, y)
+    assert torch._dynamo.utils.counters["stats"]["unique_graphs"] >= 1  # it did compile
+    assert type(clf.module_) is type(plain.module_)
+    proba, plain_proba = clf.predict_proba(X), plain.predict_proba(X)
+    assert proba.shape == plain_proba.shape and np.isfinite(proba).all()
+    # Not bit-identical (generated kernels round differently), but the same training:
+    assert np.abs(proba - plain_proba).max() < 0.05  # measured 0.0017
+    assert clf.predict(X).shape == (len(X),) and len(clf.history_) == len(plain.history_)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(clf)).predict_proba(X), proba)
+    clf.save(tmp_path / "m.tabmoe")
+    np.testing.assert_array_equal(TabularMoEClassifier.load(tmp_path / "m.tabmoe").predict_proba(X), proba)
+    assert clf.explain(X.head(5)).gates.shape == (5, X.shape[1] + 1)
+    clf.adapt(X, max_epochs=1)  # continued training reuses the compiled step
