@@ -152,3 +152,15 @@ def test_report_marks_sections_for_docs_and_sums_compute(tmp_path, records):
     assert "<!-- --8<-- [start:per-split-untuned] -->" in text
     expected_hours = sum(i % 2 * 30 for i in range(len(records))) / 3600
     assert f"Total compute: {expected_hours:.2f} hours" in text and f"over {len(records)} runs" in text
+
+
+def test_report_warns_when_models_cover_different_splits_or_seeds(tmp_path, records):
+    partial = [r for r in records if not (r["model"] == "logistic_regression" and r["split"] in ("s0", "s1"))]
+    partial = [r for r in partial if not (r["model"] == "hist_gradient_boosting" and r["split"] == "s2" and r["seed"] == 2)]
+    write_report(partial, tmp_path, title="t")
+    text = (tmp_path / "report.md").read_text()
+    assert "Not every model has every split yet: logistic_regression (5 of 7 splits)." in text
+    assert "Seeds per split differ for hist_gradient_boosting (2-3)" in text
+    write_report(records, tmp_path, title="t")
+    text = (tmp_path / "report.md").read_text()
+    assert "Not every model" not in text and "Seeds per split differ" not in text

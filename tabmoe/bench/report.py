@@ -372,7 +372,8 @@ def write_report(
         written += [out / f"id_vs_ood-{stem}.png", out / f"gap_per_split-{stem}.png"]
         lines += [
             "", f"## Protocol `{protocol}`", "", "### Summary over splits", "",
-            *_section(f"summary-{stem}", _summary_md(overall[overall["protocol"] == protocol], reference)),
+            *_section(f"summary-{stem}", _summary_md(overall[overall["protocol"] == protocol], reference)
+                      + _coverage_note(rows)),
             "", "### Per split", "", *_section(f"per-split-{stem}", _per_split_md(rows)), "",
             f"![ID vs OOD accuracy](id_vs_ood-{stem}.png) ![gap per split](gap_per_split-{stem}.png)",
         ]
@@ -400,6 +401,27 @@ def write_report(
         lines += [f"- `{run_id}`: {last_line(error)}" for run_id, error in sorted(failures.items())]
     (out / "report.md").write_text("\n".join(lines) + "\n", encoding="utf8")
     return [out / "report.md", *written]
+
+
+def _coverage_note(rows: pd.DataFrame) -> str:
+    """A warning under the summary when models cover different splits or numbers of seeds."""
+    n_splits = rows["split"].nunique()
+    short = rows.groupby("model", sort=False)["split"].nunique()
+    short = short[short < n_splits]
+    seeds = rows.groupby("model", sort=False)["seeds"].agg(["min", "max"])
+    notes = []
+    if len(short):
+        listed = ", ".join(f"{model} ({count} of {n_splits} splits)" for model, count in short.items())
+        notes.append(
+            f"Not every model has every split yet: {listed}. Their means are over their own "
+            "splits only, so compare them through W/T/L and the per-split table (paired splits), "
+            "not through the means."
+        )
+    uneven = seeds[seeds["min"] != seeds["max"]]
+    if len(uneven):
+        listed = ", ".join(f"{model} ({lo}-{hi})" for model, (lo, hi) in uneven.iterrows())
+        notes.append(f"Seeds per split differ for {listed}; the seeds column shows the fewest.")
+    return "".join(f"\n\n{note}" for note in notes)
 
 
 def _section(name: str, text: str) -> list[str]:
