@@ -108,6 +108,9 @@ def test_paper_numbers_are_printed_beside_ours(tmp_path):
     assert "| sim-5-0.9-0.0 | tabmoe | paper | 0.3917 (0.0522) | 0.6100 (0.0082) | 3 |" in text
     assert "| auto-mpg-origin | tabmoe | paper | 0.7929 | 0.6000 | 1 | -0.193 |" in text
     assert "| auto-mpg-origin | AutoInt | - | 0.3643 |" in text
+    # paired by seed: tabmoe 0.60/0.61/0.62 vs LR 0.70/0.72/0.74; the paper's means differ by +0.230
+    assert "| sim-5-0.9-0.0 | 3 | -0.110 (-0.120, -0.100) | 0 of 3 | +0.230 |" in text
+    assert "| auto-mpg-origin | 1 |" not in text  # no LR run on auto-mpg here: nothing to pair
 
 
 def test_no_records_is_an_error(tmp_path):
