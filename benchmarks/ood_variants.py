@@ -18,17 +18,14 @@ import argparse
 import ast
 import json
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 from tabmoe.bench.cli import parse_seed_list
-from tabmoe.bench.environment import limited_threads
-from tabmoe.bench.metrics import classification_scores
-from tabmoe.models import get_model
+from tabmoe.bench.execute import execute
+from tabmoe.bench.plan import RunSpec
 from tabmoe.suites import load_suite
-from tabmoe.tuning import set_random_states
 
 
 def parse_variant(text: str) -> dict:
@@ -43,15 +40,13 @@ def parse_variant(text: str) -> dict:
     return out
 
 
-def ood_accuracy(params: dict, split, seed: int) -> tuple[float, float]:
-    """(OOD test accuracy, fit seconds) of tabmoe with ``params`` on ``split``."""
-    estimator = set_random_states(get_model("tabmoe").make(**params), seed)
-    X, y = split.features("train"), split.train[split.target]
-    start = time.perf_counter()
-    estimator.fit(X, y)
-    seconds = time.perf_counter() - start
-    proba = estimator.predict_proba(split.features("ood_test"))
-    return classification_scores(split.ood_test[split.target], proba, estimator.classes_)["accuracy"], seconds
+def ood_accuracy(suite: str, split, seed: int, params: dict, args) -> tuple[float, float]:
+    """(OOD test accuracy, fit seconds) of the untuned tabmoe run with ``params`` fixed, run
+    by the harness's own :func:`~tabmoe.bench.execute.execute` (same rows, same seeding)."""
+    spec = RunSpec(suite, split, "tabmoe", "untuned", seed, fixed=tuple(sorted(params.items())),
+                   openml_cache=args.openml_cache, threads=args.threads)
+    record = execute(spec)
+    return record["ood_test"]["accuracy"], record["fit_seconds"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -73,25 +68,23 @@ def main(argv: list[str] | None = None) -> int:
     variant = parse_variant(args.variant)
     names = args.splits.split(",") if args.splits else [s.name for s in suite.splits]
     lines = []
-    with limited_threads(args.threads):
-        for name in names:
-            definition = suite.split(name)
-            for seed in parse_seed_list(args.seeds):
-                record_path = results / name / "tabmoe" / f"untuned-seed{seed}.json"
-                if not record_path.is_file():
-                    print(f"skip {name} seed {seed}: no baseline record {record_path}", file=sys.stderr)
-                    continue
-                record = json.loads(record_path.read_text())
-                split = definition.make(seed, openml_cache=args.openml_cache)
-                line = {"split": name, "seed": seed, "variant": variant,
-                        "baseline_ood_accuracy": record["ood_test"]["accuracy"]}
-                if args.refit_baseline:
-                    line["baseline_refit_ood_accuracy"], _ = ood_accuracy(dict(fixed), split, seed)
-                line["variant_ood_accuracy"], line["variant_fit_seconds"] = ood_accuracy(
-                    {**fixed, **variant}, split, seed
-                )
-                lines.append(line)
-                print(json.dumps(line), flush=True)
+    for name in names:
+        split = suite.split(name)
+        for seed in parse_seed_list(args.seeds):
+            record_path = results / name / "tabmoe" / f"untuned-seed{seed}.json"
+            if not record_path.is_file():
+                print(f"skip {name} seed {seed}: no baseline record {record_path}", file=sys.stderr)
+                continue
+            record = json.loads(record_path.read_text())
+            line = {"split": name, "seed": seed, "variant": variant,
+                    "baseline_ood_accuracy": record["ood_test"]["accuracy"]}
+            if args.refit_baseline:
+                line["baseline_refit_ood_accuracy"], _ = ood_accuracy(suite.name, split, seed, fixed, args)
+            line["variant_ood_accuracy"], line["variant_fit_seconds"] = ood_accuracy(
+                suite.name, split, seed, {**fixed, **variant}, args
+            )
+            lines.append(line)
+            print(json.dumps(line), flush=True)
     if not lines:
         return 1
     base = np.array([x["baseline_ood_accuracy"] for x in lines])
