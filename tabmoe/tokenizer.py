@@ -334,7 +334,8 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
 
     def _fit_shared_space(self) -> None:
         union = _concat_objects([c for c in self.categories_ if c is not None])
-        self.shared_values_ = _sorted_values(pd.Index(pd.unique(union.to_numpy()), dtype=object))
+        # Index.unique, not pd.unique: pandas 3.0's pd.unique merges "" and "\x00" in object arrays.
+        self.shared_values_ = _sorted_values(union.unique())
         n = len(self.shared_values_)
         self.n_tokens_per_column_ = np.full(len(self.categories_), n, dtype=np.int64)
         self.offsets_ = np.full(len(self.categories_), N_SPECIAL, dtype=np.int64)

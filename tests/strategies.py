@@ -162,10 +162,15 @@ def _series(kind: str, values: list, extra: object) -> pd.Series:
         return pd.Series(pd.array(values, dtype="Int64"))
     if kind == "float":
         return pd.Series(np.array([np.nan if v is None else v for v in values], dtype=np.float64))
-    if kind in ("datetime", "datetime_tz"):
-        return pd.Series(pd.to_datetime(values))
+    # Microsecond resolution stated outright: pandas 3 infers it from Python objects, pandas 2
+    # would cast to nanoseconds and overflow beyond 1677-2262 / +-292 years.
+    if kind == "datetime":
+        return pd.Series(np.array(values, dtype="datetime64[us]"))
+    if kind == "datetime_tz":
+        wall = [None if v is None else v.replace(tzinfo=None) for v in values]  # fixed offsets
+        return pd.Series(np.array(wall, dtype="datetime64[us]")).dt.tz_localize(extra)
     if kind == "timedelta":
-        return pd.Series(pd.to_timedelta(values))
+        return pd.Series(np.array(values, dtype="timedelta64[us]"))
     raise AssertionError(kind)
 
 

@@ -42,12 +42,15 @@ def messy_frame(n: int = 60) -> tuple[pd.DataFrame, np.ndarray]:
     """Category values of every saveable type, unicode, NaN, a datetime and a numeric column."""
     rng = np.random.default_rng(0)
     stamps = [pd.Timestamp("2020-01-01", tz="UTC"), pd.Timestamp("1066-10-14")]
+    # 10**6 days: beyond the +-292 years of nanoseconds. Built from seconds, since
+    # pd.Timedelta(days=10**6) raises OutOfBoundsTimedelta before pandas 3.1.
+    far = pd.Timedelta(np.timedelta64(10**6 * 86_400, "s"))
     X = pd.DataFrame(
         {
             "text": rng.choice(["", "é", "日本", "🙂", "a"], n).astype(object),
             "mixed": pd.Series(rng.choice([1, "1", 2.5, True, None], n), dtype=object),
             "stamp": pd.Series([stamps[i % 2] for i in range(n)], dtype=object),
-            "span": pd.Series([pd.Timedelta(days=10**6) if i % 3 else None for i in range(n)], dtype=object),
+            "span": pd.Series([far if i % 3 else None for i in range(n)], dtype=object),
             "flag": rng.random(n) > 0.5,
             "when": pd.to_datetime(rng.integers(0, 10**9, n), unit="s"),
             "size": np.where(rng.random(n) > 0.9, np.nan, rng.normal(size=n)),
