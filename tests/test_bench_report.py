@@ -12,7 +12,14 @@ import pytest
 from scipy.stats import wilcoxon
 
 from tabmoe.bench import paper_results
-from tabmoe.bench.report import paper_comparison, per_split, runs_frame, summary, write_report
+from tabmoe.bench.report import (
+    paired_with_paper,
+    paper_comparison,
+    per_split,
+    runs_frame,
+    summary,
+    write_report,
+)
 
 from .conftest import SHARED
 
@@ -109,8 +116,22 @@ def test_paper_numbers_are_printed_beside_ours(tmp_path):
     assert "| auto-mpg-origin | tabmoe | paper | 0.7929 | 0.6000 | 1 | -0.193 |" in text
     assert "| auto-mpg-origin | AutoInt | - | 0.3643 |" in text
     # paired by seed: tabmoe 0.60/0.61/0.62 vs LR 0.70/0.72/0.74; the paper's means differ by +0.230
-    assert "| sim-5-0.9-0.0 | 3 | -0.110 (-0.120, -0.100) | 0 of 3 | +0.230 |" in text
-    assert "| auto-mpg-origin | 1 |" not in text  # no LR run on auto-mpg here: nothing to pair
+    assert "| sim-5-0.9-0.0 | logistic_regression | 3 | -0.110 (-0.120, -0.100) | 0 of 3 | +0.230 |" in text
+    assert "| auto-mpg-origin | logistic_regression | 1 |" not in text  # no LR run on auto-mpg: nothing to pair
+
+
+def test_paired_differences_use_each_baselines_own_seeds():
+    records = [make_record("sim-5-0.9-0.0", m, seed, "paper") for m in ("tabmoe", "logistic_regression")
+               for seed in range(3)]
+    records += [make_record("sim-5-0.9-0.0", "random_forest", seed, "paper") for seed in (0, 1)]  # 0.5 each
+    records += [make_record("sim-5-0.9-0.0", "ft_transformer", 0, "paper")]  # not a paper baseline
+    paired = paired_with_paper(runs_frame(records)).set_index("baseline")
+    assert list(paired.index) == ["logistic_regression", "random_forest"]
+    rf = paired.loc["random_forest"]
+    assert rf.seeds == 2 and rf.seeds_model_ahead == 2
+    assert (rf.our_difference, rf.our_min, rf.our_max) == pytest.approx((0.105, 0.10, 0.11))
+    published = paper_results.published("sim-5-0.9-0.0")
+    assert rf.paper_difference == pytest.approx(published["tabmoe"]["accuracy"] - published["random_forest"]["accuracy"])
 
 
 def test_no_records_is_an_error(tmp_path):
