@@ -4,7 +4,9 @@
   (tab-transformer-pytorch), both trained by tabmoe's :class:`~tabmoe.trainer.Trainer`;
 * :class:`TabNetClassifier` (pytorch-tabnet, its own training loop behind an adapter);
 * :mod:`~tabmoe.baselines.reference`: scikit-learn's LogisticRegression, RandomForest,
-  GradientBoosting, HistGradientBoosting and MLP (and XGBoost when installed).
+  GradientBoosting, HistGradientBoosting and MLP (and XGBoost when installed), with the
+  paper's grid searches (:class:`StagedGridSearchCV` scores GradientBoosting's
+  ``n_estimators`` axis from one fit).
 
 Every one reads DataFrames through :class:`~tabmoe.baselines.encoding.TableEncoder`.
 :mod:`tabmoe.models` registers them with their paper defaults and search spaces.
@@ -14,12 +16,14 @@ from . import reference
 from .encoding import TableEncoder
 from .ft_transformer import FTTransformerClassifier
 from .reference import EncodedClassifier
+from .staged_search import StagedGridSearchCV
 from .tab_transformer import TabTransformerClassifier
 from .tabnet import TabNetClassifier
 
 __all__ = [
     "EncodedClassifier",
     "FTTransformerClassifier",
+    "StagedGridSearchCV",
     "TabNetClassifier",
     "TabTransformerClassifier",
     "TableEncoder",
