@@ -24,17 +24,21 @@ from sklearn.metrics import accuracy_score
 from sklearn.model_selection import GridSearchCV, ParameterGrid
 
 
-class _StagedAccuracy:
-    """Scorer ``(estimator, X, y) -> accuracy`` of the model cut after ``stage`` stages."""
+class _StagedAccuracies:
+    """Scorer ``(estimator, X, y) -> {"stage_k": accuracy}``: the accuracy of the model cut
+    after each of ``stages`` stages, from one pass of ``staged_predict``."""
 
-    def __init__(self, stage: int):
-        self.stage = stage
+    def __init__(self, stages: list[int]):
+        self.stages = sorted(set(stages))
 
-    def __call__(self, estimator: Any, X: Any, y: Any) -> float:
+    def __call__(self, estimator: Any, X: Any, y: Any) -> dict[str, float]:
+        scores = {}
         for done, predicted in enumerate(estimator.staged_predict(X), start=1):
-            if done == self.stage:
-                return float(accuracy_score(y, predicted))
-        raise ValueError(f"the estimator has fewer than {self.stage} stages")
+            if done in self.stages:
+                scores[f"stage_{done}"] = float(accuracy_score(y, predicted))
+            if done == self.stages[-1]:
+                return scores
+        raise ValueError(f"the estimator has fewer than {self.stages[-1]} stages")
 
 
 class StagedGridSearchCV(GridSearchCV):
@@ -101,7 +105,7 @@ class StagedGridSearchCV(GridSearchCV):
         shared = GridSearchCV(
             self.estimator,
             {**self.param_grid, self.staged_param: [longest]},
-            scoring={f"stage_{k}": _StagedAccuracy(k) for k in sorted(set(stages))},
+            scoring=_StagedAccuracies(stages),
             refit=False,
             cv=self.cv,
             n_jobs=self.n_jobs,
