@@ -123,6 +123,10 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
         Training only: each feature token of each row is left out of the attention (and not
         scored) with this probability, so the model learns to predict from column subsets.
         Opt-in (default 0): it cost OOD accuracy on the paper's simulation 5/0.9/0.
+    unknown_rate : float
+        Training only: each observed feature value of each row is replaced in the inputs (not
+        in the targets) by the UNKNOWN token with this probability, so the UNKNOWN token that
+        categories unseen at fit map to is trained.
     n_members : int
         Ensemble size: independently initialised models trained side by side as one batched
         model (:class:`~tabmoe.ensemble.StackedModel`), probabilities averaged.
@@ -195,6 +199,7 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
         "missing": [StrOptions(set(MISSING_MODES))],
         "feature_dropout": [Interval(numbers.Real, 0, 1, closed="left")],
         "n_members": [Interval(numbers.Integral, 1, None, closed="left")],
+        "unknown_rate": [Interval(numbers.Real, 0, 1, closed="left")],
         **SPEED_PARAMETER_CONSTRAINTS,
     }
 
@@ -231,6 +236,7 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
         n_members: int = 1,
         compile: bool = False,
         mixed_precision: bool | Literal["auto"] = False,
+        unknown_rate: float = 0.0,
     ):
         self.d_model = d_model
         self.n_heads = n_heads
@@ -263,6 +269,7 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
         self.n_members = n_members
         self.compile = compile
         self.mixed_precision = mixed_precision
+        self.unknown_rate = unknown_rate
 
     # ----------------------------------------------------------- resolved
     def _masking(self) -> str:
@@ -456,7 +463,8 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
 
     def _objective(self, masking: str):
         objective = MaskedFeatureObjective(
-            masking, self.feature_loss_weight, self.mask_rate, self.feature_dropout
+            masking, self.feature_loss_weight, self.mask_rate, self.feature_dropout,
+            self.unknown_rate,
         )
         return objective if self.n_members == 1 else member_loss(objective)
 

@@ -31,7 +31,7 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from .model import TabularMoE
-from .tokenizer import MASK
+from .tokenizer import MASK, MISSING, UNKNOWN
 
 MASKINGS = ("auto", "leave_one_out", "copies", "random")
 
@@ -44,12 +44,15 @@ class MaskedFeatureObjective:
     feature_loss_weight: float = 1.0
     mask_rate: float = 0.15
     feature_dropout: float = 0.0
+    unknown_rate: float = 0.0
 
     def __post_init__(self):
         if self.masking not in MASKINGS[1:]:
             raise ValueError(f"masking must be one of {MASKINGS[1:]}, got {self.masking!r}.")
         if not 0.0 <= self.feature_dropout < 1.0:
             raise ValueError(f"feature_dropout must be in [0, 1), got {self.feature_dropout!r}.")
+        if not 0.0 <= self.unknown_rate < 1.0:
+            raise ValueError(f"unknown_rate must be in [0, 1), got {self.unknown_rate!r}.")
 
     def position_weights(self, n_columns: int, device: torch.device) -> Tensor:
         w = torch.full((n_columns,), float(self.feature_loss_weight), device=device)
@@ -60,15 +63,18 @@ class MaskedFeatureObjective:
         tokens, attend = batch["tokens"].long(), batch.get("attend")
         if self.feature_dropout > 0 and model.training:
             attend = drop_features(tokens.shape, self.feature_dropout, tokens.device, attend)
+        inputs = tokens
+        if self.unknown_rate > 0 and model.training:
+            inputs = replace_with_unknown(tokens, self.unknown_rate)
         if self.masking == "leave_one_out":
-            hidden, scored = model.hidden_loo(tokens, attend), None
+            hidden, scored = model.hidden_loo(inputs, attend), None
         elif self.masking == "copies":
-            hidden, scored = model.hidden_copies(tokens, attend), None
+            hidden, scored = model.hidden_copies(inputs, attend), None
         else:
             scored = random_mask(tokens.shape, self.mask_rate, tokens.device)
             if attend is not None:
                 scored = scored & attend  # an absent / dropped column is neither masked nor scored
-            masked = tokens.masked_fill(scored, MASK)
+            masked = inputs.masked_fill(scored, MASK)
             hidden = model.hidden(masked, attend)
         nll, valid = model.heads.nll(hidden, tokens)
         if scored is not None:
@@ -90,6 +96,15 @@ def drop_features(shape: torch.Size, rate: float, device: torch.device, attend: 
     keep = torch.rand(shape, device=device) >= rate
     keep[:, -1] = True
     return keep if attend is None else attend & keep
+
+
+def replace_with_unknown(tokens: Tensor, rate: float) -> Tensor:
+    """(B, L) tokens with each observed feature value (not MISSING, not the label) replaced by
+    UNKNOWN with probability ``rate``: the inputs only; the targets stay the true values, so
+    the UNKNOWN embedding learns what a value unseen at fit should contribute."""
+    replace = (torch.rand(tokens.shape, device=tokens.device) < rate) & (tokens != MISSING)
+    replace[:, -1] = False
+    return tokens.masked_fill(replace, UNKNOWN)
 
 
 def weighted_sum(nll: Tensor, valid: Tensor, row_weight: Tensor, position_weight: Tensor) -> tuple[Tensor, Tensor]:

@@ -1,0 +1,200 @@
+"""Paired research study of tabmoe variants on a suite's real OOD splits.
+
+    # run: every variant on every (split, seed); resumable (finished lines are skipped)
+    python benchmarks/research.py run --study width --openml-cache ../shared/openml-cache \
+        --seeds 0-2 --variant base: --variant wide:d_model=64,n_heads=4,ff_dim=128
+    # read: each variant paired with --baseline on the same (split, seed)
+    python benchmarks/research.py summary --study width --baseline base
+
+Each (split, seed) is made exactly as ``tabmoe-bench run`` makes it (same ID sample, same
+train / validation / ID-test / OOD-test rows). A variant is a set of
+``TabularMoEClassifier`` parameters on top of ``--base`` (default: the estimator's own
+defaults), with ``random_state = seed``; ``--model`` runs another registry model at its
+defaults instead (a reference row, e.g. logistic regression). One JSON line per
+(variant, split, seed) goes to ``benchmarks/results/research/<study>.jsonl``: ID-validation,
+ID-test and OOD-test accuracy, fit seconds, epochs, and whether all OOD predictions are one
+class. Decisions are made on the ID-validation column (docs/research.md); OOD is reported
+beside it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from tabmoe import TabularMoEClassifier
+from tabmoe.bench.environment import limited_threads
+from tabmoe.models import get_model
+from tabmoe.suites import load_suite
+
+RESULTS = Path(__file__).parent / "results" / "research"
+PARTS = ("validation", "id_test", "ood_test")
+
+
+def parse_params(text: str) -> dict:
+    """``"a=1,b=x"`` -> ``{"a": 1, "b": "x"}`` (values as Python literals where they parse)."""
+    out = {}
+    for item in filter(None, text.split(",")):
+        key, _, value = item.partition("=")
+        try:
+            out[key.strip()] = ast.literal_eval(value.strip())
+        except (ValueError, SyntaxError):
+            out[key.strip()] = value.strip()
+    return out
+
+
+def parse_variant(text: str) -> tuple[str, dict]:
+    """``"name:a=1,b=2"`` -> ``("name", {...})``."""
+    name, _, params = text.partition(":")
+    if not name:
+        raise SystemExit(f"--variant needs NAME:params, got {text!r}")
+    return name, parse_params(params)
+
+
+def parse_seeds(text: str) -> list[int]:
+    seeds: list[int] = []
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        seeds.extend(range(int(lo), int(hi or lo) + 1))
+    return seeds
+
+
+def read_lines(path: Path) -> list[dict]:
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def resolve_rules(params: dict, n_rows: int, n_columns: int) -> dict:
+    """Research-only rules that depend on the table, resolved to plain parameters:
+
+    * ``batch_size="rows/D:LO:HI"``: ``clip(n_rows // D, LO, HI)`` rows per batch;
+    * ``feature_loss_weight="share:S"``: the label gets share S of the loss, the L - 1
+      features share the rest, i.e. weight ``(1 - S) / (S * (L - 1))`` per feature.
+    """
+    out = dict(params)
+    rule = out.get("batch_size")
+    if isinstance(rule, str) and rule.startswith("rows/"):
+        d, lo, hi = (int(x) for x in rule[5:].split(":"))
+        out["batch_size"] = int(np.clip(n_rows // d, lo, hi))
+    rule = out.get("feature_loss_weight")
+    if isinstance(rule, str) and rule.startswith("share:"):
+        share = float(rule[6:])
+        out["feature_loss_weight"] = (1 - share) / (share * max(1, n_columns))
+    return out
+
+
+def fit_and_score(estimator, X, y, parts: dict) -> dict:
+    start = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        estimator.fit(X, y)
+        fit_seconds = time.perf_counter() - start
+        out = {"fit_seconds": round(fit_seconds, 3)}
+        for name, (X_part, y_part) in parts.items():
+            pred = estimator.predict(X_part)
+            out[name] = float(np.mean(pred == np.asarray(y_part)))
+            if name == "ood_test":
+                out["ood_single_class"] = bool(len(np.unique(pred)) == 1)
+    out["epochs"] = getattr(estimator, "n_iter_", None)
+    return out
+
+
+def run(args) -> int:
+    suite = load_suite(args.suite)
+    out_path = Path(args.out or RESULTS / f"{args.study}.jsonl")
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    done = {(r["variant"], r["split"], r["seed"]) for r in read_lines(out_path)}
+    base = parse_params(args.base)
+    variants = [parse_variant(v) for v in args.variant]
+    names = args.splits.split(",") if args.splits else [s.name for s in suite.splits]
+    for seed in parse_seeds(args.seeds):
+        for name in names:
+            todo = [(v, p) for v, p in variants if (v, name, seed) not in done]
+            if not todo:
+                continue
+            split = suite.split(name).make(seed, openml_cache=args.openml_cache)
+            X, y = split.features("train"), split.train[split.target]
+            parts = {p: (split.features(p), split.parts[p][split.target]) for p in PARTS}
+            for variant, params in todo:
+                if args.model:
+                    estimator = get_model(args.model).make(**params)
+                    estimator.set_params(**{k: seed for k in estimator.get_params() if k == "random_state"})
+                    config = {"model": args.model, **params}
+                else:
+                    config = {**base, **params}
+                    resolved = resolve_rules(config, len(X), X.shape[1])
+                    estimator = TabularMoEClassifier(**resolved, random_state=seed)
+                with limited_threads(args.threads):
+                    scores = fit_and_score(estimator, X, y, parts)
+                line = {"study": args.study, "variant": variant, "split": name, "seed": seed,
+                        "params": config, **scores, "n_train": len(X)}
+                with open(out_path, "a", encoding="utf8") as fh:
+                    fh.write(json.dumps(line) + "\n")
+                print(json.dumps(line), flush=True)
+    return 0
+
+
+def _wtl(diff: np.ndarray, tie: float = 0.005) -> str:
+    return f"{int((diff > tie).sum())}/{int((abs(diff) <= tie).sum())}/{int((diff < -tie).sum())}"
+
+
+def summary(args) -> int:
+    lines = [r for f in args.study.split(",") for r in read_lines(Path(RESULTS / f"{f}.jsonl"))]
+    by = {}
+    for r in lines:
+        by.setdefault(r["variant"], {})[(r["split"], r["seed"])] = r
+    if args.baseline not in by:
+        raise SystemExit(f"no variant {args.baseline!r} in {sorted(by)}")
+    base = by[args.baseline]
+    header = ("| variant | n | val | id | ood | val diff (SD) | val W/T/L | ood diff (SD) | ood W/T/L "
+              "| fit s (mean / max) | one-class OOD |")
+    print(header)
+    print("|" + "---|" * (header.count("|") - 1))
+    for variant, rows in by.items():
+        keys = sorted(set(rows) & set(base))
+        if not keys:
+            continue
+        get = lambda src, part: np.array([src[k][part] for k in keys])  # noqa: E731
+        dv = get(rows, "validation") - get(base, "validation")
+        do = get(rows, "ood_test") - get(base, "ood_test")
+        fit = get(rows, "fit_seconds")
+        single = sum(rows[k].get("ood_single_class", False) for k in keys)
+        print(
+            f"| {variant} | {len(keys)} | {get(rows, 'validation').mean():.3f} | {get(rows, 'id_test').mean():.3f} "
+            f"| {get(rows, 'ood_test').mean():.3f} | {dv.mean():+.4f} ({dv.std():.3f}) | {_wtl(dv)} "
+            f"| {do.mean():+.4f} ({do.std():.3f}) | {_wtl(do)} | {fit.mean():.1f} / {fit.max():.0f} | {single} |"
+        )
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--study", required=True)
+    r.add_argument("--variant", action="append", required=True, help="NAME:key=value,... (repeatable)")
+    r.add_argument("--base", default="", help="parameters shared by every variant")
+    r.add_argument("--model", default=None, help="a registry model at its defaults instead of tabmoe")
+    r.add_argument("--suite", default="openml-ood")
+    r.add_argument("--seeds", default="0")
+    r.add_argument("--splits", default=None)
+    r.add_argument("--openml-cache", default=None)
+    r.add_argument("--threads", type=int, default=1)
+    r.add_argument("--out", default=None)
+    s = sub.add_parser("summary")
+    s.add_argument("--study", required=True, help="study name(s), comma-separated")
+    s.add_argument("--baseline", required=True)
+    args = parser.parse_args(argv)
+    return run(args) if args.command == "run" else summary(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+"""Defaults on scikit-learn's small tables: 5-fold CV accuracy of every model as constructed.
+
+    python benchmarks/sklearn_datasets.py [--models tabmoe,logistic_regression,...] \
+        [--datasets breast_cancer,wine,iris,digits] [--threads 1]
+
+Each model is the registry's estimator exactly as a user constructs it (only
+``random_state`` set), fitted on the DataFrame of ``sklearn.datasets.load_<name>(as_frame=True)``
+in a stratified 5-fold cross-validation (shuffled, seed 0; the same folds for every model).
+Prints one JSON line per (dataset, model) and a Markdown table of mean accuracy (SD over
+folds) and fit seconds; appends the lines to
+``benchmarks/results/sklearn-datasets/cv.jsonl`` (``--out``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+from sklearn import datasets
+from sklearn.model_selection import StratifiedKFold
+
+from tabmoe.bench.environment import limited_threads
+from tabmoe.models import get_model
+
+OUT = Path(__file__).parent / "results" / "sklearn-datasets" / "cv.jsonl"
+DATASETS = ("breast_cancer", "wine", "iris", "digits")
+MODELS = ("tabmoe", "logistic_regression", "hist_gradient_boosting")
+
+
+def load(name: str):
+    bunch = getattr(datasets, f"load_{name}")(as_frame=True)
+    return bunch.data, bunch.target.to_numpy()
+
+
+def cross_validate(model: str, X, y, folds: int = 5) -> dict:
+    accuracies, seconds = [], []
+    splitter = StratifiedKFold(folds, shuffle=True, random_state=0)
+    for fold, (train, test) in enumerate(splitter.split(X, y)):
+        estimator = get_model(model).make()
+        estimator.set_params(**{k: fold for k in estimator.get_params() if k == "random_state"})
+        start = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            estimator.fit(X.iloc[train], y[train])
+        seconds.append(time.perf_counter() - start)
+        accuracies.append(float(np.mean(estimator.predict(X.iloc[test]) == y[test])))
+    return {"accuracy": float(np.mean(accuracies)), "accuracy_sd": float(np.std(accuracies)),
+            "folds": accuracies, "fit_seconds": float(np.mean(seconds))}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--datasets", default=",".join(DATASETS))
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--out", default=str(OUT))
+    parser.add_argument("--label", default="", help="free text stored with each line (e.g. the git revision)")
+    args = parser.parse_args(argv)
+    rows = []
+    for name in args.datasets.split(","):
+        X, y = load(name)
+        for model in args.models.split(","):
+            with limited_threads(args.threads):
+                result = cross_validate(model, X, y)
+            line = {"dataset": name, "model": model, "label": args.label, **result}
+            rows.append(line)
+            print(json.dumps(line), flush=True)
+            if args.out:
+                Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+                with open(args.out, "a", encoding="utf8") as fh:
+                    fh.write(json.dumps(line) + "\n")
+    print("\n| dataset | model | accuracy (SD) | fit s |\n|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['dataset']} | {r['model']} | {r['accuracy']:.3f} ({r['accuracy_sd']:.3f}) | {r['fit_seconds']:.2f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
