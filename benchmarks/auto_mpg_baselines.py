@@ -32,8 +32,8 @@ import numpy as np
 import torch
 from threadpoolctl import threadpool_limits
 
-from tabmoe.datasets import auto_mpg_origin_split
-from tabmoe.models import available_models, get_model
+from tabmoe.data import auto_mpg_origin_split
+from tabmoe.registry import available_models, get_model
 
 #: PAPER.md section 4, Table 5 (single seed 42; pytorch_tabular models at defaults).
 PAPER_TABLE5 = {

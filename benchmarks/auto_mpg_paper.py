@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from tabmoe import TabularMoEClassifier, paper_config
-from tabmoe.datasets import auto_mpg_origin_split
+from tabmoe.data import auto_mpg_origin_split
 
 
 def parse_seeds(text: str) -> list[int]:

@@ -43,7 +43,7 @@ import pandas as pd
 import torch
 
 from tabmoe import TabularMoEClassifier
-from tabmoe.objective import MaskedFeatureObjective
+from tabmoe.nn.objective import MaskedFeatureObjective
 
 STATUS = Path("/proc/self/status")
 

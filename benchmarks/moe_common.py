@@ -21,7 +21,7 @@ import pandas as pd
 import torch
 from sklearn.model_selection import train_test_split
 
-from tabmoe.datasets import (
+from tabmoe.data import (
     auto_mpg_origin_split,
     correlation_shift_simulation,
     paper_simulation_seeds,

@@ -25,7 +25,7 @@ import numpy as np
 from tabmoe.bench.cli import parse_seed_list
 from tabmoe.bench.execute import execute
 from tabmoe.bench.plan import RunSpec
-from tabmoe.suites import load_suite
+from tabmoe.bench.suites import load_suite
 
 
 def parse_variant(text: str) -> dict:

@@ -19,8 +19,8 @@ import time
 import numpy as np
 import torch
 
-from tabmoe.model import TabularMoE
-from tabmoe.objective import MaskedFeatureObjective
+from tabmoe.nn.network import TabularMoE
+from tabmoe.nn.objective import MaskedFeatureObjective
 from tabmoe.tokenizer import N_SPECIAL
 
 

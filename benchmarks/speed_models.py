@@ -91,7 +91,7 @@ def adult_table(n_rows: int, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
 
 
 def build(name: str, epochs: int, threads: int, device: str):
-    from tabmoe.models import get_model
+    from tabmoe.registry import get_model
 
     params: dict = {"categorical_features": "auto"}
     if name == "tabmoe":
@@ -164,7 +164,7 @@ def main() -> None:
         print(json.dumps(worker(args)))
         return
 
-    from tabmoe.models import available_models, get_model
+    from tabmoe.registry import available_models, get_model
 
     names = args.models.split(",") if args.models else available_models()
     for name in names:

@@ -21,7 +21,7 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from threadpoolctl import threadpool_limits
 
 from tabmoe.baselines import reference
-from tabmoe.suites import load_suite
+from tabmoe.bench.suites import load_suite
 
 
 def timed_fit(search, X, y) -> float:

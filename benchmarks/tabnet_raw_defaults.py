@@ -18,7 +18,7 @@ import torch
 
 from tabmoe.baselines import TableEncoder
 from tabmoe.baselines.tabnet import _quiet, _StepCounter
-from tabmoe.datasets import auto_mpg_origin_split
+from tabmoe.data import auto_mpg_origin_split
 
 
 def main() -> None:

@@ -1,6 +1,6 @@
 """tabmoe: bidirectional attention as a mixture of continuous word experts, for tables."""
 
-from .defaults import PAPER_CONFIG, paper_config
+from ._paper_config import PAPER_CONFIG, paper_config
 from .estimator import TabularMoEClassifier
 from .tokenizer import ColumnTokenizer
 

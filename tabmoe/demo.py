@@ -15,7 +15,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder
 
 from . import TabularMoEClassifier, paper_config
-from .datasets import correlation_shift_simulation
+from .data import correlation_shift_simulation
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -15,10 +15,10 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from . import defaults, persistence
-from .ensemble import StackedModel, member_loss
-from .explain import Explanation, explain_tokens, gate_importances
-from .fitting import (
+from . import _paper_config as defaults
+from . import persistence
+from .interpret.explain import Explanation, explain_tokens, gate_importances
+from .nn._base import (
     PREDICT_BATCH_ROWS,
     SPEED_PARAMETER_CONSTRAINTS,
     TorchClassifierMixin,
@@ -29,10 +29,11 @@ from .fitting import (
     use_early_stopping,
     validate_targets,
 )
-from .model import BLOCKS, GATES, TabularMoE
-from .objective import MASKINGS, MaskedFeatureObjective, label_loss
+from .nn.ensemble import StackedModel, member_loss
+from .nn.network import BLOCKS, GATES, TabularMoE
+from .nn.objective import MASKINGS, MaskedFeatureObjective, label_loss
+from .nn.trainer import Trainer, TrainerConfig, seeded
 from .tokenizer import MISSING, N_SPECIAL, ColumnTokenizer, to_frame
-from .trainer import Trainer, TrainerConfig, seeded
 
 #: At most this many labelled training rows are kept after ``fit`` (``train_sample_tokens_``):
 #: :meth:`TabularMoEClassifier.adapt` mixes them into every step and
@@ -129,7 +130,7 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
         categories unseen at fit map to is trained.
     n_members : int
         Ensemble size: independently initialised models trained side by side as one batched
-        model (:class:`~tabmoe.ensemble.StackedModel`), probabilities averaged.
+        model (:class:`~tabmoe.nn.ensemble.StackedModel`), probabilities averaged.
     compile : bool
         Run the training steps of ``fit`` and ``adapt`` (loss, forward and backward) through
         ``torch.compile`` with dynamic shapes. The first step of the first fit in a process
@@ -544,9 +545,9 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
         return list(to_frame(X).columns)
 
     def explain(self, X: Any) -> Explanation:
-        """The MoE view of each row's label prediction (see :mod:`tabmoe.moe`).
+        """The MoE view of each row's label prediction (see :mod:`tabmoe.interpret.moe`).
 
-        Returns an :class:`~tabmoe.explain.Explanation`: the label query's gate on each column
+        Returns an :class:`~tabmoe.interpret.explain.Explanation`: the label query's gate on each column
         per row (per head and head-averaged; for deeper models the last layer's gates), the
         model's logits, and — for a single one-layer ``block="attention"`` model — each
         column's additive contribution to each class logit plus a per-class bias, which sum

@@ -251,7 +251,7 @@ def load(path: str | os.PathLike, device: str = "cpu"):
     ``pickle.UnpicklingError`` for files that would need code execution to load.
     """
     from .estimator import TabularMoEClassifier
-    from .trainer import resolve_device
+    from .nn.trainer import resolve_device
 
     target = resolve_device(device)
     path = os.fspath(path)

@@ -2,7 +2,7 @@
 
 :func:`tune` is the benchmark's fair protocol and a tool on its own::
 
-    from tabmoe.models import get_model
+    from tabmoe.registry import get_model
     from tabmoe.tuning import tune
 
     result = tune(get_model("tabmoe"), X_train, y_train, validation=(X_val, y_val),
@@ -11,7 +11,7 @@
 
 Every trial builds the estimator from ``params`` (fixed) over the trial's suggestions, fits
 it on (X, y) and scores it on the validation part (or by stratified ``cv`` folds) with one
-metric of :mod:`tabmoe.bench.metrics`. Selection uses that score only; nothing about test
+metric of :mod:`tabmoe.metrics`. Selection uses that score only; nothing about test
 or out-of-distribution data enters the study (``trial_attrs`` may *record* more, see there).
 
 The budget is ``n_trials`` (the study's total, counting trials that earlier calls or other
@@ -38,7 +38,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import StratifiedKFold
 
-from .bench.metrics import METRICS, score_estimator
+from .metrics import METRICS, score_estimator
 
 #: Exceptions that fail one trial (a diverging or invalid configuration) without stopping
 #: the study; anything else is a bug and propagates.
@@ -144,14 +144,14 @@ def set_random_states(estimator: BaseEstimator, seed: int | None) -> BaseEstimat
 
 def _factory(model: Any) -> tuple[Callable[..., BaseEstimator], SearchSpace | None]:
     """(params -> unfitted estimator, default search space) of a spec, estimator or factory."""
-    if hasattr(model, "make") and hasattr(model, "suggest"):  # tabmoe.models.ModelSpec
+    if hasattr(model, "make") and hasattr(model, "suggest"):  # tabmoe.registry.ModelSpec
         return model.make, model.suggest
     if isinstance(model, BaseEstimator):
         return (lambda **params: clone(model).set_params(**params)), None
     if callable(model):
         return model, None
     raise ValueError(
-        f"model must be a tabmoe.models.ModelSpec, an estimator or a factory, got {model!r}"
+        f"model must be a tabmoe.registry.ModelSpec, an estimator or a factory, got {model!r}"
     )
 
 
@@ -191,7 +191,7 @@ def _check_entries(search_space: Mapping[str, Any]) -> None:
 
 def _space(search_space: SearchSpace | None) -> Callable[[Any], dict]:
     if search_space is None:
-        raise ValueError("search_space is required unless model is a tabmoe.models.ModelSpec")
+        raise ValueError("search_space is required unless model is a tabmoe.registry.ModelSpec")
     if callable(search_space):
         return search_space
     if isinstance(search_space, Mapping):
@@ -252,7 +252,7 @@ def tune(
 
     Parameters
     ----------
-    model : tabmoe.models.ModelSpec, estimator or callable
+    model : tabmoe.registry.ModelSpec, estimator or callable
         A registry spec (``get_model("tabmoe")``: its ``make`` builds, its ``suggest`` is the
         default space), an estimator (cloned, then ``set_params``) or a factory
         ``(**params) -> estimator``.
@@ -260,7 +260,7 @@ def tune(
     search_space : callable or mapping, optional
         ``suggest(trial) -> dict`` of estimator parameters (Optuna define-by-run), or a
         mapping ``name -> list of choices | optuna distribution``. Default: the spec's.
-    validation : (X_val, y_val) or tabmoe.splits.SplitData
+    validation : (X_val, y_val) or tabmoe.data.splits.SplitData
         Rows the trials are scored on (a split: its ``validation`` part). Give this or ``cv``.
     cv : int, optional
         Score by this many stratified folds of (X, y) instead (then the best is refit).
@@ -308,7 +308,7 @@ def tune(
         validation = (validation.features("validation"), validation.validation[validation.target])
     if validation is not None:
         if not isinstance(validation, (tuple, list)) or len(validation) != 2:
-            raise ValueError("validation must be (X_val, y_val) or a tabmoe.splits.SplitData")
+            raise ValueError("validation must be (X_val, y_val) or a tabmoe.data.splits.SplitData")
         if len(validation[1]) == 0:
             raise ValueError("validation has no rows: the split has no ID validation part")
     build, default_space = _factory(model)

@@ -14,8 +14,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from tabmoe.baselines.reference import logistic_regression
 from tabmoe.bench.engines import safe_execute
-from tabmoe.models import MODELS, ModelSpec
-from tabmoe.suites import load_suite
+from tabmoe.bench.suites import load_suite
+from tabmoe.registry import MODELS, ModelSpec
 
 CAR = load_suite("smoke").splits[0].data.file
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tabmoe import TabularMoEClassifier
-from tabmoe.analogy import analogy_scores, model_vocabulary
+from tabmoe.interpret.analogy import analogy_scores, model_vocabulary
 
 from .moe_data import toy_table
 

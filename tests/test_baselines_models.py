@@ -24,8 +24,8 @@ from tabmoe.baselines import (
     tabnet,
 )
 from tabmoe.baselines.encoding import CODE_MISSING, CODE_UNKNOWN, N_RESERVED_CODES
-from tabmoe.datasets import auto_mpg_origin_split
-from tabmoe.trainer import param_groups
+from tabmoe.data import auto_mpg_origin_split
+from tabmoe.nn.trainer import param_groups
 
 torch.set_num_threads(1)
 

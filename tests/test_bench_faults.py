@@ -21,7 +21,7 @@ from click.testing import CliRunner
 
 from tabmoe.bench import engines
 from tabmoe.bench.cli import main
-from tabmoe.models import MODELS
+from tabmoe.registry import MODELS
 from tabmoe.tuning import open_storage
 
 from .bench_helpers import CRASHING, safe_execute_with_test_models, tiny_suite

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import log_loss, roc_auc_score
 
-from tabmoe.bench.metrics import classification_scores
+from tabmoe.metrics import classification_scores
 
 
 def test_binary_scores_match_scikit_learn():

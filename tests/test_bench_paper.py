@@ -10,7 +10,7 @@ import pytest
 
 from tabmoe.bench.execute import execute
 from tabmoe.bench.plan import plan_runs
-from tabmoe.suites import load_suite
+from tabmoe.bench.suites import load_suite
 
 FIXTURE = Path(__file__).parent / "fixtures" / "authors_sim_5_0.9_0_lr.csv"
 

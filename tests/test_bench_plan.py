@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from tabmoe.bench.plan import Budget, plan_runs
-from tabmoe.suites import load_suite
+from tabmoe.bench.suites import load_suite
 
 from .bench_helpers import tiny_suite
 

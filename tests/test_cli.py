@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from tabmoe.bench.cli import main
-from tabmoe.suites import load_suite
+from tabmoe.bench.suites import load_suite
 
 
 @pytest.fixture

@@ -164,12 +164,12 @@ def test_docstring_extension_converts_sphinx_roles():
     spec.loader.exec_module(module)
     import griffe
 
-    package = griffe.load("tabmoe.splits", search_paths=[str(ROOT)])
+    package = griffe.load("tabmoe.data.splits", search_paths=[str(ROOT)])
     convert = module.roles_to_markdown
-    assert convert(package, ":class:`~tabmoe.splits.SplitDefinition`") == (
-        "[`SplitDefinition`][tabmoe.splits.SplitDefinition]"
+    assert convert(package, ":class:`~tabmoe.data.splits.SplitDefinition`") == (
+        "[`SplitDefinition`][tabmoe.data.splits.SplitDefinition]"
     )
-    assert convert(package, ":func:`check_split`") == "[`check_split()`][tabmoe.splits.check_split]"
+    assert convert(package, ":func:`check_split`") == "[`check_split()`][tabmoe.data.splits.check_split]"
     assert convert(package, ":class:`~sklearn.cluster.KMeans`") == "`KMeans`"
 
 

@@ -6,10 +6,10 @@ import numpy as np
 import torch
 
 from tabmoe import TabularMoEClassifier
-from tabmoe.ensemble import StackedModel, member_loss
-from tabmoe.model import TabularMoE
-from tabmoe.objective import MaskedFeatureObjective
-from tabmoe.trainer import Trainer, TrainerConfig
+from tabmoe.nn.ensemble import StackedModel, member_loss
+from tabmoe.nn.network import TabularMoE
+from tabmoe.nn.objective import MaskedFeatureObjective
+from tabmoe.nn.trainer import Trainer, TrainerConfig
 
 from .moe_data import toy_table
 

@@ -109,7 +109,7 @@ def test_paper_config_is_the_papers(auto_mpg):
         "masking": "leave_one_out", "feature_loss_weight": 1.0, "vocabulary": "shared",
         "categorical_features": "all",
     }
-    from tabmoe.datasets import auto_mpg_origin_split
+    from tabmoe.data import auto_mpg_origin_split
 
     split = auto_mpg_origin_split(auto_mpg)
     clf = TabularMoEClassifier(**{**cfg, "max_epochs": 2}, random_state=0).fit(split.X_train, split.y_train)

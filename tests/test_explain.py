@@ -6,8 +6,8 @@ import torch
 
 import tabmoe.estimator as estimator_module
 from tabmoe import TabularMoEClassifier
-from tabmoe.explain import MASK_COLUMN
-from tabmoe.moe import label_gates
+from tabmoe.interpret.explain import MASK_COLUMN
+from tabmoe.interpret.moe import label_gates
 
 from .moe_data import toy_table
 

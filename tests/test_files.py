@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from tabmoe.datasets import load_table_file
+from tabmoe.data import load_table_file
 
 CSV = """colour,size,count,label
 red,1.5,3,yes

@@ -5,8 +5,8 @@ import pytest
 import torch
 
 from tabmoe import TabularMoEClassifier
-from tabmoe.fitting import encode_targets
-from tabmoe.objective import MaskedFeatureObjective, drop_features
+from tabmoe.nn._base import encode_targets
+from tabmoe.nn.objective import MaskedFeatureObjective, drop_features
 from tabmoe.tokenizer import MISSING
 
 from .moe_data import toy_table

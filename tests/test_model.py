@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 import torch
 
-from tabmoe.model import TabularMoE
-from tabmoe.objective import MaskedFeatureObjective
+from tabmoe.nn.network import TabularMoE
+from tabmoe.nn.objective import MaskedFeatureObjective
 from tabmoe.tokenizer import MASK, MISSING, N_SPECIAL
 
 

@@ -8,7 +8,7 @@ from sklearn.model_selection import GridSearchCV
 
 from tabmoe import TabularMoEClassifier, paper_config
 from tabmoe.baselines import EncodedClassifier, reference
-from tabmoe.models import MODELS, available_models, get_model
+from tabmoe.registry import MODELS, available_models, get_model
 
 NAMES = available_models()
 

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 import torch
 
-from tabmoe.model import TabularMoE
-from tabmoe.moe import MixtureOfExperts, label_gates
+from tabmoe.interpret.moe import MixtureOfExperts, label_gates
+from tabmoe.nn.network import TabularMoE
 from tabmoe.tokenizer import MISSING, N_SPECIAL
 
 N_FEATURES, N_VALUES, N_CLASSES = 5, 4, 3

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 import requests
 
-from tabmoe.datasets.openml import (
+from tabmoe.data.openml import (
     OpenMLCacheError,
     cache_problems,
     dataset_cache_dir,

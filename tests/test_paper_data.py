@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from sklearn.linear_model import LogisticRegression
 
-from tabmoe.datasets import (
+from tabmoe.data import (
     SIMULATION_GRID,
     auto_mpg_origin_split,
     auto_mpg_table,

@@ -6,16 +6,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tabmoe.datasets import Table
-from tabmoe.datasets.sources import SimulationSource
-from tabmoe.shift import (
+from tabmoe.data import Table
+from tabmoe.data.shift import (
     label_distribution,
     markdown_labels,
     markdown_table,
     shift_report,
     total_variation,
 )
-from tabmoe.splits import SplitDefinition, ValueSplit
+from tabmoe.data.sources import SimulationSource
+from tabmoe.data.splits import SplitDefinition, ValueSplit
 
 N = 2000
 

@@ -15,10 +15,10 @@ from sklearn.utils._param_validation import InvalidParameterError
 
 import tabmoe.baselines.torch_base
 import tabmoe.estimator
-import tabmoe.trainer
+import tabmoe.nn.trainer
 from tabmoe import TabularMoEClassifier
 from tabmoe.baselines import FTTransformerClassifier
-from tabmoe.fitting import resolve_mixed_precision
+from tabmoe.nn._base import resolve_mixed_precision
 
 FAST = dict(max_epochs=2, batch_size=32, device="cpu", random_state=0)
 TINY_FT = dict(n_blocks=1, d_block=16, attention_n_heads=2, **FAST)
@@ -163,10 +163,10 @@ def test_compile_failure_warns_and_trains_uncompiled(mixed_frame, monkeypatch, w
         def unavailable(*args, **kwargs):
             raise RuntimeError("torch.compile is not supported on this Python")
 
-        monkeypatch.setattr(tabmoe.trainer.torch, "compile", unavailable)
+        monkeypatch.setattr(tabmoe.nn.trainer.torch, "compile", unavailable)
     else:
         compile_ = functools.partial(torch.compile, backend=_failing_backend)
-        monkeypatch.setattr(tabmoe.trainer.torch, "compile", compile_)
+        monkeypatch.setattr(tabmoe.nn.trainer.torch, "compile", compile_)
     with pytest.warns(UserWarning, match=r"compile=True: torch.compile failed .*RuntimeError"):
         clf = TabularMoEClassifier(**FAST, compile=True).fit(X, y)
     np.testing.assert_allclose(clf.predict_proba(X), expected, rtol=0, atol=1e-6)

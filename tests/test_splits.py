@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tabmoe.datasets import Table
-from tabmoe.datasets.sources import FileSource, OpenMLSource, SimulationSource
-from tabmoe.splits import (
+from tabmoe.data import Table
+from tabmoe.data.sources import FileSource, OpenMLSource, SimulationSource
+from tabmoe.data.splits import (
     ClusterSplit,
     LeakageError,
     SplitDefinition,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tabmoe.datasets import SIMULATION_GRID, paper_simulation_seeds
-from tabmoe.datasets.sources import AutoMpgSource, FileSource, OpenMLSource, SimulationSource
-from tabmoe.suites import available_suites, load_suite, suite_from_dict
+from tabmoe.bench.suites import available_suites, load_suite, suite_from_dict
+from tabmoe.data import SIMULATION_GRID, paper_simulation_seeds
+from tabmoe.data.sources import AutoMpgSource, FileSource, OpenMLSource, SimulationSource
 
 SMOKE = load_suite("smoke")
 PAPER = load_suite("paper")
@@ -47,7 +47,7 @@ def test_paper_simulation_splits(definition):
 
 
 def test_paper_split_is_the_authors_data():
-    from tabmoe.datasets import correlation_shift_simulation
+    from tabmoe.data import correlation_shift_simulation
 
     split = PAPER.split("sim-5-0.9-0.0").make(4951)
     authors = correlation_shift_simulation(5, 0.9, 0.0, 4951)
@@ -56,7 +56,7 @@ def test_paper_split_is_the_authors_data():
 
 
 def test_paper_auto_mpg_split(auto_mpg):
-    from tabmoe.datasets import auto_mpg_origin_split
+    from tabmoe.data import auto_mpg_origin_split
 
     split = PAPER.split("auto-mpg-origin").make(42)
     reference = auto_mpg_origin_split(auto_mpg)

@@ -7,7 +7,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tabmoe.model import gate_weights
+from tabmoe.nn.network import gate_weights
 
 scores_strategy = st.lists(
     st.floats(-30, 30, allow_nan=False, allow_infinity=False), min_size=1, max_size=12

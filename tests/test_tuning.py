@@ -9,9 +9,9 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 from tabmoe.baselines.reference import logistic_regression
-from tabmoe.bench.metrics import score_estimator
-from tabmoe.models import get_model
-from tabmoe.suites import load_suite
+from tabmoe.bench.suites import load_suite
+from tabmoe.metrics import score_estimator
+from tabmoe.registry import get_model
 from tabmoe.tuning import open_storage, set_random_states, tune
 
 

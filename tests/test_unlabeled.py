@@ -8,7 +8,7 @@ import torch
 
 import tabmoe.estimator as estimator_module
 from tabmoe import TabularMoEClassifier
-from tabmoe.objective import MaskedFeatureObjective
+from tabmoe.nn.objective import MaskedFeatureObjective
 from tabmoe.tokenizer import MASK
 
 from .moe_data import toy_table

@@ -14,10 +14,11 @@ from pathlib import Path
 
 from sklearn.model_selection import train_test_split
 
-from tabmoe.datasets.openml import load_openml
+from tabmoe.data.openml import load_openml
 
 N_ROWS = 600
-OUT = Path(__file__).resolve().parent / "car-smoke.csv"
+# shipped with the smoke suite as package data (benchmarks/data/car-smoke.csv links to it)
+OUT = Path(__file__).resolve().parents[2] / "tabmoe" / "bench" / "suites" / "data" / "car-smoke.csv"
 
 
 def main() -> None:

@@ -10,8 +10,8 @@ trained. Offline; a few seconds.
 
 from pathlib import Path
 
-from tabmoe.shift import markdown_table, shift_report
-from tabmoe.suites import load_suite
+from tabmoe.bench.suites import load_suite
+from tabmoe.data.shift import markdown_table, shift_report
 
 HERE = Path(__file__).resolve().parent
 

@@ -26,10 +26,10 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder
 
 from tabmoe import TabularMoEClassifier
-from tabmoe.datasets.sources import SimulationSource
-from tabmoe.shift import markdown_table, shift_report
-from tabmoe.splits import SplitDefinition, ValueSplit
-from tabmoe.suites import load_suite
+from tabmoe.bench.suites import load_suite
+from tabmoe.data.shift import markdown_table, shift_report
+from tabmoe.data.sources import SimulationSource
+from tabmoe.data.splits import SplitDefinition, ValueSplit
 
 torch.set_num_threads(1)
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,7 +47,7 @@ sim = simulation.make(seed=4951)  # the authors' first seed (also the data seed 
 reports = [shift_report(sim)]     # label shift (TV distance) and ID-vs-OOD classifier AUC
 
 # 2. A split from a suite file, fitted and scored ID vs OOD.
-car = load_suite(ROOT / "benchmarks" / "suites" / "smoke.yaml").split("car-buying-vhigh")
+car = load_suite("smoke").split("car-buying-vhigh")
 split = car.make(seed=0)
 reports.append(shift_report(split))
 print(markdown_table(reports), "\n")

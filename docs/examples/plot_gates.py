@@ -23,7 +23,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from tabmoe import TabularMoEClassifier, paper_config  # noqa: E402
-from tabmoe.datasets import auto_mpg_origin_split  # noqa: E402
+from tabmoe.data import auto_mpg_origin_split  # noqa: E402
 
 CLASS_NAMES = {0: "low mpg", 1: "mid mpg", 2: "high mpg"}
 

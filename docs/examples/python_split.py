@@ -11,9 +11,9 @@ split as testing nothing (NEGLIGIBLE SHIFT). Offline; a few seconds.
 import numpy as np
 import pandas as pd
 
-from tabmoe.datasets import Table
-from tabmoe.shift import markdown_table, shift_report
-from tabmoe.splits import SplitDefinition, ThresholdSplit
+from tabmoe.data import Table
+from tabmoe.data.shift import markdown_table, shift_report
+from tabmoe.data.splits import SplitDefinition, ThresholdSplit
 
 rng = np.random.default_rng(0)
 n = 1000

@@ -1,7 +1,7 @@
 """Baselines as equals: the models users would pick instead of tabmoe, on the same front end.
 
 * :class:`FTTransformerClassifier` (rtdl-revisiting-models), :class:`TabTransformerClassifier`
-  (tab-transformer-pytorch), both trained by tabmoe's :class:`~tabmoe.trainer.Trainer`;
+  (tab-transformer-pytorch), both trained by tabmoe's :class:`~tabmoe.nn.trainer.Trainer`;
 * :class:`TabNetClassifier` (pytorch-tabnet, its own training loop behind an adapter);
 * :mod:`~tabmoe.baselines.reference`: scikit-learn's LogisticRegression, RandomForest,
   GradientBoosting, HistGradientBoosting and MLP (and XGBoost when installed), with the
@@ -9,7 +9,7 @@
   ``n_estimators`` axis from one fit).
 
 Every one reads DataFrames through :class:`~tabmoe.baselines.encoding.TableEncoder`.
-:mod:`tabmoe.models` registers them with their paper defaults and search spaces.
+:mod:`tabmoe.registry` registers them with their paper defaults and search spaces.
 """
 
 from . import reference

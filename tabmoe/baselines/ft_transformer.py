@@ -8,7 +8,7 @@ output gives the logits.
 
 Optimisation: ``FTTransformer.make_default_optimizer()``'s AdamW (lr 1e-4, weight decay
 1e-5, no decay on embeddings, norms and biases) through the trainer's
-:func:`~tabmoe.trainer.param_groups`, the same rule for every model. rtdl 0.0.2's own
+:func:`~tabmoe.nn.trainer.param_groups`, the same rule for every model. rtdl 0.0.2's own
 ``make_parameter_groups()`` differs in one parameter: it decays the output head's
 LayerNorm weight (it collects only the blocks' norms); here that norm is not decayed.
 

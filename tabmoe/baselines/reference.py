@@ -40,7 +40,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
 
-from ..fitting import start_fit
+from ..nn._base import start_fit
 from ..tokenizer import to_frame
 from ._optional import optional_import
 from .encoding import N_RESERVED_CODES, TableEncoder

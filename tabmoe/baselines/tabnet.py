@@ -28,8 +28,8 @@ import pandas as pd
 import torch
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..fitting import FitInputs, validation_split
-from ..trainer import seeded
+from ..nn._base import FitInputs, validation_split
+from ..nn.trainer import seeded
 from ._optional import optional_import
 from .torch_base import TRAINING_PARAMETER_CONSTRAINTS, TorchTabularClassifier
 

@@ -1,4 +1,4 @@
-"""The scikit-learn face shared by the torch baselines trained by :class:`tabmoe.trainer.Trainer`.
+"""The scikit-learn face shared by the torch baselines trained by :class:`tabmoe.nn.trainer.Trainer`.
 
 A subclass supplies only its network, through ``_build_network(cardinalities, n_numeric,
 n_classes) -> nn.Module`` whose ``forward(codes, numeric)`` maps
@@ -8,7 +8,7 @@ n_classes) -> nn.Module`` whose ``forward(codes, numeric)`` maps
 
 to logits (B, n_classes), and optionally ``_check_params()`` for cross-parameter rules.
 The trainer's AdamW (no weight decay on biases, norms and embeddings) optimises every
-network. Everything else is here once and shared with :class:`~tabmoe.TabularMoEClassifier` through :mod:`tabmoe.fitting`:
+network. Everything else is here once and shared with :class:`~tabmoe.TabularMoEClassifier` through :mod:`tabmoe.nn._base`:
 input validation, class and sample weights, the early-stopping rule
 (``early_stopping="auto"`` on with an ``eval_set`` or above 10,000 rows, a stratified
 ``validation_fraction`` hold-out otherwise, best weights restored), seeding, devices and
@@ -29,7 +29,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 from torch import Tensor, nn
 
-from ..fitting import (
+from ..nn._base import (
     PREDICT_BATCH_ROWS,
     SPEED_PARAMETER_CONSTRAINTS,
     FitInputs,
@@ -40,8 +40,8 @@ from ..fitting import (
     use_early_stopping,
     validate_targets,
 )
+from ..nn.trainer import Trainer, TrainerConfig, seeded
 from ..tokenizer import to_frame
-from ..trainer import Trainer, TrainerConfig, seeded
 from .encoding import TableEncoder
 
 #: Constraints of the parameters every torch baseline shares (see TorchTabularClassifier).

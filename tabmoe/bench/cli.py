@@ -15,11 +15,11 @@ from typing import Any
 
 import click
 
-from ..shift import markdown_labels, markdown_table, shift_report
-from ..suites import available_suites, default_suites_dir, load_suite
-from .metrics import METRICS
+from ..data.shift import markdown_labels, markdown_table, shift_report
+from ..metrics import METRICS
 from .plan import PROTOCOLS, Budget, plan_runs
 from .report import write_report
+from .suites import available_suites, default_suites_dir, load_suite
 
 EXIT_CODES = {
     0: "success: every planned run is finished (now or earlier)",
@@ -60,8 +60,8 @@ _openml_cache_option = click.option(
     "--suites-dir",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Folder of suite YAML files. Default: $TABMOE_SUITES_DIR, else benchmarks/suites "
-    "of this checkout.",
+    help="Folder of suite YAML files. Default: $TABMOE_SUITES_DIR, else the suites shipped "
+    "with tabmoe (tabmoe/bench/suites).",
 )
 @click.pass_context
 def main(ctx: click.Context, suites_dir: Path | None) -> None:
@@ -178,7 +178,7 @@ _STORAGE_HELP = (
 @main.command("models")
 def models_command() -> None:
     """List the models of the registry: name, whether installed, description."""
-    from ..models import MODELS
+    from ..registry import MODELS
 
     for name, spec in MODELS.items():
         state = "available" if spec.available() else f"missing {', '.join(spec.requires)}"

@@ -27,10 +27,10 @@ import warnings
 from datetime import datetime, timezone
 from typing import Any
 
-from ..models import get_model
+from ..metrics import classification_scores
+from ..registry import get_model
 from ..tuning import jsonable, open_storage, set_random_states, tune
-from .environment import git_revision, limited_threads, peak_rss_mb, reset_peak_rss, versions
-from .metrics import classification_scores
+from ._environment import git_revision, limited_threads, peak_rss_mb, reset_peak_rss, versions
 from .plan import RunSpec
 
 SCORED_PARTS = ("validation", "id_test", "ood_test", "ood_validation")

@@ -4,7 +4,7 @@ report prints ours.
 Simulation (tables 3-4): OOD test accuracy, mean and population SD over the authors' 20
 seeds, and OOD mean squared error in bin units, per configuration num_corefea/corr/x_noise
 (our split names ``sim-<num_corefea>-<corr>-<x_noise>``). auto-mpg origin split (table 5): one
-seed (42), OOD accuracy and MSE. Model names are the registry's (:mod:`tabmoe.models`);
+seed (42), OOD accuracy and MSE. Model names are the registry's (:mod:`tabmoe.registry`);
 the paper's models we do not have keep the paper's name.
 """
 

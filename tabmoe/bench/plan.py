@@ -21,11 +21,11 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from ..models import MODELS, get_model
-from ..splits import SplitDefinition
-from ..suites import Suite
+from ..data.splits import SplitDefinition
+from ..metrics import METRICS
+from ..registry import MODELS, get_model
 from ..tuning import jsonable
-from .metrics import METRICS
+from .suites import Suite
 
 PROTOCOLS: dict[str, str] = {
     "untuned": "paper defaults + the suite's fixed parameters, no search",

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..models import MODELS
+from ..registry import MODELS
 from .paper_results import SIMULATION_MODELS, published
 from .plan import PROTOCOLS
 from .runner import last_line

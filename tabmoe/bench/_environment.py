@@ -1,0 +1,96 @@
+"""Where a run ran: package versions, the git revision, threads and peak memory.
+
+Peak memory is the resident set's high-water mark (``VmHWM`` of ``/proc/self/status``). On
+Linux it is reset at the start of each run (writing ``5`` to ``/proc/self/clear_refs``), so
+``peak_rss_mb`` covers that run alone, interpreter and libraries included; elsewhere it is
+the process's peak so far (``resource.getrusage``) and the record says ``"process"``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import importlib.metadata
+import platform
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import torch
+from threadpoolctl import threadpool_limits
+
+_CORE_PACKAGES = ("tabmoe", "torch", "scikit-learn", "numpy", "pandas", "scipy", "optuna")
+
+
+@functools.cache
+def _distributions() -> dict[str, list[str]]:
+    return importlib.metadata.packages_distributions()
+
+
+def versions(modules: tuple[str, ...] = ()) -> dict[str, str]:
+    """Python and package versions: the core packages plus the distributions of ``modules``."""
+    names = list(_CORE_PACKAGES)
+    for module in modules:
+        names += [d for d in _distributions().get(module, []) if d not in names]
+    found = {"python": platform.python_version()}
+    for name in names:
+        with contextlib.suppress(importlib.metadata.PackageNotFoundError):
+            found[name] = importlib.metadata.version(name)
+    return found
+
+
+@functools.cache
+def git_revision() -> dict[str, object]:
+    """``{"revision": sha, "dirty": bool}`` of the checkout tabmoe runs from (None outside git)."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        sha = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, check=True, timeout=10
+        ).stdout.strip()
+        status = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True, text=True, check=True, timeout=10,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return {"revision": None, "dirty": None}
+    return {"revision": sha, "dirty": bool(status.strip())}
+
+
+def reset_peak_rss() -> str:
+    """Start a new RSS high-water mark; returns its scope, ``"run"`` or ``"process"``."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        return "run"
+    except OSError:
+        return "process"
+
+
+def peak_rss_mb() -> float | None:
+    """Peak resident memory in MiB since :func:`reset_peak_rss` (or process start)."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    try:
+        import resource
+    except ImportError:
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+
+
+@contextlib.contextmanager
+def limited_threads(threads: int) -> Iterator[None]:
+    """torch intra-op threads and BLAS / OpenMP pools limited to ``threads`` inside the block."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        with threadpool_limits(threads):
+            yield
+    finally:
+        torch.set_num_threads(before)

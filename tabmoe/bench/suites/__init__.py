@@ -1,0 +1,138 @@
+"""Benchmark suites: named lists of :class:`~tabmoe.data.splits.SplitDefinition` in YAML files.
+
+A suite file ``<dir>/<name>.yaml``::
+
+    name: smoke                 # must equal the file name
+    description: ...
+    seeds: [0, 1, 2]            # default seeds of every split
+    defaults: {validation_size: 0.15, id_test_size: 0.15}   # optional, per-split keys
+    splits:
+      - name: car-buying-vhigh
+        rationale: one line: which real shift this models
+        data: {file: data/car-smoke.csv, target: class}
+        split: {by: values, column: buying, ood_values: [vhigh]}
+    # Optional settings of ``tabmoe-bench run`` (checked by tabmoe.bench.plan):
+    models:                     # default models, each with parameters fixed in every run
+      tabmoe: {max_epochs: 10}
+      logistic_regression: {}
+    protocols: [untuned, tuned] # default protocols
+    tuning: {n_trials: 2, timeout: 60, metric: accuracy}   # the budget of every tuned run
+
+Suites are looked up in ``$TABMOE_SUITES_DIR``, else in this package's folder: the shipped
+suites (``smoke``, ``paper``, ``openml-ood``, and the smoke suite's table under ``data/``) are
+package data, so they load from an installed wheel in any working directory.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ...data._spec import parse_seeds
+from ...data.splits import SplitDefinition
+
+_SUITE_KEYS = {"name", "description", "seeds", "defaults", "splits", "models", "protocols", "tuning"}
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A named, ordered collection of split definitions with default seeds."""
+
+    name: str
+    description: str
+    seeds: tuple[int, ...]
+    splits: tuple[SplitDefinition, ...]
+    path: Path | None = None
+    models: dict[str, dict[str, Any]] = field(default_factory=dict)
+    protocols: tuple[str, ...] = ()
+    tuning: dict[str, Any] = field(default_factory=dict)
+
+    def split(self, name: str) -> SplitDefinition:
+        """The split called ``name`` (error lists the available ones)."""
+        for split in self.splits:
+            if split.name == name:
+                return split
+        raise KeyError(f"suite {self.name!r} has no split {name!r}; splits are {[s.name for s in self.splits]}")
+
+    def seeds_for(self, split: SplitDefinition) -> tuple[int, ...]:
+        """The split's own seeds, else the suite's."""
+        return split.seeds if split.seeds is not None else self.seeds
+
+
+def default_suites_dir() -> Path:
+    """``$TABMOE_SUITES_DIR`` if set, else the suites shipped in this package."""
+    env = os.environ.get("TABMOE_SUITES_DIR")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parent
+
+
+def available_suites(directory: str | os.PathLike | None = None) -> dict[str, Path]:
+    """Suite name -> file, for every ``*.yaml`` in ``directory`` (sorted by name)."""
+    directory = Path(directory) if directory is not None else default_suites_dir()
+    if not directory.is_dir():
+        raise FileNotFoundError(f"suites directory not found: {directory} (set TABMOE_SUITES_DIR)")
+    return {path.stem: path for path in sorted(directory.glob("*.yaml"))}
+
+
+def suite_from_dict(spec: dict[str, Any], *, base_dir: Path | None = None, path: Path | None = None) -> Suite:
+    """Build a :class:`Suite` from a parsed YAML mapping; file paths resolve against ``base_dir``."""
+    where = f"suite {path}" if path else "suite"
+    if not isinstance(spec, dict):
+        raise ValueError(f"{where}: expected a mapping at the top level")
+    unknown = sorted(set(spec) - _SUITE_KEYS)
+    missing = sorted({"name", "seeds", "splits"} - set(spec))
+    if unknown or missing:
+        raise ValueError(f"{where}: unknown keys {unknown}, missing keys {missing}")
+    if path is not None and spec["name"] != path.stem:
+        raise ValueError(f"{where}: name {spec['name']!r} differs from the file name {path.stem!r}")
+    defaults = spec.get("defaults") or {}
+    if not isinstance(spec["splits"], list) or not spec["splits"]:
+        raise ValueError(f"{where}: splits must be a non-empty list")
+    splits = tuple(
+        SplitDefinition.from_dict(item, defaults=defaults, base_dir=base_dir) for item in spec["splits"]
+    )
+    names = [s.name for s in splits]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise ValueError(f"{where}: split names {repeated} are used more than once")
+    models = spec.get("models") or {}
+    if not isinstance(models, dict) or not all(
+        isinstance(k, str) and isinstance(v, (dict, type(None))) for k, v in models.items()
+    ):
+        raise ValueError(f"{where}.models: expected a mapping of model name -> parameters, got {models!r}")
+    protocols = spec.get("protocols") or []
+    if not isinstance(protocols, list) or not all(isinstance(p, str) for p in protocols):
+        raise ValueError(f"{where}.protocols: expected a list of protocol names, got {protocols!r}")
+    tuning = spec.get("tuning") or {}
+    if not isinstance(tuning, dict):
+        raise ValueError(f"{where}.tuning: expected a mapping such as {{n_trials: 20}}, got {tuning!r}")
+    return Suite(
+        name=spec["name"],
+        description=str(spec.get("description", "")).strip(),
+        seeds=parse_seeds(spec["seeds"], f"{where}.seeds"),
+        splits=splits,
+        path=path,
+        models={name: dict(params or {}) for name, params in models.items()},
+        protocols=tuple(protocols),
+        tuning=dict(tuning),
+    )
+
+
+def load_suite(name_or_path: str | os.PathLike, directory: str | os.PathLike | None = None) -> Suite:
+    """Load a suite by name (from ``directory``) or from a ``.yaml`` path."""
+    import yaml  # optional dependency (extra "data")
+
+    path = Path(name_or_path)
+    if path.suffix not in (".yaml", ".yml"):
+        suites = available_suites(directory)
+        if str(name_or_path) not in suites:
+            raise KeyError(f"no suite {str(name_or_path)!r}; available: {sorted(suites)}")
+        path = suites[str(name_or_path)]
+    if not path.is_file():
+        raise FileNotFoundError(f"suite file not found: {path}")
+    with path.open(encoding="utf8") as fh:
+        spec = yaml.safe_load(fh)
+    return suite_from_dict(spec, base_dir=path.resolve().parent, path=path)

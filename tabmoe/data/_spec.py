@@ -1,0 +1,28 @@
+"""Building the frozen dataclasses of suites, splits and sources from parsed YAML, with errors
+that name the offending entry and key."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+
+def build(cls: type, fields: dict[str, Any], where: str) -> Any:
+    """``cls(**fields)``, rejecting keys that are not fields of ``cls`` (named in the error)."""
+    allowed = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(fields) - allowed)
+    if unknown:
+        raise ValueError(f"{where}: unknown key(s) {unknown}; allowed are {sorted(allowed)}")
+    try:
+        return cls(**fields)
+    except TypeError as exc:  # a required field is missing
+        raise ValueError(f"{where}: {exc}") from None
+
+
+def parse_seeds(value: Any, where: str) -> tuple[int, ...]:
+    """A YAML list of integer seeds as a tuple."""
+    if not isinstance(value, list) or not value or not all(
+        isinstance(s, int) and not isinstance(s, bool) for s in value
+    ):
+        raise ValueError(f"{where}: expected a non-empty list of integers, got {value!r}")
+    return tuple(value)

@@ -1,0 +1,90 @@
+"""Local CSV and Parquet files as a :class:`~tabmoe.data.table.Table`.
+
+CSV cells are typed by pandas; text columns become (unordered) ``category``, numeric columns
+stay numeric unless listed in ``categorical``. Parquet keeps its stored dtypes (a stored
+``category`` stays one) and text columns become ``category`` too. Parquet needs pyarrow.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from ..tokenizer import is_categorical_dtype
+from .table import Table
+
+CSV_SUFFIXES = (".csv", ".csv.gz", ".csv.bz2", ".csv.zip", ".csv.xz")
+PARQUET_SUFFIXES = (".parquet", ".pq")
+#: Cells read as missing in CSV files, on top of pandas' defaults ("?" is UCI's marker).
+EXTRA_NA_VALUES = ("?",)
+
+
+def read_frame(path: str | os.PathLike) -> pd.DataFrame:
+    """Read a CSV or Parquet file by its suffix; "?" also counts as missing in CSV."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"data file not found: {path}")
+    name = path.name.lower()
+    if name.endswith(CSV_SUFFIXES):
+        return pd.read_csv(path, na_values=list(EXTRA_NA_VALUES), skipinitialspace=True)
+    if name.endswith(PARQUET_SUFFIXES):
+        return pd.read_parquet(path)
+    raise ValueError(
+        f"cannot read {path}: unknown suffix; supported are {CSV_SUFFIXES + PARQUET_SUFFIXES}"
+    )
+
+
+def load_table_file(
+    path: str | os.PathLike,
+    *,
+    target: str | None = None,
+    categorical: Sequence[str] | str | None = None,
+    name: str | None = None,
+    description: str = "",
+) -> Table:
+    """Load a local CSV / Parquet file as a :class:`Table`.
+
+    Parameters
+    ----------
+    path : path
+        ``.csv`` (optionally compressed) or ``.parquet`` / ``.pq``.
+    target : str, optional
+        Label column; default the last column (the paper's convention).
+    categorical : list of str or "all", optional
+        Columns to treat as nominal although they are numeric (integer codes). Text columns
+        are always nominal. ``"all"`` makes every column nominal.
+    name : str, optional
+        Table name; default the file name without suffixes.
+    """
+    path = Path(path)
+    frame = read_frame(path)
+    if frame.shape[1] < 2:
+        raise ValueError(f"{path} has {frame.shape[1]} column(s); need features and a label")
+    label = target if target is not None else str(frame.columns[-1])
+    if label not in frame.columns:
+        raise ValueError(f"target column {label!r} not in {path}; columns are {list(frame.columns)}")
+    if categorical == "all":
+        forced = list(frame.columns)
+    elif isinstance(categorical, str):
+        raise ValueError(f"categorical must be a list of column names or 'all', got {categorical!r}")
+    else:
+        forced = list(categorical or [])
+    unknown = [c for c in forced if c not in frame.columns]
+    if unknown:
+        raise ValueError(f"categorical columns {unknown} not in {path}; columns are {list(frame.columns)}")
+    for column in frame.columns:
+        dtype = frame[column].dtype
+        if isinstance(dtype, pd.CategoricalDtype):
+            continue
+        if column in forced or is_categorical_dtype(dtype):
+            frame[column] = frame[column].astype("category")
+    return Table(
+        data=frame,
+        target=label,
+        name=name or path.name.split(".")[0],
+        source=f"file:{path}",
+        description=description,
+    )

@@ -1,0 +1,129 @@
+"""Declarative references to a table, as written in a suite file's ``data:`` entry.
+
+=====================================================  ===========================================
+YAML                                                   class
+=====================================================  ===========================================
+``{openml: 31}`` / ``{openml: 31, target: class}``     :class:`OpenMLSource`
+``{file: ../data/car.csv, target: class}``             :class:`FileSource` (path relative to the
+                                                       suite file)
+``{simulation: {num_corefea: 5, corr: 0.9,             :class:`SimulationSource` (data seed = the
+x_noise: 0.0}}``                                       split seed)
+``{auto_mpg: {}}`` / ``{auto_mpg: {path: ...}}``       :class:`AutoMpgSource`
+=====================================================  ===========================================
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ._spec import build
+from .files import load_table_file
+from .paper import auto_mpg_table, simulation_table
+from .table import Table
+
+
+@dataclass(frozen=True)
+class LoadContext:
+    """Run-time settings a source may need: the OpenML cache root and the split seed."""
+
+    openml_cache: str | os.PathLike | None = None
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class OpenMLSource:
+    """An OpenML dataset by integer id (loaded offline-safely by :func:`load_openml`)."""
+
+    openml: int
+    target: str | None = None
+
+    def load(self, context: LoadContext) -> Table:
+        from .openml import load_openml  # openml is an optional dependency (extra "data")
+
+        return load_openml(self.openml, target=self.target, cache_dir=context.openml_cache)
+
+    def describe(self) -> str:
+        return f"openml:{self.openml}"
+
+
+@dataclass(frozen=True)
+class FileSource:
+    """A local CSV / Parquet file (see :func:`load_table_file`)."""
+
+    file: str
+    target: str | None = None
+    categorical: tuple[str, ...] | str | None = None
+
+    def load(self, context: LoadContext) -> Table:
+        return load_table_file(self.file, target=self.target, categorical=self.categorical)
+
+    def describe(self) -> str:
+        return f"file:{Path(self.file).name}"
+
+
+@dataclass(frozen=True)
+class SimulationSource:
+    """The paper's correlation-shift simulation; the split seed is the data seed."""
+
+    num_corefea: int
+    corr: float
+    x_noise: float
+
+    def load(self, context: LoadContext) -> Table:
+        return simulation_table(self.num_corefea, self.corr, self.x_noise, context.seed)
+
+    def describe(self) -> str:
+        return f"simulation {self.num_corefea}/{self.corr}/{self.x_noise}"
+
+
+@dataclass(frozen=True)
+class AutoMpgSource:
+    """The paper's auto-mpg table (``path`` default: ``$TABMOE_AUTO_MPG`` or ../shared)."""
+
+    path: str | None = None
+
+    def load(self, context: LoadContext) -> Table:
+        return auto_mpg_table(self.path)
+
+    def describe(self) -> str:
+        return "auto-mpg"
+
+
+DataSource = OpenMLSource | FileSource | SimulationSource | AutoMpgSource
+
+
+def source_from_dict(spec: dict[str, Any], *, base_dir: Path | None = None, where: str = "data") -> DataSource:
+    """Parse a suite file's ``data:`` mapping; relative file paths resolve against ``base_dir``."""
+    if not isinstance(spec, dict):
+        raise ValueError(f"{where}: expected a mapping such as {{openml: 31}}, got {spec!r}")
+    kinds = [k for k in ("openml", "file", "simulation", "auto_mpg") if k in spec]
+    if len(kinds) != 1:
+        raise ValueError(
+            f"{where}: give exactly one of openml / file / simulation / auto_mpg, got {sorted(spec)}"
+        )
+    kind = kinds[0]
+    if kind == "openml":
+        if isinstance(spec["openml"], bool) or not isinstance(spec["openml"], int):
+            raise ValueError(f"{where}: openml must be an integer dataset id, got {spec['openml']!r}")
+        return build(OpenMLSource, spec, where)
+    if kind == "file":
+        fields = dict(spec)
+        path = Path(fields["file"])
+        if not path.is_absolute() and base_dir is not None:
+            path = base_dir / path
+        fields["file"] = str(path.resolve())
+        if isinstance(fields.get("categorical"), list):
+            fields["categorical"] = tuple(fields["categorical"])
+        return build(FileSource, fields, where)
+    options = spec[kind] or {}
+    if set(spec) != {kind} or not isinstance(options, dict):
+        raise ValueError(f"{where}: write {kind} options as a nested mapping, {{{kind}: {{...}}}}")
+    if kind == "simulation":
+        return build(SimulationSource, options, f"{where}.simulation")
+    fields = dict(options)
+    if fields.get("path") is not None and base_dir is not None and not Path(fields["path"]).is_absolute():
+        fields["path"] = str((base_dir / fields["path"]).resolve())
+    return build(AutoMpgSource, fields, f"{where}.auto_mpg")

@@ -1,0 +1,512 @@
+"""Out-of-distribution split definitions: declarative, seeded, checked for leakage every time.
+
+A :class:`SplitDefinition` names a table (:mod:`tabmoe.data.sources`), a *rule* that
+gives every row a domain value and puts it in-distribution (ID) or out-of-distribution
+(OOD), and the sizes of the parts carved from each side::
+
+    ID rows  -> train / validation / id_test        (seeded, stratified by label when possible)
+    OOD rows -> ood_test [/ ood_validation]          (ood_validation only when asked for)
+
+Rules (YAML ``split: {by: ..., ...}``, keys = the dataclass fields):
+
+* ``values``    :class:`ValueSplit` — a column's values: ``ood_values`` vs ``id_values``
+  (default: every other value). Rows with a missing value are excluded.
+* ``threshold`` :class:`ThresholdSplit` — a numeric column above (or below) a ``threshold``
+  or a ``quantile`` of the column is OOD.
+* ``time``      :class:`TimeSplit` — the latest ``ood_fraction`` of rows in time order (a
+  column, or row order when ``column`` is omitted) is OOD.
+* ``cluster``   :class:`ClusterSplit` — KMeans (seeded by ``random_state``) on one-hot
+  nominal + standardised numeric features; clusters are numbered by size (0 = largest) and
+  ``ood_clusters`` are held out.
+
+The domain is fixed by the definition (quantiles, cut points and clusters are computed once
+on the whole table); the split seed only changes how ID and OOD rows are partitioned. The
+domain column is dropped from every part unless ``keep_domain`` is set. :func:`check_split`
+runs on every split made: parts share no row, ID and OOD share no domain value, ordered
+domains do not interleave, and a dropped domain column is really gone.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+import pandas as pd
+from sklearn.cluster import KMeans
+from sklearn.compose import ColumnTransformer
+from sklearn.impute import SimpleImputer
+from sklearn.model_selection import train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import OneHotEncoder, StandardScaler
+from threadpoolctl import threadpool_limits
+
+from ..tokenizer import is_categorical_dtype
+from ._spec import build, parse_seeds
+from .sources import DataSource, LoadContext, source_from_dict
+from .table import Table
+
+ID_PARTS = ("train", "validation", "id_test")
+OOD_PARTS = ("ood_validation", "ood_test")
+PARTS = ID_PARTS + OOD_PARTS
+
+
+class LeakageError(AssertionError):
+    """A split violates its ID / OOD separation."""
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """What a rule says about a table's rows.
+
+    ``domain`` and ``ood`` are indexed by the rows that got a domain (others are excluded);
+    ``column`` is the table column the domain comes from (``None`` for cluster / row order);
+    ``ordered`` means ID and OOD domain values must not interleave.
+    """
+
+    domain: pd.Series
+    ood: pd.Series
+    column: str | None
+    ordered: bool
+    label: str
+
+
+def _column(table: Table, name: str, rule: str) -> pd.Series:
+    if name not in table.data.columns:
+        raise ValueError(
+            f"{rule} split: column {name!r} not in table {table.name!r}; columns are "
+            f"{list(table.data.columns)}"
+        )
+    if name == table.target:
+        raise ValueError(
+            f"{rule} split: column {name!r} is the label of {table.name!r}; splitting by the "
+            "label is not a covariate shift"
+        )
+    return table.data[name]
+
+
+def _numeric(column: pd.Series, rule: str) -> pd.Series:
+    if is_categorical_dtype(column.dtype) or not pd.api.types.is_numeric_dtype(column.dtype):
+        raise ValueError(
+            f"{rule} split: column {column.name!r} has dtype {column.dtype}, not numeric; "
+            "use a values split for nominal columns"
+        )
+    return column.astype(float)
+
+
+def _both_sides(ood: pd.Series, rule: str, what: str) -> None:
+    if ood.all() or not ood.any():
+        side = "OOD" if not ood.any() else "ID"
+        raise ValueError(f"{rule} split on {what}: no {side} rows")
+
+
+@dataclass(frozen=True)
+class ValueSplit:
+    """Rows whose ``column`` is in ``ood_values`` are OOD, rows in ``id_values`` are ID.
+
+    Omit one of the two to mean "every other (non-missing) value". Values match by their
+    string form, so ``1`` in YAML matches an integer column and a ``"1"`` category alike. A
+    listed value absent from the column is an error (it catches typos).
+    """
+
+    column: str
+    ood_values: tuple | None = None
+    id_values: tuple | None = None
+    by: ClassVar[str] = "values"
+
+    def __post_init__(self) -> None:
+        if self.ood_values is None and self.id_values is None:
+            raise ValueError(f"values split on {self.column!r}: give ood_values, id_values or both")
+        for key in ("ood_values", "id_values"):
+            values = getattr(self, key)
+            if values is not None and not values:
+                raise ValueError(f"values split on {self.column!r}: {key} is empty")
+            flags = [v for v in values or () if isinstance(v, bool)]
+            if flags:
+                raise ValueError(
+                    f"values split on {self.column!r}: {key} has booleans {flags}; YAML reads "
+                    "yes/no/on/off as booleans, quote them ('no')"
+                )
+
+    def _resolve(self, key: str, present: dict[str, Any], other: list | None) -> list:
+        values = getattr(self, key)
+        if values is None:
+            return [v for v in present.values() if v not in other]
+        unknown = [v for v in values if str(v) not in present]
+        if unknown:
+            raise ValueError(
+                f"values split: {key} {unknown} do not occur in column {self.column!r}; "
+                f"its values are {sorted(present)}"
+            )
+        return [present[str(v)] for v in values]
+
+    def assign(self, table: Table) -> Assignment:
+        column = _column(table, self.column, "values")
+        present = {str(v): v for v in column.dropna().unique()}
+        if self.ood_values is not None:
+            ood_values = self._resolve("ood_values", present, None)
+            id_values = self._resolve("id_values", present, ood_values)
+        else:
+            id_values = self._resolve("id_values", present, None)
+            ood_values = self._resolve("ood_values", present, id_values)
+        both = sorted(str(v) for v in set(ood_values) & set(id_values))
+        if both:
+            raise ValueError(f"values split on {self.column!r}: {both} are in both id_values and ood_values")
+        kept = column[column.isin(id_values + ood_values)]
+        ood = kept.isin(ood_values)
+        _both_sides(ood, "values", repr(self.column))
+        return Assignment(kept, ood, self.column, ordered=False, label=self.column)
+
+
+@dataclass(frozen=True)
+class ThresholdSplit:
+    """A numeric ``column`` above (``ood_side="above"``) or below a cut point is OOD.
+
+    Give exactly one of ``threshold`` (in the column's units) or ``quantile`` in (0, 1) (of
+    the whole column). Above: ID ``x <= t``, OOD ``x > t``; below: ID ``x >= t``, OOD ``x < t``.
+    """
+
+    column: str
+    threshold: float | None = None
+    quantile: float | None = None
+    ood_side: Literal["above", "below"] = "above"
+    by: ClassVar[str] = "threshold"
+
+    def __post_init__(self) -> None:
+        if (self.threshold is None) == (self.quantile is None):
+            raise ValueError(f"threshold split on {self.column!r}: give exactly one of threshold, quantile")
+        if self.quantile is not None and not 0 < self.quantile < 1:
+            raise ValueError(f"threshold split on {self.column!r}: quantile must be in (0, 1), got {self.quantile}")
+        if self.ood_side not in ("above", "below"):
+            raise ValueError(f"threshold split on {self.column!r}: ood_side must be 'above' or 'below', got {self.ood_side!r}")
+
+    def assign(self, table: Table) -> Assignment:
+        values = _numeric(_column(table, self.column, "threshold"), "threshold").dropna()
+        cut = self.threshold if self.threshold is not None else float(values.quantile(self.quantile))
+        ood = values > cut if self.ood_side == "above" else values < cut
+        _both_sides(ood, "threshold", f"{self.column!r} at {cut:g}")
+        return Assignment(values, ood, self.column, ordered=True, label=f"{self.column} {self.ood_side} {cut:g}")
+
+
+@dataclass(frozen=True)
+class TimeSplit:
+    """The latest ``ood_fraction`` of rows in time order is OOD.
+
+    ``column`` (numeric, datetime or ordered categorical) gives the time; ``None`` means row
+    order (for tables stored chronologically). Rows tied at the cut all go to OOD, so the cut
+    never splits a time value; the OOD share can therefore exceed ``ood_fraction``.
+    """
+
+    column: str | None = None
+    ood_fraction: float = 0.2
+    by: ClassVar[str] = "time"
+
+    def __post_init__(self) -> None:
+        if not 0 < self.ood_fraction < 1:
+            raise ValueError(f"time split: ood_fraction must be in (0, 1), got {self.ood_fraction}")
+
+    def _key(self, table: Table) -> pd.Series:
+        if self.column is None:
+            return pd.Series(np.arange(len(table.data)), index=table.data.index, name="row order")
+        column = _column(table, self.column, "time")
+        if isinstance(column.dtype, pd.CategoricalDtype):
+            if not column.cat.ordered:
+                raise ValueError(f"time split: column {self.column!r} is an unordered category")
+            return column.cat.codes.where(column.notna()).dropna().astype(int)
+        if pd.api.types.is_datetime64_any_dtype(column.dtype):
+            return column.dropna()
+        return _numeric(column, "time").dropna()
+
+    def assign(self, table: Table) -> Assignment:
+        key = self._key(table)
+        ordered_key = key.sort_values(kind="stable")
+        cut = ordered_key.iloc[min(len(key) - 1, int(math.floor(len(key) * (1 - self.ood_fraction))))]
+        ood = key >= cut
+        _both_sides(ood, "time", repr(self.column or "row order"))
+        return Assignment(key, ood, self.column, ordered=True, label=self.column or "row order")
+
+
+@dataclass(frozen=True)
+class ClusterSplit:
+    """Hold out KMeans clusters of the feature rows.
+
+    Features: ``columns`` (default all but the label); nominal ones one-hot (missing is its
+    own value), numeric ones median-imputed and standardised. ``KMeans(n_clusters,
+    n_init=10, random_state)``; clusters are renumbered by size, 0 = largest, and the rows
+    of ``ood_clusters`` are OOD.
+    """
+
+    n_clusters: int
+    ood_clusters: tuple[int, ...]
+    columns: tuple[str, ...] | None = None
+    random_state: int = 0
+    by: ClassVar[str] = "cluster"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.n_clusters, int) or self.n_clusters < 2:
+            raise ValueError(f"cluster split: n_clusters must be an int >= 2, got {self.n_clusters!r}")
+        bad = [c for c in self.ood_clusters if not 0 <= c < self.n_clusters]
+        if bad or not self.ood_clusters or len(set(self.ood_clusters)) >= self.n_clusters:
+            raise ValueError(
+                f"cluster split: ood_clusters {list(self.ood_clusters)} must be distinct size ranks in "
+                f"0..{self.n_clusters - 1}, leaving at least one ID cluster"
+            )
+
+    def assign(self, table: Table) -> Assignment:
+        columns = list(self.columns) if self.columns is not None else list(table.X.columns)
+        for name in columns:
+            _column(table, name, "cluster")
+        X = table.data[columns]
+        nominal = [c for c in columns if is_categorical_dtype(X[c].dtype)]
+        numeric = [c for c in columns if c not in nominal]
+        encoder = ColumnTransformer([
+            ("nominal", OneHotEncoder(handle_unknown="ignore"), nominal),
+            ("numeric", make_pipeline(SimpleImputer(strategy="median"), StandardScaler()), numeric),
+        ])
+        Z = encoder.fit_transform(X.astype({c: object for c in nominal}))
+        with threadpool_limits(limits=1):  # threads fighting a busy CPU: 0.2 s -> 5 s (kr-vs-kp)
+            labels = KMeans(self.n_clusters, n_init=10, random_state=self.random_state).fit_predict(Z)
+        sizes = np.bincount(labels, minlength=self.n_clusters)
+        rank = np.empty(self.n_clusters, dtype=int)
+        rank[np.argsort(-sizes, kind="stable")] = np.arange(self.n_clusters)
+        domain = pd.Series(rank[labels], index=table.data.index, name="cluster")
+        ood = domain.isin(self.ood_clusters)
+        _both_sides(ood, "cluster", f"clusters {list(self.ood_clusters)}")
+        return Assignment(domain, ood, None, ordered=False, label=f"KMeans cluster (k={self.n_clusters})")
+
+
+SplitRule = ValueSplit | ThresholdSplit | TimeSplit | ClusterSplit
+RULES: dict[str, type] = {cls.by: cls for cls in (ValueSplit, ThresholdSplit, TimeSplit, ClusterSplit)}
+
+
+@dataclass
+class SplitData:
+    """The parts of one split, made by :meth:`SplitDefinition.make`.
+
+    ``parts`` maps part name -> DataFrame (features + label, domain column dropped unless
+    kept); index = row positions in the source table. ``ood_validation`` is present only when
+    requested. ``domain`` holds the domain value of every assigned row (same index).
+    """
+
+    name: str
+    table: str
+    source: str
+    target: str
+    seed: int
+    parts: dict[str, pd.DataFrame]
+    domain: pd.Series
+    domain_column: str | None
+    domain_label: str
+    keep_domain: bool
+    ordered: bool
+    excluded: int
+
+    @property
+    def train(self) -> pd.DataFrame:
+        return self.parts["train"]
+
+    @property
+    def validation(self) -> pd.DataFrame:
+        return self.parts["validation"]
+
+    @property
+    def id_test(self) -> pd.DataFrame:
+        return self.parts["id_test"]
+
+    @property
+    def ood_test(self) -> pd.DataFrame:
+        return self.parts["ood_test"]
+
+    @property
+    def ood_validation(self) -> pd.DataFrame | None:
+        return self.parts.get("ood_validation")
+
+    def frame(self, side: Literal["id", "ood"]) -> pd.DataFrame:
+        """All ID (train + validation + id_test) or all OOD rows."""
+        names = ID_PARTS if side == "id" else OOD_PARTS
+        return pd.concat([self.parts[p] for p in names if p in self.parts])
+
+    def features(self, part: str) -> pd.DataFrame:
+        """Features of a part: label and (kept) domain column removed."""
+        drop = [self.target] + ([self.domain_column] if self.keep_domain and self.domain_column else [])
+        return self.parts[part].drop(columns=drop)
+
+
+def check_split(split: SplitData) -> None:
+    """Raise :class:`LeakageError` unless ``split`` separates ID from OOD cleanly."""
+    where = f"split {split.name!r} (seed {split.seed})"
+    for name, part in split.parts.items():
+        if split.target not in part.columns:
+            raise LeakageError(f"{where}: part {name} lost the label column {split.target!r}")
+        if split.domain_column is not None and not split.keep_domain and split.domain_column in part.columns:
+            raise LeakageError(f"{where}: part {name} still has the domain column {split.domain_column!r}")
+    for required in ("train", "ood_test"):
+        if len(split.parts.get(required, ())) == 0:
+            raise LeakageError(f"{where}: part {required} is empty")
+    rows = pd.Series(
+        np.concatenate([np.full(len(part), name, dtype=object) for name, part in split.parts.items()]),
+        index=pd.Index(np.concatenate([part.index.to_numpy() for part in split.parts.values()])),
+    )
+    repeated = rows.index[rows.index.duplicated(keep=False)]
+    if len(repeated):
+        row = repeated[0]
+        raise LeakageError(f"{where}: row {row} is in {sorted(set(rows.loc[[row]]))} (shared row index)")
+    missing = rows.index.difference(split.domain.index)
+    if len(missing):
+        raise LeakageError(f"{where}: rows {list(missing[:5])} have no domain value")
+    is_ood = rows.isin(OOD_PARTS).to_numpy()
+    id_values = split.domain.loc[rows.index[~is_ood]]
+    ood_values = split.domain.loc[rows.index[is_ood]]
+    shared = set(id_values.unique()) & set(ood_values.unique())
+    if shared:
+        raise LeakageError(
+            f"{where}: domain values {sorted(map(str, shared))[:10]} of {split.domain_label!r} "
+            "occur in both ID and OOD parts"
+        )
+    if split.ordered and not (id_values.max() < ood_values.min() or ood_values.max() < id_values.min()):
+        raise LeakageError(f"{where}: ID and OOD ranges of {split.domain_label!r} interleave")
+
+
+def _carve(
+    index: pd.Index, y: pd.Series, size: float, rng: np.random.RandomState, where: str
+) -> tuple[pd.Index, pd.Index]:
+    """Split ``index`` into (rest, carved) with ``carved`` = ceil(size * n), stratified when possible."""
+    if size == 0:
+        return index, index[:0]
+    return _carve_rows(index, y, math.ceil(size * len(index)), rng, where)
+
+
+def _carve_rows(
+    index: pd.Index, y: pd.Series, n_carved: int, rng: np.random.RandomState, where: str
+) -> tuple[pd.Index, pd.Index]:
+    """Split ``index`` into (rest, carved) with ``n_carved`` rows carved, stratified when possible."""
+    if n_carved >= len(index):
+        raise ValueError(f"{where}: carving {n_carved} of {len(index)} rows would leave none")
+    labels = y.loc[index]
+    counts = labels.value_counts()
+    counts = counts[counts > 0]
+    stratify = (
+        labels
+        if counts.min() >= 2 and min(n_carved, len(index) - n_carved) >= len(counts)
+        else None
+    )
+    rest, carved = train_test_split(index, test_size=n_carved, stratify=stratify, random_state=rng)
+    return rest.sort_values(), carved.sort_values()
+
+
+def _cap(index: pd.Index, y: pd.Series, cap: int | None, rng: np.random.RandomState, where: str) -> pd.Index:
+    """``index`` itself, or a stratified sample of ``cap`` of its rows when it has more."""
+    if cap is None or len(index) <= cap:
+        return index
+    return _carve_rows(index, y, cap, rng, where)[1]
+
+
+@dataclass(frozen=True)
+class SplitDefinition:
+    """One OOD split: a table, a rule, part sizes, and why it models a real shift.
+
+    ``validation_size`` and ``id_test_size`` are fractions of the ID rows;
+    ``ood_validation_size`` a fraction of the OOD rows (0 = no ood_validation part).
+    ``seeds`` overrides the suite's seeds for this split. ``max_id_rows`` caps the ID rows:
+    when there are more, a stratified sample of that many (drawn with the split seed) is
+    kept before the ID parts are carved, so every ID part shrinks in proportion.
+    ``max_ood_rows`` likewise caps the OOD rows (a stratified sample, before
+    ``ood_validation`` is carved) to bound prediction cost on very large OOD sides.
+    """
+
+    name: str
+    data: DataSource
+    rule: SplitRule
+    rationale: str = ""
+    keep_domain: bool = False
+    validation_size: float = 0.15
+    id_test_size: float = 0.15
+    ood_validation_size: float = 0.0
+    seeds: tuple[int, ...] | None = None
+    max_id_rows: int | None = None
+    max_ood_rows: int | None = None
+
+    def __post_init__(self) -> None:
+        for key in ("max_id_rows", "max_ood_rows"):
+            cap = getattr(self, key)
+            if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 10):
+                raise ValueError(f"split {self.name!r}: {key} must be an integer >= 10 or null, got {cap!r}")
+        for key in ("validation_size", "id_test_size", "ood_validation_size"):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < 1:
+                raise ValueError(f"split {self.name!r}: {key} must be in [0, 1), got {value!r}")
+        if self.validation_size + self.id_test_size >= 1:
+            raise ValueError(f"split {self.name!r}: validation_size + id_test_size must be < 1")
+        if self.keep_domain and getattr(self.rule, "column", None) is None:
+            raise ValueError(f"split {self.name!r}: keep_domain needs a rule with a domain column")
+
+    def load(self, *, seed: int = 0, openml_cache: Any = None) -> Table:
+        """The source table (for the simulation, the one of data seed ``seed``)."""
+        return self.data.load(LoadContext(openml_cache=openml_cache, seed=seed))
+
+    def make(self, seed: int = 0, *, openml_cache: Any = None, table: Table | None = None) -> SplitData:
+        """Load the table (unless given), split it with ``seed``, check for leakage, return it."""
+        table = table if table is not None else self.load(seed=seed, openml_cache=openml_cache)
+        assignment = self.rule.assign(table)
+        labelled = table.y.loc[assignment.domain.index].notna()
+        domain, ood = assignment.domain[labelled], assignment.ood[labelled]
+        rng = np.random.RandomState(seed)
+        y = table.y
+        where = f"split {self.name!r}"
+        id_rows = _cap(domain.index[~ood.to_numpy()], y, self.max_id_rows, rng, f"{where} max_id_rows")
+        rest, id_test = _carve(id_rows, y, self.id_test_size, rng, f"{where} id_test")
+        train, validation = _carve(
+            rest, y, self.validation_size / (1 - self.id_test_size), rng, f"{where} validation"
+        )
+        ood_rows = _cap(domain.index[ood.to_numpy()], y, self.max_ood_rows, rng, f"{where} max_ood_rows")
+        ood_test, ood_validation = _carve(ood_rows, y, self.ood_validation_size, rng, f"{where} ood_validation")
+        frame = table.data
+        if assignment.column is not None and not self.keep_domain:
+            frame = frame.drop(columns=assignment.column)
+        index = {"train": train, "validation": validation, "id_test": id_test, "ood_test": ood_test}
+        if self.ood_validation_size > 0:
+            index["ood_validation"] = ood_validation
+        split = SplitData(
+            name=self.name,
+            table=table.name,
+            source=table.source,
+            target=table.target,
+            seed=seed,
+            parts={name: frame.loc[rows] for name, rows in index.items()},
+            domain=domain,
+            domain_column=assignment.column,
+            domain_label=assignment.label,
+            keep_domain=self.keep_domain,
+            ordered=assignment.ordered,
+            excluded=len(table.data) - len(domain),
+        )
+        check_split(split)
+        return split
+
+    @classmethod
+    def from_dict(cls, spec: dict[str, Any], *, defaults: dict[str, Any] | None = None, base_dir: Any = None) -> SplitDefinition:
+        """Parse one entry of a suite file's ``splits:`` list (see the module docstring)."""
+        if not isinstance(spec, dict) or "name" not in spec:
+            raise ValueError(f"a split needs a mapping with a name, got {spec!r}")
+        where = f"split {spec['name']!r}"
+        fields = {**(defaults or {}), **spec}
+        for key in ("data", "split"):
+            if key not in fields:
+                raise ValueError(f"{where}: missing {key!r}")
+        if "rule" in fields:
+            raise ValueError(f"{where}: write the rule under 'split:', not 'rule:'")
+        fields["data"] = source_from_dict(fields["data"], base_dir=base_dir, where=f"{where}.data")
+        fields["rule"] = rule_from_dict(fields.pop("split"), where=f"{where}.split")
+        if fields.get("seeds") is not None:
+            fields["seeds"] = parse_seeds(fields["seeds"], f"{where}.seeds")
+        return build(cls, fields, where)
+
+
+def rule_from_dict(spec: dict[str, Any], *, where: str = "split") -> SplitRule:
+    """Parse ``{by: values|threshold|time|cluster, ...}``; list values become tuples."""
+    if not isinstance(spec, dict) or spec.get("by") not in RULES:
+        raise ValueError(f"{where}: needs by: one of {sorted(RULES)}, got {spec!r}")
+    cls = RULES[spec["by"]]
+    fields = {k: tuple(v) if isinstance(v, list) else v for k, v in spec.items() if k != "by"}
+    return build(cls, fields, f"{where} (by: {spec['by']})")

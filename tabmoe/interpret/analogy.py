@@ -1,0 +1,136 @@
+"""Linear analogy diagnostic (3CosAdd, PAPER.md section 6) for any embedding matrix.
+
+A question ``(a, b, c, d)`` reads "a is to b as c is to d". With unit-normalised rows
+``e``, the query is ``f = e_c - e_a + e_b``; every vocabulary word except a, b and c is
+ranked by cosine with f. Reported: top-1 accuracy (the best word is d) and the mean of
+``cos(f, e_d)`` over the scored questions; questions with a word outside the vocabulary are
+skipped and counted. This is the protocol of the paper's Tables 1-2 (Google analogy set).
+
+:func:`model_vocabulary` gives a fitted :class:`~tabmoe.TabularMoEClassifier`'s token
+embeddings or (one-layer models) its continuous word experts ``alpha[w, j]`` with
+``"column=value"`` names, ready for :func:`analogy_scores`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import torch
+
+from ..nn.ensemble import StackedModel
+from .moe import MixtureOfExperts
+
+
+@dataclass
+class AnalogyResult:
+    """3CosAdd scores over the questions whose four words are in the vocabulary."""
+
+    top1: float  # share of scored questions whose best-ranked word is d
+    mean_cosine: float  # mean cos(f, e_d)
+    n_questions: int  # scored questions
+    n_skipped: int  # questions with a word outside the vocabulary
+    predictions: list = field(default_factory=list)  # best-ranked word per scored question
+
+
+def analogy_scores(
+    embeddings: Any,
+    vocabulary: Sequence,
+    questions: Iterable[Sequence],
+    batch_size: int = 1024,
+) -> AnalogyResult:
+    """Score analogy ``questions`` (a, b, c, d) on ``embeddings`` (V, dim) named by ``vocabulary`` (V,).
+
+    Rows are normalised to unit length first (zero rows stay zero and never rank first).
+    Computation is in float64, ``batch_size`` questions at a time.
+    """
+    emb = torch.as_tensor(np.asarray(embeddings, dtype=np.float64))
+    if emb.ndim != 2:
+        raise ValueError(f"embeddings must be a 2-d (V, dim) matrix, got shape {tuple(emb.shape)}.")
+    words = list(vocabulary)
+    if len(words) != emb.shape[0]:
+        raise ValueError(f"vocabulary has {len(words)} words for {emb.shape[0]} embedding rows.")
+    index = {w: i for i, w in enumerate(words)}
+    if len(index) != len(words):
+        raise ValueError("vocabulary contains duplicate words.")
+    unit = emb / emb.norm(dim=1, keepdim=True).clamp_min(1e-300)
+    rows, skipped = [], 0
+    for q in questions:
+        if len(q) != 4:
+            raise ValueError(f"an analogy question has 4 words (a, b, c, d), got {q!r}.")
+        if all(w in index for w in q):
+            rows.append([index[w] for w in q])
+        else:
+            skipped += 1
+    if not rows:
+        return AnalogyResult(float("nan"), float("nan"), 0, skipped)
+    ids = torch.as_tensor(rows)  # (Q, 4)
+    hits, cosines, predictions = 0, [], []
+    for start in range(0, len(ids), batch_size):
+        a, b, c, d = ids[start : start + batch_size].T
+        f = unit[c] - unit[a] + unit[b]  # (q, dim)
+        f = f / f.norm(dim=1, keepdim=True).clamp_min(1e-300)
+        sims = f @ unit.T  # (q, V)
+        cosines.append(sims.gather(1, d[:, None])[:, 0])
+        sims.scatter_(1, torch.stack([a, b, c], 1), -torch.inf)  # exclude the query words
+        best = sims.argmax(1)
+        hits += int((best == d).sum())
+        predictions.extend(words[i] for i in best.tolist())
+    return AnalogyResult(
+        top1=hits / len(ids),
+        mean_cosine=float(torch.cat(cosines).mean()),
+        n_questions=len(ids),
+        n_skipped=skipped,
+        predictions=predictions,
+    )
+
+
+def _value_names(clf: Any, j: int) -> list[str]:
+    tok = clf.tokenizer_
+    if tok.categories_[j] is not None and tok.vocabulary != "shared":
+        return [str(v) for v in tok.categories_[j]]
+    if tok.vocabulary == "shared":
+        return [str(v) for v in tok.shared_values_]
+    return [f"bin{k}" for k in range(int(tok.n_tokens_per_column_[j]))]
+
+
+def model_vocabulary(
+    clf: Any, kind: Literal["tokens", "experts"] = "experts", member: int = 0
+) -> tuple[np.ndarray, list[str]]:
+    """Embedding rows and names from a fitted ``TabularMoEClassifier``.
+
+    ``"tokens"``: the value-token embeddings (V_values, d_model) — with a shared vocabulary
+    one row per value (named by the value), else one per (column, value).
+    ``"experts"`` (one-layer models): ``alpha[w, j]`` for every column j and each of its
+    values w, heads concatenated: (sum_j n_j, H * K). Names are ``"column=value"``.
+    ``member`` picks the ensemble member.
+    """
+    module = clf.module_
+    if isinstance(module, StackedModel):
+        module = module.member(member)
+    tok = clf.tokenizer_
+    columns = getattr(clf, "feature_names_in_", None)
+    columns = list(columns) if columns is not None else [f"x{j}" for j in range(clf.n_features_in_)]
+    with torch.no_grad():
+        if kind == "tokens":
+            table = module.token_embedding.weight.detach().cpu().numpy()
+            if tok.vocabulary == "shared":
+                ids = tok.output_token_ids(0)
+                return table[ids], _value_names(clf, 0)
+            rows, names = [], []
+            for j, col in enumerate(columns):
+                rows.append(table[tok.output_token_ids(j)])
+                names += [f"{col}={v}" for v in _value_names(clf, j)]
+            return np.concatenate(rows), names
+        if kind != "experts":
+            raise ValueError(f"kind must be 'tokens' or 'experts', got {kind!r}.")
+        moe = MixtureOfExperts.from_model(module)
+        rows, names = [], []
+        for j, col in enumerate(columns):
+            ids = torch.as_tensor(tok.output_token_ids(j), device=moe.token_experts.device)
+            alpha = moe.token_experts[:, ids] + moe.column_experts[:, j : j + 1]  # (H, n_j, K)
+            rows.append(alpha.transpose(0, 1).flatten(1).cpu().numpy())
+            names += [f"{col}={v}" for v in _value_names(clf, j)]
+        return np.concatenate(rows), names

@@ -1,0 +1,145 @@
+"""Per-row explanations of the label prediction from the MoE view (see :mod:`tabmoe.interpret.moe`).
+
+:func:`explain_tokens` turns feature tokens into an :class:`Explanation` of DataFrames:
+the label query's gate on every input column (per head and averaged over heads) and, for a
+one-layer ``block="attention"`` model, every column's additive contribution to every class
+logit. :func:`gate_importances` aggregates gates into feature importances in batches, so
+memory does not grow with the number of rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import torch
+from torch import Tensor, nn
+
+from ..nn.ensemble import StackedModel
+from .moe import MixtureOfExperts, label_gates
+
+#: Name of the label position's own (masked) token in explanations: its expert is the
+#: same for every row, its gate is the share of attention that no input column gets.
+MASK_COLUMN = "[MASK]"
+
+
+@dataclass
+class Explanation:
+    """What :meth:`TabularMoEClassifier.explain` returns; all frames share the row index.
+
+    gates : (n_rows, n_features + 1)
+        Head-averaged gate of the label query on each input column; the last column,
+        ``[MASK]``, is the label position's own token. Softmax gates sum to 1 per row;
+        TanhMax gates are signed. Columns left out of the attention (absent, or NaN with
+        ``missing="exclude"``) get 0. Ensembles: averaged over members too.
+    head_gates : (n_rows, n_heads * (n_features + 1))
+        The same per head; columns are a MultiIndex (head, column).
+    contributions : (n_rows, n_classes * (n_features + 1)) or None
+        One-layer ``block="attention"`` single models only: the additive contribution of each
+        column to each class logit; columns are a MultiIndex (class, column). For every row
+        and class, the contributions plus ``bias`` equal ``logits`` (up to float32 rounding).
+    bias : (n_classes,) Series or None
+        The row-independent part of each class logit (``u_c . b_O + b_c``).
+    logits : (n_rows, n_classes)
+        The model's class logits, computed by the model itself (``predict_proba`` is their
+        softmax; for ensembles the log of the members' mean probabilities).
+    """
+
+    gates: pd.DataFrame
+    head_gates: pd.DataFrame
+    logits: pd.DataFrame
+    contributions: pd.DataFrame | None = None
+    bias: pd.Series | None = None
+
+
+def _label_gates(module: nn.Module, tokens: Tensor, attend: Tensor | None) -> Tensor:
+    """(B, H, L) label gates; ensembles averaged over members."""
+    if isinstance(module, StackedModel):
+        return module.map(label_gates, tokens, attend).mean(0)
+    return label_gates(module, tokens, attend)
+
+
+def _batches(tokens: Tensor, attend: Tensor | None, batch_rows: int, device: torch.device):
+    for start in range(0, len(tokens), batch_rows):
+        stop = start + batch_rows
+        yield (
+            tokens[start:stop].to(device),
+            None if attend is None else attend[start:stop].to(device),
+        )
+
+
+def additive(module: nn.Module) -> bool:
+    """Whether a module's label logits are a sum of per-column contributions."""
+    return (
+        not isinstance(module, StackedModel)
+        and module.n_layers == 1
+        and module.blocks[0].block == "attention"
+    )
+
+
+@torch.no_grad()
+def explain_tokens(
+    module: nn.Module,
+    tokens: Tensor,
+    attend: Tensor | None,
+    output_ids: np.ndarray,
+    columns: Sequence,
+    classes: Sequence,
+    index: pd.Index,
+    batch_rows: int = 8192,
+) -> Explanation:
+    """Explain the label prediction of ``module`` on feature tokens (n, F).
+
+    ``output_ids``: the label token id of each class, in ``classes`` order; ``columns``: the
+    F feature names.
+    """
+    module = module.eval()
+    device = next(module.parameters()).device
+    names = [*columns, MASK_COLUMN]
+    moe = MixtureOfExperts.from_model(module, names) if additive(module) else None
+    ids = torch.as_tensor(output_ids, device=device)
+    order = np.searchsorted(np.sort(output_ids), output_ids)  # label_logits: sorted ids -> classes
+    gates, contributions, logits = [], [], []
+    for batch, att in _batches(tokens, attend, batch_rows, device):
+        logits.append(module.label_logits(batch, att)[:, order].cpu())
+        if moe is not None:
+            per_head = moe.contributions(batch, ids, attend=att)  # (B, H, L, C)
+            contributions.append(per_head.sum(1).transpose(1, 2).flatten(1).cpu())  # (B, C*L)
+            gates.append(moe.gates(batch, attend=att).cpu())
+        else:
+            gates.append(_label_gates(module, batch, att).cpu())
+    g = torch.cat(gates).double().numpy()  # (n, H, L)
+    n_heads = g.shape[1]
+    head_columns = pd.MultiIndex.from_product([range(n_heads), names], names=["head", "column"])
+    out = Explanation(
+        gates=pd.DataFrame(g.mean(1), index=index, columns=pd.Index(names, name="column")),
+        head_gates=pd.DataFrame(g.reshape(len(g), -1), index=index, columns=head_columns),
+        logits=pd.DataFrame(
+            torch.cat(logits).double().numpy(), index=index, columns=pd.Index(classes, name="class")
+        ),
+    )
+    if moe is not None:
+        c = torch.cat(contributions).double().numpy()
+        bias = moe.output_bias[ids].double().cpu().numpy()
+        out.contributions = pd.DataFrame(
+            c, index=index, columns=pd.MultiIndex.from_product([classes, names], names=["class", "column"])
+        )
+        out.bias = pd.Series(bias, index=pd.Index(classes, name="class"))
+    return out
+
+
+@torch.no_grad()
+def gate_importances(
+    module: nn.Module, tokens: Tensor, attend: Tensor | None, batch_rows: int = 8192
+) -> np.ndarray:
+    """Mean absolute head-averaged label gate of each feature column over the rows of
+    ``tokens`` (n, F), normalised to sum to 1 over the features: (F,)."""
+    module = module.eval()
+    device = next(module.parameters()).device
+    total = torch.zeros(tokens.shape[1], dtype=torch.float64)
+    for batch, att in _batches(tokens, attend, batch_rows, device):
+        g = _label_gates(module, batch, att).abs().mean(1)[:, :-1]  # (B, F)
+        total += g.double().sum(0).cpu()
+    return (total / total.sum().clamp_min(1e-300)).numpy()

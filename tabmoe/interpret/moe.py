@@ -1,0 +1,201 @@
+"""The mixture-of-continuous-word-experts form of a fitted model (PAPER.md section 1).
+
+One layer, head h (of H, key dim K), target position i (the label, or a masked feature),
+row x with x_i replaced by MASK, attended positions j (the target's own MASK included):
+
+    logit_v(x) = sum_h sum_j g[h, i, j](x) * rho[h, v] . alpha[h, x_j, j]  +  bias_v
+
+* experts   ``alpha[h, w, j] = W_V^h (e_w + p_j) + b_V^h`` — one K-vector per (value w,
+  column j) and head. Stored in two additive parts: ``token_experts[h, w] = W_V^h e_w`` and
+  ``column_experts[h, j] = W_V^h p_j + b_V^h``.
+* gates     ``g[h, i, :](x) = gate(s[h, i, :])`` with scores
+  ``s[h, i, j] = q[h, i] . (W_K^h (e_{x_j} + p_j) + b_K^h)``; ``q[h, i]`` is the query of a
+  MASK at position i (divided by sqrt(K)) and does not depend on the row, so the gate of
+  target i on column j depends on the row only through x_j (and the normalisation). Stored
+  as ``queries``, ``token_keys``, ``column_keys``.
+* output    ``rho[h, v] = (W_O^h)^T u_v`` (u_v: row v of the shared output matrix) and
+  ``bias_v = u_v . b_O + b_v``.
+
+Multi-head attention is H such mixtures summed ("stacked MoEs"). For ``block="attention"``
+(attention + linear readout) the formula is the model's logit exactly
+(tests/test_moe.py: max abs difference <= 1e-5). For ``block="transformer"`` the gates and
+the mixture ``sum_j g alpha`` are exact, but the readout (residual, LayerNorm, FFN) is
+nonlinear, so the logits are not a sum over columns.
+
+Deeper models: the layer-2 input at position j is the layer-1 output there, itself a
+mixture of the layer-1 experts of all columns gated by position j's layer-1 query; the
+layer-2 experts are ``W_V^(2)`` applied to those mixtures ("mixture of MoEs"), no longer one
+per (value, column). :func:`label_gates` then reports the LAST layer's gates of the label
+query over the positions, which is what ``TabularMoEClassifier.explain`` shows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import torch
+from torch import Tensor
+
+from ..nn.network import TabularMoE, gate_weights
+from ..tokenizer import MASK
+
+
+def _per_head(linear: torch.nn.Linear, x: Tensor, n_heads: int, bias: bool) -> Tensor:
+    """(N, d) through a (H*K, d) projection -> (H, N, K)."""
+    y = x @ linear.weight.T
+    if bias:
+        y = y + linear.bias
+    return y.unflatten(-1, (n_heads, -1)).transpose(0, 1)
+
+
+@dataclass
+class MixtureOfExperts:
+    """The CBOW-MoE parameters of a one-layer :class:`~tabmoe.nn.network.TabularMoE`.
+
+    Shapes: H heads, V token ids, L positions (label last), K key dim.
+    """
+
+    token_experts: Tensor  # (H, V, K)   W_V^h e_w
+    column_experts: Tensor  # (H, L, K)  W_V^h p_j + b_V^h
+    token_keys: Tensor  # (H, V, K)      W_K^h e_w
+    column_keys: Tensor  # (H, L, K)     W_K^h p_j + b_K^h
+    queries: Tensor  # (H, L, K)         (W_Q^h (e_MASK + p_i) + b_Q^h) / sqrt(K)
+    output_embeddings: Tensor  # (H, V, K)  rho[h, v] = (W_O^h)^T u_v
+    output_bias: Tensor  # (V,)          u_v . b_O + b_v
+    gate: str
+    block: str
+    column_names: list = field(default_factory=list)  # (L,), the label last
+
+    @classmethod
+    @torch.no_grad()
+    def from_model(cls, model: TabularMoE, column_names: Sequence | None = None) -> MixtureOfExperts:
+        if getattr(model, "n_layers", None) != 1 or not isinstance(model, TabularMoE):
+            raise ValueError(
+                "The (value, column) expert form exists for one-layer TabularMoE modules only "
+                f"(got {type(model).__name__} with n_layers={getattr(model, 'n_layers', None)}). "
+                "For deeper models use tabmoe.interpret.moe.label_gates (last-layer gates); for an "
+                "ensemble, take StackedModel.member(m)."
+            )
+        block = model.blocks[0]
+        att = block.attention
+        h = att.n_heads
+        emb = model.token_embedding.weight  # (V, d)
+        pos = model.column_embedding  # (L, d)
+        u = model.heads.weight  # (V, d)
+        rho = (u @ att.output.weight).unflatten(-1, (h, -1)).transpose(0, 1)  # (H, V, K)
+        names = list(column_names) if column_names is not None else list(range(model.n_columns))
+        if len(names) != model.n_columns:
+            raise ValueError(f"column_names has {len(names)} entries for {model.n_columns} columns.")
+        return cls(
+            token_experts=_per_head(att.value, emb, h, bias=False),
+            column_experts=_per_head(att.value, pos, h, bias=True),
+            token_keys=_per_head(att.key, emb, h, bias=False),
+            column_keys=_per_head(att.key, pos, h, bias=True),
+            queries=_per_head(att.query, emb[MASK] + pos, h, bias=True) / math.sqrt(att.key_dim),
+            output_embeddings=rho,
+            output_bias=u @ att.output.bias + model.heads.bias,
+            gate=att.gate,
+            block=block.block,
+            column_names=names,
+        )
+
+    @property
+    def n_heads(self) -> int:
+        return self.token_experts.shape[0]
+
+    @property
+    def n_columns(self) -> int:
+        return self.column_experts.shape[1]
+
+    def alpha(self, token: int, column: int) -> Tensor:
+        """The expert of value ``token`` in ``column``: (H, K)."""
+        return self.token_experts[:, token] + self.column_experts[:, column]
+
+    def _masked(self, tokens: Tensor, target: int) -> Tensor:
+        """(B, L) or (B, L-1) features -> (B, L) long with the target position set to MASK."""
+        tokens = tokens.long()
+        if tokens.shape[1] == self.n_columns - 1:
+            tokens = torch.nn.functional.pad(tokens, (0, 1), value=MASK)
+        tokens = tokens.clone()
+        tokens[:, target] = MASK
+        return tokens
+
+    def experts(self, tokens: Tensor, target: int = -1) -> Tensor:
+        """The row's experts alpha[h, x_j, j]: tokens (B, L) -> (B, H, L, K)."""
+        tokens = self._masked(tokens, target)
+        return self.token_experts[:, tokens].transpose(0, 1) + self.column_experts  # (B, H, L, K)
+
+    def gate_scores(self, tokens: Tensor, target: int = -1, attend: Tensor | None = None) -> Tensor:
+        """Scores s[h, target, j]: (B, L) -> (B, H, L); not-attended positions are -inf."""
+        tokens = self._masked(tokens, target)
+        keys = self.token_keys[:, tokens].transpose(0, 1) + self.column_keys  # (B, H, L, K)
+        scores = (keys * self.queries[:, target, None, :]).sum(-1)  # (B, H, L)
+        if attend is not None:
+            attend = _pad_attend(attend, self.n_columns).clone()
+            attend[:, target] = True  # the target's own MASK is always attended
+            scores = scores.masked_fill(~attend[:, None, :], -math.inf)
+        return scores
+
+    def gates(self, tokens: Tensor, target: int = -1, attend: Tensor | None = None) -> Tensor:
+        """Gates ``g[h, target, j](x)``: (B, L) -> (B, H, L)."""
+        return gate_weights(self.gate_scores(tokens, target, attend), self.gate)
+
+    def mixture(self, tokens: Tensor, target: int = -1, attend: Tensor | None = None) -> Tensor:
+        """Per-head mixture of experts sum_j g alpha: (B, L) -> (B, H, K)."""
+        g = self.gates(tokens, target, attend)
+        return (g.unsqueeze(-1) * self.experts(tokens, target)).sum(-2)
+
+    def contributions(
+        self, tokens: Tensor, output_ids: Tensor, target: int = -1, attend: Tensor | None = None
+    ) -> Tensor:
+        """Additive contribution of head h, position j to the logit of each output id.
+
+        tokens (B, L), output_ids (C,) -> (B, H, L, C); ``block="attention"`` only. Summed
+        over h and j and plus ``output_bias[output_ids]`` this is the model's logit.
+        """
+        self._check_additive()
+        g = self.gates(tokens, target, attend)  # (B, H, L)
+        rho = self.output_embeddings[:, output_ids]  # (H, C, K)
+        per_expert = torch.einsum("bhlk,hck->bhlc", self.experts(tokens, target), rho)
+        return g.unsqueeze(-1) * per_expert
+
+    def logits(
+        self, tokens: Tensor, output_ids: Tensor, target: int = -1, attend: Tensor | None = None
+    ) -> Tensor:
+        """Logits of ``output_ids`` at ``target`` from the MoE form: (B, L) -> (B, C)."""
+        self._check_additive()
+        mix = self.mixture(tokens, target, attend)  # (B, H, K)
+        rho = self.output_embeddings[:, output_ids]  # (H, C, K)
+        return torch.einsum("bhk,hck->bc", mix, rho) + self.output_bias[output_ids]
+
+    def _check_additive(self) -> None:
+        if self.block != "attention":
+            raise ValueError(
+                f"Logits are a sum over experts only for block='attention' (got "
+                f"block={self.block!r}: the transformer readout is nonlinear); gates and "
+                "mixtures are still exact."
+            )
+
+
+def _pad_attend(attend: Tensor, n_columns: int) -> Tensor:
+    if attend.shape[1] == n_columns - 1:
+        return torch.nn.functional.pad(attend, (0, 1), value=True)
+    return attend
+
+
+def label_gates(model: TabularMoE, tokens: Tensor, attend: Tensor | None = None) -> Tensor:
+    """Last-layer gates of the (masked) label query over all positions, any depth.
+
+    tokens (B, L) or (B, L-1) features, attend (B, L) / (B, L-1) bool -> (B, H, L); the last
+    position is the label's own MASK token. For one layer this equals
+    :meth:`MixtureOfExperts.gates`; for deeper models the positions hold mixtures of the
+    earlier layers' experts (see the module docstring).
+    """
+    tokens, attend = model.label_inputs(tokens, attend)
+    x = model.embed(tokens)
+    for block in model.blocks[:-1]:
+        x = block(x, attend)
+    label = model.label_position
+    return model.blocks[-1].attention.weights(x[:, label : label + 1], x, attend)[:, :, 0]

@@ -1,0 +1,84 @@
+"""Classification metrics of one fitted model on one part of a split.
+
+Every model is scored from the same thing, its ``predict_proba`` (n_rows, n_classes) in
+``classes_`` order, so the harness times one prediction per part and derives:
+
+* ``accuracy`` and ``balanced_accuracy`` of the most probable class;
+* ``log_loss`` (natural log, labels = the model's classes; ``None`` when the part holds a
+  label the model never saw);
+* ``roc_auc``: binary ROC AUC of the second class, or for more classes the macro average of
+  one-vs-rest AUCs over the classes present in the part (scikit-learn's ``multi_class="ovr"``
+  when every class is present); ``None`` with fewer than two classes present;
+* ``bin_mse``: mean squared difference between predicted and true label, only for integer
+  labels (the paper's binned targets, PAPER.md section 3); ``None`` otherwise.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+from sklearn.metrics import balanced_accuracy_score, log_loss, roc_auc_score
+
+#: name -> whether greater is better. The tuner's ``metric`` is one of these.
+METRICS: dict[str, bool] = {
+    "accuracy": True,
+    "balanced_accuracy": True,
+    "log_loss": False,
+    "roc_auc": True,
+}
+
+
+def _labels(y: Any) -> np.ndarray:
+    """``y`` as a plain 1-d array (pandas categoricals become their values)."""
+    y = np.asarray(y)
+    return y.astype(object) if y.dtype.kind not in "biuf" else y
+
+
+def ovr_roc_auc(y: np.ndarray, proba: np.ndarray, classes: np.ndarray) -> float | None:
+    """Binary AUC, or macro one-vs-rest AUC over the classes present in ``y`` (None if < 2)."""
+    present = [i for i, c in enumerate(classes) if np.any(y == c)]
+    if len(present) < 2:
+        return None
+    if len(classes) == 2:
+        return float(roc_auc_score(y == classes[1], proba[:, 1]))
+    return float(np.mean([roc_auc_score(y == classes[i], proba[:, i]) for i in present]))
+
+
+def classification_scores(y_true: Any, proba: np.ndarray, classes: np.ndarray) -> dict[str, Any]:
+    """Metrics of class probabilities ``proba`` (n, n_classes) against labels ``y_true`` (n,).
+
+    Returns ``{"n", "accuracy", "balanced_accuracy", "log_loss", "roc_auc", "bin_mse"}``;
+    undefined metrics are ``None`` (see the module docstring).
+    """
+    y = _labels(y_true)
+    classes = _labels(classes)
+    proba = np.asarray(proba, dtype=np.float64)
+    if proba.shape != (len(y), len(classes)):
+        raise ValueError(
+            f"predict_proba returned shape {proba.shape}, expected ({len(y)}, {len(classes)})"
+        )
+    if len(y) == 0:
+        return {"n": 0, **dict.fromkeys(["accuracy", "balanced_accuracy", "log_loss", "roc_auc", "bin_mse"])}
+    pred = classes[proba.argmax(axis=1)]
+    seen = np.isin(y, classes)
+    with warnings.catch_warnings():  # "y_pred contains classes not in y_true"
+        warnings.simplefilter("ignore", UserWarning)
+        balanced = float(balanced_accuracy_score(y, pred))
+    integer_labels = classes.dtype.kind in "biu" or (
+        classes.dtype.kind == "f" and np.all(np.mod(classes, 1) == 0)
+    )
+    return {
+        "n": int(len(y)),
+        "accuracy": float(np.mean(pred == y)),
+        "balanced_accuracy": balanced,
+        "log_loss": float(log_loss(y, proba, labels=classes)) if seen.all() else None,
+        "roc_auc": ovr_roc_auc(y, proba, classes),
+        "bin_mse": float(np.mean((pred.astype(float) - y.astype(float)) ** 2)) if integer_labels else None,
+    }
+
+
+def score_estimator(estimator: Any, X: Any, y: Any) -> dict[str, Any]:
+    """:func:`classification_scores` of a fitted classifier on (X, y)."""
+    return classification_scores(y, estimator.predict_proba(X), estimator.classes_)

@@ -1,0 +1,105 @@
+"""Ensembles trained side by side as ONE batched model.
+
+:class:`StackedModel` holds M independently initialised copies of a module with every
+parameter stacked on a leading member dimension (M, ...), in a copy of the module's own tree
+(so names, module types and the trainer's weight-decay rule are unchanged). Any function of
+the module — the training objective, ``label_logits`` — runs for all members at once through
+:func:`torch.func.vmap` over :func:`torch.func.functional_call`; random ops (dropout, feature
+dropout) draw independently per member.
+
+Training minimises the SUM of the members' mean losses, so each member gets exactly the
+gradient it would get alone on the same batches (tests/test_ensemble.py checks this against
+separately trained models). Prediction averages the members' probabilities.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import torch
+from torch import Tensor, nn
+from torch.func import functional_call, vmap
+
+from .trainer import Batch, LossFn
+
+
+class StackedModel(nn.Module):
+    """M copies of a module, parameters stacked as (M, ...); buffers shared (identical).
+
+    ``members``: modules of identical structure (e.g. built under different seeds).
+    """
+
+    def __init__(self, members: Sequence[nn.Module]):
+        super().__init__()
+        if len(members) < 1:
+            raise ValueError("StackedModel needs at least one member.")
+        self.n_members = len(members)
+        self.module = copy.deepcopy(members[0])
+        for name, _ in list(self.module.named_parameters()):
+            stacked = torch.stack([m.get_parameter(name).detach() for m in members])
+            owner, _, leaf = name.rpartition(".")
+            setattr(self.module.get_submodule(owner), leaf, nn.Parameter(stacked))
+
+    # The template module's attributes the callers read (label ids, depth, ...).
+    @property
+    def label_ids(self) -> Tensor:
+        return self.module.label_ids
+
+    @property
+    def n_layers(self) -> int:
+        return self.module.n_layers
+
+    @property
+    def n_columns(self) -> int:
+        return self.module.n_columns
+
+    def forward(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(module, *args)`` with the module's current (swapped-in) parameters."""
+        return fn(self.module, *args)
+
+    def map(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(member, *args)`` for every member at once; outputs gain a leading (M,) dim."""
+        params = {f"module.{k}": v for k, v in self.module.named_parameters()}
+
+        def one(member_params: dict[str, Tensor]) -> Any:
+            return functional_call(self, member_params, (fn, *args), strict=False)
+
+        return vmap(one, randomness="different")(params)
+
+    def member(self, m: int) -> nn.Module:
+        """A plain, independent copy of member ``m`` (eval mode, same device)."""
+        if not -self.n_members <= m < self.n_members:
+            raise IndexError(f"member {m} out of range for {self.n_members} members.")
+        single = copy.deepcopy(self.module)
+        for name, p in list(single.named_parameters()):
+            owner, _, leaf = name.rpartition(".")
+            setattr(single.get_submodule(owner), leaf, nn.Parameter(p.detach()[m].clone()))
+        return single.eval()
+
+    def members(self) -> list[nn.Module]:
+        return [self.member(m) for m in range(self.n_members)]
+
+    def label_logits(self, tokens: Tensor, attend: Tensor | None = None) -> Tensor:
+        """Log of the members' mean class probabilities, (B, C): a valid logit vector."""
+        logits = self.map(lambda module, t, a: module.label_logits(t, a), tokens, attend)  # (M, B, C)
+        log_p = torch.log_softmax(logits, dim=-1)
+        return torch.logsumexp(log_p, dim=0) - math.log(self.n_members)
+
+
+def member_loss(loss_fn: LossFn) -> LossFn:
+    """Lift ``loss_fn(module, batch) -> (sum, weight)`` to a :class:`StackedModel`.
+
+    Returns ``(w̄ * sum_m mean_m, w̄)`` so that ``sum / weight`` — what the trainer
+    differentiates — is the sum of the members' mean losses (each member's gradient is its
+    own), and the trainer's running ``train_loss`` is the sum over members.
+    """
+
+    def loss(model: StackedModel, batch: Batch) -> tuple[Tensor, Tensor]:
+        total, weight = model.map(loss_fn, batch)  # (M,), (M,)
+        mean_weight = weight.mean()
+        return (total / weight.clamp_min(1e-12)).sum() * mean_weight, mean_weight
+
+    return loss

@@ -1,0 +1,359 @@
+"""The attention-MoE network: token + column embeddings -> attention blocks -> column heads.
+
+Shapes: B rows, L columns (the label is the last position), d = ``d_model``, H heads of
+``key_dim`` K each, V = number of token ids. Defaults are the paper's (PAPER.md section 2)
+and live in :data:`tabmoe._paper_config.PAPER_ARCHITECTURE`.
+
+Two ways to run the first (only) layer on a row with one column masked:
+
+* :meth:`TabularMoE.hidden_copies` materialises the L masked copies of each row (the
+  reference, as the authors trained it);
+* :meth:`TabularMoE.hidden_loo` does it in ONE pass. The copies differ only at the masked
+  position, whose query/key/value come from ``MASK + column embedding`` and do not depend on
+  the row, so the diagonal of the score matrix and of the value matrix are swapped for those
+  MASK terms. Everything after attention is position-wise, so the outputs are identical.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from ..tokenizer import MASK
+
+BLOCKS = ("transformer", "attention")
+GATES = ("softmax", "tanhmax")
+
+
+def _uniform_(t: Tensor, limit: float) -> Tensor:
+    with torch.no_grad():
+        return t.uniform_(-limit, limit)
+
+
+def gate_weights(scores: Tensor, gate: str) -> Tensor:
+    """Attention coefficients from scores (..., L_keys); -inf scores get weight 0.
+
+    ``softmax``: probabilities over the keys, ``exp(s_j) / sum_k exp(s_k)``.
+
+    ``tanhmax``: signed coefficients ``c_j = sinh(s_j) / sum_k cosh(s_k)`` (sums over the
+    attended keys). Equivalently, a softmax over 2L signed slots — key j with score ``+s_j``
+    and its negation with score ``-s_j`` — and ``c_j = p(+j) - p(-j)``: in the MoE view a
+    proper mixture over the experts and their negations. Properties (tests/test_tanhmax.py):
+    ``sign(c_j) = sign(s_j)``; ``|c_j| < 1``; ``sum_j |c_j| = 1 - 2 sum_j min(p(+j), p(-j))``,
+    which is < 1 and tends to 1 as the scores grow in magnitude (exactly 1 is impossible for
+    any continuous gate with ``c(-s) = -c(s)``, since that forces ``c(0) = 0``); smooth
+    everywhere; ``c_j`` increases with ``s_j``; ``tanhmax(s) = tanh(s) * softmax(log cosh s)``.
+    See docs/moe.md.
+    """
+    if gate == "softmax":
+        return torch.softmax(scores, dim=-1)
+    if gate == "tanhmax":
+        # -inf (not attended) stays -inf in both slots, so both get probability 0.
+        negated = (-scores).masked_fill(scores == -math.inf, -math.inf)
+        slots = torch.softmax(torch.cat([scores, negated], dim=-1), dim=-1)  # (..., 2L)
+        positive, negative = slots.chunk(2, dim=-1)
+        return positive - negative
+    raise ValueError(f"gate must be one of {GATES}, got {gate!r}.")
+
+
+class MultiHeadAttention(nn.Module):
+    """Multi-head attention with biases on Q, K, V and the output (Keras' layer)."""
+
+    def __init__(self, d_model: int, n_heads: int, key_dim: int, gate: str = "softmax"):
+        super().__init__()
+        self.n_heads, self.key_dim, self.gate = n_heads, key_dim, gate
+        inner = n_heads * key_dim
+        self.query = nn.Linear(d_model, inner)
+        self.key = nn.Linear(d_model, inner)
+        self.value = nn.Linear(d_model, inner)
+        self.output = nn.Linear(inner, d_model)
+        # Keras EinsumDense glorot fans: kernels (d, H, K) and (H, K, d).
+        for lin in (self.query, self.key, self.value):
+            _uniform_(lin.weight, math.sqrt(6.0 / (d_model * (n_heads + key_dim))))
+            nn.init.zeros_(lin.bias)
+        _uniform_(self.output.weight, math.sqrt(6.0 / (n_heads * (key_dim + d_model))))
+        nn.init.zeros_(self.output.bias)
+
+    def split(self, x: Tensor) -> Tensor:
+        """(..., L, H*K) -> (..., H, L, K)"""
+        return x.unflatten(-1, (self.n_heads, self.key_dim)).transpose(-3, -2)
+
+    def merge(self, x: Tensor) -> Tensor:
+        """(..., H, L, K) -> (..., L, H*K)"""
+        return x.transpose(-3, -2).flatten(-2)
+
+    def weights(self, query_in: Tensor, key_in: Tensor, attend: Tensor | None = None) -> Tensor:
+        """Gates: query_in (B, Lq, d), key_in (B, L, d), attend (B, L) bool -> (B, H, Lq, L)."""
+        q = self.split(self.query(query_in))  # (B, H, Lq, K)
+        k = self.split(self.key(key_in))  # (B, H, L, K)
+        scores = q @ k.transpose(-1, -2) / math.sqrt(self.key_dim)  # (B, H, Lq, L)
+        if attend is not None:
+            scores = scores.masked_fill(~attend[:, None, None, :], -math.inf)
+        return gate_weights(scores, self.gate)
+
+    def forward(self, query_in: Tensor, key_in: Tensor, attend: Tensor | None = None) -> Tensor:
+        """query_in (B, Lq, d), key_in (B, L, d), attend (B, L) bool -> (B, Lq, d)."""
+        v = self.split(self.value(key_in))  # (B, H, L, K)
+        return self.output(self.merge(self.weights(query_in, key_in, attend) @ v))
+
+    def forward_loo(self, x: Tensor, x_mask: Tensor, attend: Tensor | None = None) -> Tensor:
+        """Leave-one-out attention in one pass.
+
+        x (B, L, d): the unmasked rows; x_mask (L, d): ``MASK + column embedding``.
+        Returns (B, L, d): output i equals position i's output when row i-th column is
+        replaced by MASK and every other column is kept.
+        """
+        q_m = self.split(self.query(x_mask))  # (H, L, K) queries of the masked positions
+        k_m = self.split(self.key(x_mask))  # (H, L, K)
+        v_m = self.split(self.value(x_mask))  # (H, L, K)
+        k = self.split(self.key(x))  # (B, H, L, K)
+        v = self.split(self.value(x))  # (B, H, L, K)
+        scale = 1.0 / math.sqrt(self.key_dim)
+        scores = (q_m @ k.transpose(-1, -2)) * scale  # (B, H, L, L)
+        if attend is not None:
+            scores = scores.masked_fill(~attend[:, None, None, :], -math.inf)
+        # After the attend mask: the masked position (a MASK token) is always attended to.
+        diag = (q_m * k_m).sum(-1) * scale  # (H, L): q_i^M . k_i^M
+        scores = torch.diagonal_scatter(scores, diag.expand(scores.shape[:-1]), 0, -2, -1)
+        weights = gate_weights(scores, self.gate)  # (B, H, L, L)
+        w_ii = torch.diagonal(weights, 0, -2, -1).unsqueeze(-1)  # (B, H, L, 1)
+        mixed = weights @ v + w_ii * (v_m - v)  # swap v_i for v_i^M on the diagonal
+        return self.output(self.merge(mixed))
+
+
+class Block(nn.Module):
+    """``transformer``: the paper's post-LN block. ``attention``: attention + readout only."""
+
+    def __init__(
+        self,
+        d_model: int,
+        n_heads: int,
+        key_dim: int,
+        ff_dim: int,
+        dropout: float,
+        block: str,
+        gate: str,
+        layer_norm_eps: float = 1e-6,
+    ):
+        super().__init__()
+        if block not in BLOCKS:
+            raise ValueError(f"block must be one of {BLOCKS}, got {block!r}.")
+        self.block = block
+        self.attention = MultiHeadAttention(d_model, n_heads, key_dim, gate)
+        self.dropout = nn.Dropout(dropout)
+        if block == "transformer":
+            self.norm1 = nn.LayerNorm(d_model, eps=layer_norm_eps)
+            self.ffn = nn.Sequential(nn.Linear(d_model, ff_dim), nn.ReLU(), nn.Linear(ff_dim, d_model))
+            for lin in (self.ffn[0], self.ffn[2]):
+                nn.init.xavier_uniform_(lin.weight)
+                nn.init.zeros_(lin.bias)
+            self.dropout2 = nn.Dropout(dropout)
+            self.norm2 = nn.LayerNorm(d_model, eps=layer_norm_eps)
+
+    def finish(self, residual: Tensor, attended: Tensor) -> Tensor:
+        """Everything after attention (position-wise). residual, attended: (..., d)."""
+        attended = self.dropout(attended)
+        if self.block == "attention":
+            return attended
+        h = self.norm1(residual + attended)
+        return self.norm2(h + self.dropout2(self.ffn(h)))
+
+    def forward(self, x: Tensor, attend: Tensor | None = None, query: Tensor | None = None) -> Tensor:
+        """x (B, L, d); query: positions (Lq,) to compute outputs for -> (B, Lq, d)."""
+        x_q = x if query is None else x[:, query]
+        return self.finish(x_q, self.attention(x_q, x, attend))
+
+    def forward_loo(self, x: Tensor, x_mask: Tensor, attend: Tensor | None = None) -> Tensor:
+        """Leave-one-out outputs, (B, L, d); see :meth:`MultiHeadAttention.forward_loo`."""
+        return self.finish(x_mask, self.attention.forward_loo(x, x_mask, attend))
+
+
+class ColumnHeads(nn.Module):
+    """Per-column output heads over one shared weight matrix (V, d).
+
+    Column j predicts among its own token ids ``output_ids[j]`` (sorted). Columns with
+    similar vocabulary sizes are grouped and padded so that a forward pass costs a few batched
+    matmuls, not one per column, while a 10^5-value column does not pad every other column.
+    """
+
+    def __init__(self, n_tokens: int, d_model: int, output_ids: Sequence[np.ndarray]):
+        super().__init__()
+        self.n_tokens = n_tokens
+        sizes = np.array([len(ids) for ids in output_ids])
+        limit = math.sqrt(6.0 / (d_model + float(sizes.mean())))
+        self.weight = nn.Parameter(_uniform_(torch.empty(n_tokens, d_model), limit))
+        self.bias = nn.Parameter(torch.zeros(n_tokens))
+        buckets: dict[int, list[int]] = {}
+        for j, size in enumerate(sizes):
+            buckets.setdefault(int(math.ceil(math.log2(max(size, 1)))), []).append(j)
+        self.n_groups = len(buckets)
+        # Column ids are usually contiguous ranges: then target -> slot is a subtraction.
+        self.contiguous = all(
+            len(ids) == 0 or np.array_equal(np.sort(ids), np.arange(ids.min(), ids.min() + len(ids)))
+            for ids in map(np.asarray, output_ids)
+        )
+        self.all_in_one_group = self.n_groups == 1
+        for g, columns in enumerate(buckets.values()):
+            # At least one (padded, never valid) slot: a column with no value tokens (all
+            # missing at fit) must not give a zero-width group that searchsorted cannot index.
+            n_pad = max(1, int(sizes[columns].max()))
+            ids = np.full((len(columns), n_pad), n_tokens, dtype=np.int64)  # pad = n_tokens
+            for row, j in enumerate(columns):
+                ids[row, : sizes[j]] = np.sort(output_ids[j])
+            self.register_buffer(f"columns_{g}", torch.as_tensor(columns), persistent=False)
+            self.register_buffer(f"ids_{g}", torch.as_tensor(ids), persistent=False)
+            self.register_buffer(f"sizes_{g}", torch.as_tensor(sizes[columns]), persistent=False)
+
+    def groups(self):
+        for g in range(self.n_groups):
+            yield getattr(self, f"columns_{g}"), getattr(self, f"ids_{g}")
+
+    def slots(self, g: int, ids: Tensor, targets: Tensor) -> tuple[Tensor, Tensor]:
+        """Slot of each target in its column's ids: targets (B, G) -> (slot, ok), both (B, G)."""
+        if self.contiguous:
+            local = targets - ids[:, 0]
+            ok = (local >= 0) & (local < getattr(self, f"sizes_{g}"))
+            return local.clamp(0, ids.shape[1] - 1), ok
+        t = targets.T.contiguous()  # (G, B)
+        local = torch.searchsorted(ids, t).clamp_max(ids.shape[1] - 1)  # (G, B)
+        return local.T, (ids.gather(1, local) == t).T
+
+    def logits_for(self, h: Tensor, ids: Tensor) -> Tensor:
+        """h (B, G, d), ids (G, P) -> logits (B, G, P); padded slots are -inf."""
+        valid = ids < self.n_tokens
+        safe = ids.clamp_max(self.n_tokens - 1)
+        logits = torch.einsum("bgd,gpd->bgp", h, self.weight[safe]) + self.bias[safe]
+        return logits.masked_fill(~valid, -math.inf)
+
+    def nll(self, h: Tensor, targets: Tensor) -> tuple[Tensor, Tensor]:
+        """h (B, L, d), targets (B, L) token ids -> (nll (B, L), valid (B, L) bool).
+
+        A target outside its column's output ids (MISSING, UNKNOWN, MASK) is not valid and
+        its nll is 0.
+        """
+        parts = []
+        for g, (columns, ids) in enumerate(self.groups()):
+            one = self.all_in_one_group  # then columns == arange(L): no gathers or scatters
+            logits = self.logits_for(h if one else h[:, columns], ids)  # (B, G, P)
+            local, ok = self.slots(g, ids, targets if one else targets[:, columns])  # (B, G)
+            logp = torch.log_softmax(logits.float(), dim=-1)
+            picked = logp.gather(-1, local.unsqueeze(-1)).squeeze(-1)  # (B, G)
+            parts.append((columns, torch.where(ok, -picked, torch.zeros_like(picked)), ok))
+        if self.all_in_one_group:
+            return parts[0][1].to(h.dtype), parts[0][2]
+        nll = h.new_zeros(targets.shape)
+        valid = torch.zeros(targets.shape, dtype=torch.bool, device=targets.device)
+        for columns, part_nll, ok in parts:
+            nll[:, columns] = part_nll.to(nll.dtype)
+            valid[:, columns] = ok
+        return nll, valid
+
+    def column_logits(self, h: Tensor, ids: Tensor) -> Tensor:
+        """Logits of one column: h (B, d), ids (P,) -> (B, P)."""
+        return F.linear(h, self.weight[ids], self.bias[ids])
+
+
+class TabularMoE(nn.Module):
+    """Token + column embeddings -> ``n_layers`` blocks -> per-column heads.
+
+    Parameters
+    ----------
+    n_tokens : size of the token id space (reserved ids included).
+    output_ids : per column, the token ids it can predict; the LAST column is the label.
+    """
+
+    def __init__(
+        self,
+        n_tokens: int,
+        output_ids: Sequence[np.ndarray],
+        d_model: int = 20,
+        n_heads: int = 5,
+        key_dim: int | None = None,
+        ff_dim: int = 5,
+        n_layers: int = 1,
+        dropout: float = 0.1,
+        block: str = "transformer",
+        gate: str = "softmax",
+    ):
+        super().__init__()
+        if gate not in GATES:
+            raise ValueError(f"gate must be one of {GATES}, got {gate!r}.")
+        n_columns = len(output_ids)
+        key_dim = key_dim or max(1, d_model // n_heads)
+        self.n_columns, self.n_layers = n_columns, n_layers
+        self.token_embedding = nn.Embedding(n_tokens, d_model)
+        _uniform_(self.token_embedding.weight, 0.05)
+        self.column_embedding = nn.Parameter(
+            _uniform_(torch.empty(n_columns, d_model), math.sqrt(6.0 / (n_columns + d_model)))
+        )
+        self.blocks = nn.ModuleList(
+            Block(d_model, n_heads, key_dim, ff_dim, dropout, block, gate) for _ in range(n_layers)
+        )
+        self.heads = ColumnHeads(n_tokens, d_model, output_ids)
+        label_ids = np.sort(np.asarray(output_ids[-1]))
+        self.register_buffer("label_ids", torch.as_tensor(label_ids), persistent=False)
+
+    @property
+    def label_position(self) -> int:
+        return self.n_columns - 1
+
+    def embed(self, tokens: Tensor) -> Tensor:
+        """tokens (B, L) -> (B, L, d)"""
+        return self.token_embedding(tokens.long()) + self.column_embedding
+
+    def mask_embedding(self) -> Tensor:
+        """(L, d): what every position looks like when it is masked."""
+        return self.token_embedding.weight[MASK] + self.column_embedding
+
+    def hidden(self, tokens: Tensor, attend: Tensor | None = None, query: Tensor | None = None) -> Tensor:
+        """Plain forward of (possibly masked) tokens (B, L) -> (B, Lq, d).
+
+        ``query`` restricts the LAST layer to those positions (earlier layers need all).
+        """
+        x = self.embed(tokens)
+        for i, block in enumerate(self.blocks):
+            x = block(x, attend, query if i == self.n_layers - 1 else None)
+        return x
+
+    def hidden_loo(self, tokens: Tensor, attend: Tensor | None = None) -> Tensor:
+        """One-layer leave-one-column-out in one pass: (B, L) -> (B, L, d)."""
+        if self.n_layers != 1:
+            raise ValueError("The one-pass leave-one-out form is exact only for n_layers=1.")
+        return self.blocks[0].forward_loo(self.embed(tokens), self.mask_embedding(), attend)
+
+    def hidden_copies(self, tokens: Tensor, attend: Tensor | None = None) -> Tensor:
+        """Reference: materialise the L masked copies of each row. (B, L) -> (B, L, d)."""
+        b, n = tokens.shape
+        eye = torch.eye(n, dtype=torch.bool, device=tokens.device)
+        copies = tokens.unsqueeze(1).expand(b, n, n).masked_fill(eye, MASK)  # (B, L copies, L)
+        att = None if attend is None else attend.unsqueeze(1).expand(b, n, n).reshape(b * n, n)
+        out = self.hidden(copies.reshape(b * n, n), att)  # (B*L, L, d)
+        return out.reshape(b, n, n, -1).diagonal(0, 1, 2).transpose(1, 2)  # copy i, position i
+
+    def label_inputs(self, tokens: Tensor, attend: Tensor | None = None) -> tuple[Tensor, Tensor | None]:
+        """Tokens (B, L) with the label position set to MASK (or (B, L-1) padded with it), and
+        ``attend`` padded to (B, L) with the label attended."""
+        if tokens.shape[1] == self.n_columns - 1:
+            tokens = F.pad(tokens.long(), (0, 1), value=MASK)
+        else:
+            tokens = tokens.long().clone()
+            tokens[:, -1] = MASK
+        if attend is not None and attend.shape[1] == self.n_columns - 1:
+            attend = F.pad(attend, (0, 1), value=True)
+        return tokens, attend
+
+    def label_logits(self, tokens: Tensor, attend: Tensor | None = None) -> Tensor:
+        """Logits of the label (masked) from the feature tokens.
+
+        tokens (B, L) (the label position is overwritten with MASK) or (B, L-1) -> (B, C),
+        classes ordered by token id. Only the label query is computed in the last layer.
+        """
+        tokens, attend = self.label_inputs(tokens, attend)
+        query = torch.tensor([self.label_position], device=tokens.device)
+        h = self.hidden(tokens, attend, query)[:, 0]  # (B, d)
+        return self.heads.column_logits(h, self.label_ids)

@@ -1,0 +1,295 @@
+"""The one training loop shared by every torch model in tabmoe.
+
+A model plugs in through a ``loss_fn(module, batch) -> (weighted_loss_sum, weight_sum)``
+callable; the trainer owns batching (index tensors sliced directly, no DataLoader),
+shuffling from a seeded ``torch.Generator``, the optimizer (AdamW), early stopping on a
+validation loss with best weights restored, devices, mixed precision, ``torch.compile``
+and progress.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import math
+import time
+import warnings
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+
+import torch
+from torch import Tensor, nn
+from tqdm.auto import tqdm
+
+Batch = Mapping[str, Tensor]
+LossFn = Callable[[nn.Module, Batch], tuple[Tensor, Tensor]]
+
+
+def resolve_device(device: str | torch.device) -> torch.device:
+    """``"auto"`` -> CUDA when available, else CPU; anything else is passed to torch."""
+    if isinstance(device, str) and device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        resolved = torch.device(device)
+    except (RuntimeError, TypeError) as exc:
+        raise ValueError(f"device={device!r} is not a valid torch device: {exc}") from exc
+    if resolved.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device={device!r} was requested but CUDA is not available.")
+    return resolved
+
+
+@contextlib.contextmanager
+def seeded(seed: int, device: torch.device) -> Iterator[None]:
+    """Seed torch's global RNGs (init, dropout) inside the block without leaking state out."""
+    devices = [device] if device.type == "cuda" else []
+    with torch.random.fork_rng(devices=devices):
+        torch.manual_seed(seed)
+        yield
+
+
+def param_groups(module: nn.Module, weight_decay: float) -> list[dict]:
+    """AdamW groups: no weight decay on biases, normalisation layers and embeddings.
+
+    This is the rule of rtdl-revisiting-models (Gorishniy et al. 2021), used for every model.
+    """
+    no_decay_types = (nn.LayerNorm, nn.BatchNorm1d, nn.Embedding)
+    no_decay: set[int] = set()
+    for submodule in module.modules():
+        if isinstance(submodule, no_decay_types):
+            no_decay.update(id(p) for p in submodule.parameters(recurse=False))
+    for name, p in module.named_parameters():
+        if name.endswith("bias") or "embedding" in name:
+            no_decay.add(id(p))
+    params = [p for p in module.parameters() if p.requires_grad]
+    decay = [p for p in params if id(p) not in no_decay]
+    other = [p for p in params if id(p) in no_decay]
+    return [
+        {"params": decay, "weight_decay": weight_decay},
+        {"params": other, "weight_decay": 0.0},
+    ]
+
+
+@dataclass
+class TrainerConfig:
+    """Hyperparameters of the training loop. ``batch_size`` counts rows."""
+
+    max_epochs: int = 200
+    batch_size: int = 128
+    lr: float = 1e-3
+    weight_decay: float = 0.0
+    betas: tuple[float, float] = (0.9, 0.999)
+    eps: float = 1e-7  # Keras' Adam epsilon, as in the paper
+    early_stopping: bool = False
+    n_iter_no_change: int = 10
+    tol: float = 1e-4
+    device: torch.device = field(default_factory=lambda: torch.device("cpu"))
+    seed: int = 0
+    verbose: int = 0
+    mixed_precision: bool = False  # bf16 autocast on CUDA or the CPU (see autocast)
+    compile: bool = False  # torch.compile the training step's loss (see compile_loss)
+    description: str = "training"
+
+
+def autocast(enabled: bool, device: torch.device) -> contextlib.AbstractContextManager:
+    """bf16 autocast on CUDA or the CPU when ``enabled``; a no-op otherwise.
+
+    Matmuls and linear layers run in bf16, reductions (softmax, layer norm, losses) in
+    float32. On a CPU with native bf16 (AVX512-BF16) it made tabmoe's epochs ~12% faster
+    (docs/guide/training.md); without it, bf16 is emulated and slower.
+    """
+    if enabled and device.type in ("cuda", "cpu"):
+        return torch.autocast(device.type, dtype=torch.bfloat16)
+    return contextlib.nullcontext()
+
+
+def compile_loss(loss_fn: LossFn) -> LossFn:
+    """``loss_fn`` through ``torch.compile`` with dynamic shapes (one graph serves every
+    batch size, the last short batch of an epoch included), so that the forward pass and,
+    through AOTAutograd, its backward run as generated kernels. The module stays a plain
+    ``nn.Module``: only this call of it is compiled. Compilation is lazy: it happens (and
+    may fail) at the first call."""
+
+    def loss(module: nn.Module, batch: Batch) -> tuple[Tensor, Tensor]:
+        return loss_fn(module, batch)
+
+    return torch.compile(loss, dynamic=True)
+
+
+def make_adamw(module: nn.Module, cfg: TrainerConfig) -> torch.optim.Optimizer:
+    """AdamW over :func:`param_groups`; the fused kernel where torch has one (CPU and CUDA),
+    which for small models removes most of the per-step optimizer overhead."""
+    groups = param_groups(module, cfg.weight_decay)
+    try:
+        return torch.optim.AdamW(groups, lr=cfg.lr, betas=cfg.betas, eps=cfg.eps, fused=True)
+    except (RuntimeError, ValueError):
+        return torch.optim.AdamW(groups, lr=cfg.lr, betas=cfg.betas, eps=cfg.eps)
+
+
+@dataclass
+class TrainResult:
+    """What one call of :meth:`Trainer.fit` did."""
+
+    history: list[dict] = field(default_factory=list)
+    best_epoch: int | None = None
+    n_steps: int = 0
+    stopped_early: bool = False
+
+
+def _n_rows(data: Batch) -> int:
+    sizes = {t.shape[0] for t in data.values()}
+    if len(sizes) != 1:
+        raise ValueError(f"All training tensors must have the same number of rows, got {sizes}.")
+    return sizes.pop()
+
+
+def _to_device(data: Batch, device: torch.device) -> dict[str, Tensor]:
+    return {k: v.to(device, non_blocking=True) for k, v in data.items()}
+
+
+def iterate_batches(
+    data: Batch, batch_size: int, generator: torch.Generator | None = None
+) -> Iterator[dict[str, Tensor]]:
+    """Slices of ``data`` of ``batch_size`` rows; shuffled when a generator is given."""
+    n = _n_rows(data)
+    device = next(iter(data.values())).device
+    if generator is None:
+        for start in range(0, n, batch_size):
+            yield {k: v[start : start + batch_size] for k, v in data.items()}
+        return
+    order = torch.randperm(n, generator=generator).to(device)
+    for start in range(0, n, batch_size):
+        idx = order[start : start + batch_size]
+        yield {k: v[idx] for k, v in data.items()}
+
+
+class Trainer:
+    """Fit a module by minimising ``loss_fn`` over minibatches.
+
+    ``loss_fn(module, batch)`` returns ``(weighted_sum, weight)``: the trainer divides them
+    for the gradient step and accumulates both to report epoch means. With
+    ``config.compile`` the training steps call :func:`compile_loss` of it (uncompiled again,
+    with a warning, if compilation fails); evaluation always runs the plain ``val_loss_fn``.
+    ``config.mixed_precision`` runs both under :func:`autocast`.
+    """
+
+    def __init__(self, config: TrainerConfig):
+        self.config = config
+        self._compiled: LossFn | None = None
+
+    def _autocast(self) -> contextlib.AbstractContextManager:
+        return autocast(self.config.mixed_precision, self.config.device)
+
+    def _step(
+        self, module: nn.Module, batch: Batch, loss_fn: LossFn, optimizer: torch.optim.Optimizer
+    ) -> tuple[Tensor, Tensor]:
+        """One optimisation step; the (detached) weighted loss sum and weight of the batch."""
+        with self._autocast():
+            s, w = loss_fn(module, batch)
+        optimizer.zero_grad(set_to_none=True)
+        (s / w.clamp_min(1e-12)).backward()
+        optimizer.step()
+        return s.detach(), w.detach()
+
+    def _compiled_step(
+        self, module: nn.Module, batch: Batch, loss_fn: LossFn, optimizer: torch.optim.Optimizer
+    ) -> tuple[tuple[Tensor, Tensor], bool]:
+        """:meth:`_step` with the compiled loss; if torch.compile (or the compiled code) fails,
+        warn, and redo the step without it. Returns the step's result and whether it ran
+        compiled. A genuine error of the loss is raised again by the uncompiled step."""
+        try:
+            with warnings.catch_warnings():
+                # torch's own deprecation notices from inside its compiler, not the user's
+                for category in (FutureWarning, DeprecationWarning):
+                    warnings.filterwarnings("ignore", category=category, module=r"torch\.")
+                if self._compiled is None:
+                    self._compiled = compile_loss(loss_fn)
+                return self._step(module, batch, self._compiled, optimizer), True
+        except Exception as exc:  # torch.compile's errors have no common base class
+            lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+            reason = " ".join(lines[:2])[:300]  # torch's first line often only names the stage
+            warnings.warn(
+                f"compile=True: torch.compile failed on this platform "
+                f"({type(exc).__name__}: {reason}); training continues without it.",
+                UserWarning,
+                stacklevel=2,
+            )
+            return self._step(module, batch, loss_fn, optimizer), False
+
+    @torch.no_grad()
+    def evaluate(self, module: nn.Module, data: Batch, loss_fn: LossFn) -> float:
+        """Weighted mean loss over ``data`` in eval mode."""
+        module.eval()
+        total, weight = 0.0, 0.0
+        for batch in iterate_batches(data, max(self.config.batch_size, 1024)):
+            with self._autocast():
+                s, w = loss_fn(module, batch)
+            total += float(s)
+            weight += float(w)
+        return total / weight if weight > 0 else math.nan
+
+    def fit(
+        self,
+        module: nn.Module,
+        train: Batch,
+        loss_fn: LossFn,
+        validation: Batch | None = None,
+        val_loss_fn: LossFn | None = None,
+        optimizer: torch.optim.Optimizer | None = None,
+    ) -> TrainResult:
+        cfg = self.config
+        if cfg.early_stopping and validation is None:
+            raise ValueError("early_stopping needs validation data.")
+        module.to(cfg.device)
+        train = _to_device(train, cfg.device)
+        validation = _to_device(validation, cfg.device) if validation is not None else None
+        val_loss_fn = val_loss_fn or loss_fn
+        if optimizer is None:
+            optimizer = make_adamw(module, cfg)
+        generator = torch.Generator().manual_seed(cfg.seed)
+        result = TrainResult()
+        best_loss, best_state, bad_epochs = math.inf, None, 0
+        epochs = range(1, cfg.max_epochs + 1)
+        bar = tqdm(epochs, desc=cfg.description, disable=not cfg.verbose, leave=False)
+        compiled, self._compiled = cfg.compile, None
+        for epoch in bar:
+            start = time.perf_counter()
+            module.train()
+            total = torch.zeros((), device=cfg.device)
+            weight = torch.zeros((), device=cfg.device)
+            for batch in iterate_batches(train, cfg.batch_size, generator):
+                if compiled:
+                    (s, w), compiled = self._compiled_step(module, batch, loss_fn, optimizer)
+                else:
+                    s, w = self._step(module, batch, loss_fn, optimizer)
+                result.n_steps += 1
+                total += s
+                weight += w
+            record = {
+                "epoch": epoch,
+                "train_loss": float(total / weight) if float(weight) > 0 else math.nan,
+                "seconds": time.perf_counter() - start,
+            }
+            if validation is not None:
+                record["val_loss"] = self.evaluate(module, validation, val_loss_fn)
+            result.history.append(record)
+            bar.set_postfix({k: f"{v:.4f}" for k, v in record.items() if k.endswith("loss")})
+            if validation is None:
+                continue
+            if record["val_loss"] < best_loss - cfg.tol:
+                best_loss, bad_epochs, result.best_epoch = record["val_loss"], 0, epoch
+                if cfg.early_stopping:
+                    best_state = copy.deepcopy(module.state_dict())
+            else:
+                bad_epochs += 1
+                if cfg.early_stopping and bad_epochs >= cfg.n_iter_no_change:
+                    result.stopped_early = True
+                    break
+        bar.close()
+        if cfg.early_stopping and best_state is not None:
+            module.load_state_dict(best_state)
+        module.eval()
+        if result.n_steps == 0:
+            raise RuntimeError(
+                "Training made no optimisation step (no rows with non-zero weight were seen)."
+            )
+        return result

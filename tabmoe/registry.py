@@ -1,0 +1,162 @@
+"""Every model of the benchmark in one registry: name -> (factory, paper defaults, search space).
+
+``get_model(name).make(**params)`` builds the estimator with the paper defaults overridden
+by ``params``; ``make_paper()`` adds the paper's tuning protocol where it had one (the
+5-fold stratified grid search of the scikit-learn references). A search space is a plain
+``suggest(trial) -> dict`` of estimator parameters, Optuna's define-by-run style: Optuna is
+never imported here, the tuner passes its ``Trial``.
+
+    spec = get_model("ft_transformer")
+    study.optimize(lambda trial: score(spec.make(**spec.suggest(trial), random_state=0)))
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from sklearn.base import BaseEstimator
+
+from ._paper_config import PAPER_CONFIG
+from .baselines import ft_transformer, reference, tab_transformer, tabnet
+from .estimator import TabularMoEClassifier
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """How to build, configure and tune one model."""
+
+    name: str
+    factory: Callable[..., BaseEstimator]
+    paper_defaults: Mapping[str, Any]
+    suggest: Callable[[Any], dict]
+    description: str
+    paper_grid: Mapping[str, list] | None = None
+    requires: tuple[str, ...] = field(default=())
+
+    def available(self) -> bool:
+        """Whether the optional packages this model needs are installed."""
+        return all(importlib.util.find_spec(module) is not None for module in self.requires)
+
+    def make(self, **params: Any) -> BaseEstimator:
+        """The estimator with the paper defaults, overridden by ``params``."""
+        return self.factory(**{**self.paper_defaults, **params})
+
+    def make_paper(self, n_jobs: int | None = None, **params: Any) -> BaseEstimator:
+        """:meth:`make`, inside the paper's grid search when the paper tuned this model."""
+        estimator = self.make(**params)
+        if self.paper_grid is None:
+            return estimator
+        return reference.paper_grid_search(estimator, dict(self.paper_grid), n_jobs=n_jobs)
+
+
+def suggest_tabmoe(trial: Any) -> dict:
+    """tabmoe's own space: width, heads dividing it, FFN width, depth, regularisation."""
+    d_model = trial.suggest_categorical("d_model", [16, 20, 32, 64])
+    heads = [h for h in (1, 2, 4, 5, 8) if d_model % h == 0]
+    # One parameter name per width: Optuna's categorical choices must not change.
+    n_heads = trial.suggest_categorical(f"n_heads_d{d_model}", heads)
+    ff_multiplier = trial.suggest_categorical("ff_multiplier", [0.25, 0.5, 1.0, 2.0, 4.0])
+    return {
+        "d_model": d_model,
+        "n_heads": n_heads,
+        "ff_dim": max(1, round(ff_multiplier * d_model)),  # paper: 5 = 0.25 x 20
+        "n_layers": trial.suggest_int("n_layers", 1, 3),
+        "masking": "auto",  # leave-one-out for one layer, random masking deeper
+        "dropout": trial.suggest_float("dropout", 0.0, 0.3),
+        "learning_rate": trial.suggest_float("learning_rate", 1e-4, 1e-2, log=True),
+        "feature_loss_weight": trial.suggest_float("feature_loss_weight", 0.0, 2.0),
+        "vocabulary": trial.suggest_categorical("vocabulary", ["per_column", "shared"]),
+    }
+
+
+_SPECS = [
+    ModelSpec(
+        "tabmoe",
+        TabularMoEClassifier,
+        PAPER_CONFIG,
+        suggest_tabmoe,
+        "Bidirectional attention as a mixture of continuous word experts (the paper's model)",
+    ),
+    ModelSpec(
+        "ft_transformer",
+        ft_transformer.FTTransformerClassifier,
+        ft_transformer.PAPER_DEFAULTS,
+        ft_transformer.suggest,
+        "FT-Transformer (Gorishniy et al. 2021), rtdl-revisiting-models",
+        requires=("rtdl_revisiting_models",),
+    ),
+    ModelSpec(
+        "tab_transformer",
+        tab_transformer.TabTransformerClassifier,
+        tab_transformer.PAPER_DEFAULTS,
+        tab_transformer.suggest,
+        "TabTransformer (Huang et al. 2020), tab-transformer-pytorch",
+        requires=("tab_transformer_pytorch",),
+    ),
+    ModelSpec(
+        "tabnet",
+        tabnet.TabNetClassifier,
+        tabnet.PAPER_DEFAULTS,
+        tabnet.suggest,
+        "TabNet (Arik & Pfister 2021), pytorch-tabnet",
+        requires=("pytorch_tabnet",),
+    ),
+    ModelSpec(
+        "logistic_regression",
+        reference.logistic_regression,
+        reference.PAPER_DEFAULTS["logistic_regression"],
+        reference.suggest_logistic_regression,
+        "LogisticRegression on one-hot features",
+    ),
+    *(
+        ModelSpec(
+            name,
+            factory,
+            reference.PAPER_DEFAULTS[name],
+            reference.grid_suggester(name),
+            description,
+            paper_grid=reference.PAPER_GRIDS[name],
+        )
+        for name, factory, description in [
+            ("random_forest", reference.random_forest, "RandomForest on one-hot features"),
+            (
+                "gradient_boosting",
+                reference.gradient_boosting,
+                "GradientBoosting on one-hot features (the paper's GB)",
+            ),
+            (
+                "hist_gradient_boosting",
+                reference.hist_gradient_boosting,
+                "HistGradientBoosting with native categorical splits",
+            ),
+            ("mlp", reference.mlp, "MLP on one-hot features (the paper's MLP)"),
+        ]
+    ),
+    ModelSpec(
+        "xgboost",
+        reference.xgboost,
+        reference.PAPER_DEFAULTS["xgboost"],
+        reference.suggest_xgboost,
+        "XGBoost with native categorical splits (optional: tabmoe[gbdt])",
+        requires=("xgboost",),
+    ),
+]
+
+#: name -> ModelSpec, in the order the benchmark reports them.
+MODELS: dict[str, ModelSpec] = {spec.name: spec for spec in _SPECS}
+
+
+def get_model(name: str) -> ModelSpec:
+    """The spec of ``name`` (ValueError listing the known names otherwise)."""
+    try:
+        return MODELS[name]
+    except KeyError:
+        raise ValueError(f"Unknown model {name!r}; known models: {list(MODELS)}.") from None
+
+
+def available_models() -> list[str]:
+    """Names of the models whose optional dependencies are installed."""
+    return [name for name, spec in MODELS.items() if spec.available()]

@@ -1,0 +1,39 @@
+"""Models saved by tabmoe 0.1.0 (before the layout change of issue 18) load and predict
+identically: a saved file and a pickle, committed under tests/fixtures/models/ (made by
+``make_models.py`` there)."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from tabmoe import TabularMoEClassifier
+
+MODELS = Path(__file__).resolve().parent / "fixtures" / "models"
+
+
+def rows_and_expected() -> tuple[pd.DataFrame, list, np.ndarray]:
+    X = pd.read_csv(MODELS / "v0.1.0-rows.csv")
+    X[["colour", "size"]] = X[["colour", "size"]].astype(object)
+    doc = json.loads((MODELS / "v0.1.0-proba.json").read_text())
+    return X, doc["classes"], np.asarray(doc["proba"])
+
+
+def test_saved_file_of_v0_1_0_loads_and_predicts_identically():
+    X, classes, expected = rows_and_expected()
+    est = TabularMoEClassifier.load(MODELS / "v0.1.0-tabmoe.tabmoe")
+    assert est.classes_.tolist() == classes
+    np.testing.assert_allclose(est.predict_proba(X), expected, rtol=0, atol=1e-6)
+
+
+def test_pickle_of_v0_1_0_loads_and_predicts_identically():
+    X, classes, expected = rows_and_expected()
+    with open(MODELS / "v0.1.0-tabmoe.pkl", "rb") as file:
+        est = pickle.load(file)  # a committed file of ours: trusted
+    assert isinstance(est, TabularMoEClassifier)
+    assert est.classes_.tolist() == classes
+    np.testing.assert_allclose(est.predict_proba(X), expected, rtol=0, atol=1e-6)
