@@ -31,8 +31,8 @@ import numpy as np
 
 from tabmoe import TabularMoEClassifier
 from tabmoe.bench.environment import limited_threads
-from tabmoe.models import get_model
-from tabmoe.suites import load_suite
+from tabmoe.registry import get_model
+from tabmoe.bench.suites import load_suite
 
 RESULTS = Path(__file__).parent / "results" / "research"
 PARTS = ("validation", "id_test", "ood_test")
@@ -142,6 +142,35 @@ def run(args) -> int:
     return 0
 
 
+def import_records(args) -> int:
+    """Committed harness records (``tabmoe-bench run``) as study lines: the same rows and
+    seeds, so a variant pairs with them without refitting (they are bit-reproducible:
+    ``run`` on the fixed-budget parameters gave the records' accuracies)."""
+    out_path = Path(args.out or RESULTS / f"{args.study}.jsonl")
+    done = {(r["variant"], r["split"], r["seed"]) for r in read_lines(out_path)}
+    runs = Path(args.results) / "runs"
+    lines = []
+    for path in sorted(runs.glob(f"*/*/{args.model}/{args.protocol}-seed*.json")):
+        record = json.loads(path.read_text())
+        key = (args.variant, record["split"], record["seed"])
+        if key in done:
+            continue
+        lines.append({
+            "study": args.study, "variant": args.variant, "split": record["split"],
+            "seed": record["seed"], "params": {"model": args.model, **record["params"]},
+            "fit_seconds": record["fit_seconds"],
+            **{p: record[p]["accuracy"] for p in PARTS},
+            "ood_single_class": None, "epochs": None, "n_train": record["n_rows"]["train"],
+            "source": str(path.relative_to(Path(args.results).parent.parent.parent)),
+        })
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(out_path, "a", encoding="utf8") as fh:
+        for line in lines:
+            fh.write(json.dumps(line) + "\n")
+    print(f"{len(lines)} records imported into {out_path}")
+    return 0
+
+
 def _wtl(diff: np.ndarray, tie: float = 0.005) -> str:
     return f"{int((diff > tie).sum())}/{int((abs(diff) <= tie).sum())}/{int((diff < -tie).sum())}"
 
@@ -166,7 +195,7 @@ def summary(args) -> int:
         dv = get(rows, "validation") - get(base, "validation")
         do = get(rows, "ood_test") - get(base, "ood_test")
         fit = get(rows, "fit_seconds")
-        single = sum(rows[k].get("ood_single_class", False) for k in keys)
+        single = sum(bool(rows[k].get("ood_single_class")) for k in keys)
         print(
             f"| {variant} | {len(keys)} | {get(rows, 'validation').mean():.3f} | {get(rows, 'id_test').mean():.3f} "
             f"| {get(rows, 'ood_test').mean():.3f} | {dv.mean():+.4f} ({dv.std():.3f}) | {_wtl(dv)} "
@@ -192,8 +221,15 @@ def main(argv: list[str] | None = None) -> int:
     s = sub.add_parser("summary")
     s.add_argument("--study", required=True, help="study name(s), comma-separated")
     s.add_argument("--baseline", required=True)
+    i = sub.add_parser("import-records", help="committed harness records as study lines")
+    i.add_argument("--study", required=True)
+    i.add_argument("--variant", required=True, help="the name the records get in the study")
+    i.add_argument("--results", required=True, help="a results folder of tabmoe-bench run")
+    i.add_argument("--model", required=True)
+    i.add_argument("--protocol", required=True)
+    i.add_argument("--out", default=None)
     args = parser.parse_args(argv)
-    return run(args) if args.command == "run" else summary(args)
+    return {"run": run, "summary": summary, "import-records": import_records}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,50 @@
+"""CPU threads of a fit or prediction: ``n_jobs`` as in scikit-learn, scoped to the call.
+
+torch's default is one intra-op thread per core for the whole process. The networks here are
+small, so on a busy machine those threads mostly wait for each other: ``python -m
+tabmoe.demo`` on a loaded 2-core machine ran 40-80x slower than with one thread (issue 16).
+So a fit or prediction uses ``n_jobs`` threads (``None``: one, unless a joblib
+``parallel_config(n_jobs=...)`` context says otherwise; ``-1``: every core), and the caller's
+torch setting is restored afterwards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar, cast
+
+import torch
+from joblib import effective_n_jobs
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def resolve_n_jobs(n_jobs: int | None) -> int:
+    """scikit-learn's convention: None -> 1 (or joblib's context), -1 -> all cores."""
+    return max(1, int(effective_n_jobs(n_jobs)))
+
+
+@contextlib.contextmanager
+def torch_threads(n: int) -> Iterator[None]:
+    """torch's intra-op threads set to ``n`` inside the block, the previous value after."""
+    before = torch.get_num_threads()
+    if n != before:
+        torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        if torch.get_num_threads() != before:
+            torch.set_num_threads(before)
+
+
+def scoped_threads(method: F) -> F:
+    """Run an estimator method with ``self.n_jobs`` torch threads (see the module doc)."""
+
+    @functools.wraps(method)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with torch_threads(resolve_n_jobs(getattr(self, "n_jobs", None))):
+            return method(self, *args, **kwargs)
+
+    return cast(F, wrapper)
