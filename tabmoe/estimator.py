@@ -10,7 +10,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 import torch
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -19,20 +19,17 @@ from . import _paper_config as defaults
 from . import persistence
 from .interpret.explain import Explanation, explain_tokens, gate_importances
 from .nn._base import (
+    FIT_PARAMETER_CONSTRAINTS,
     PREDICT_BATCH_ROWS,
     SPEED_PARAMETER_CONSTRAINTS,
-    TorchClassifierMixin,
-    encode_targets,
-    hold_out,
+    FitInputs,
+    TorchClassifier,
     resolve_mixed_precision,
-    start_fit,
-    use_early_stopping,
-    validate_targets,
 )
 from .nn.ensemble import StackedModel, member_loss
 from .nn.network import BLOCKS, GATES, TabularMoE
 from .nn.objective import MASKINGS, MaskedFeatureObjective, label_loss
-from .nn.trainer import Trainer, TrainerConfig, seeded
+from .nn.trainer import LossFn, Trainer, TrainerConfig, TrainResult, seeded
 from .tokenizer import MISSING, N_SPECIAL, ColumnTokenizer, to_frame
 
 #: At most this many labelled training rows are kept after ``fit`` (``train_sample_tokens_``):
@@ -64,7 +61,7 @@ def label_token_ids(tokenizer: ColumnTokenizer, classes: np.ndarray) -> np.ndarr
     return ids.astype(np.int64)
 
 
-class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
+class TabularMoEClassifier(TorchClassifier):
     """Single- or multi-layer bidirectional attention trained with the masked-feature objective.
 
     Each column is a word position, each value a word, and the label one more column that is
@@ -178,25 +175,13 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
         "dropout": [Interval(numbers.Real, 0, 1, closed="left")],
         "block": [StrOptions(set(BLOCKS))],
         "gate": [StrOptions(set(GATES))],
-        "categorical_features": [StrOptions({"auto", "all"}), "array-like"],
         "n_bins": [Interval(numbers.Integral, 2, None, closed="left")],
-        "min_frequency": [Interval(numbers.Integral, 1, None, closed="left")],
         "vocabulary": [StrOptions({"per_column", "shared"})],
         "masking": [StrOptions(set(MASKINGS))],
         "feature_loss_weight": [Interval(numbers.Real, 0, None, closed="left")],
         "mask_rate": [Interval(numbers.Real, 0, 1, closed="both")],
-        "max_epochs": [Interval(numbers.Integral, 1, None, closed="left")],
         "batch_size": [StrOptions({"auto"}), Interval(numbers.Integral, 1, None, closed="left")],
-        "learning_rate": [Interval(numbers.Real, 0, None, closed="neither")],
-        "weight_decay": [Interval(numbers.Real, 0, None, closed="left")],
-        "early_stopping": [StrOptions({"auto"}), "boolean"],
-        "validation_fraction": [Interval(numbers.Real, 0, 1, closed="neither")],
-        "n_iter_no_change": [Interval(numbers.Integral, 1, None, closed="left")],
-        "tol": [Interval(numbers.Real, 0, None, closed="left")],
-        "class_weight": [dict, StrOptions({"balanced"}), None],
-        "device": [str, torch.device],
-        "random_state": ["random_state"],
-        "verbose": ["verbose"],
+        **FIT_PARAMETER_CONSTRAINTS,
         "missing": [StrOptions(set(MISSING_MODES))],
         "feature_dropout": [Interval(numbers.Real, 0, 1, closed="left")],
         "n_members": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -291,7 +276,7 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
         copies_per_row = n_columns if masking in ("leave_one_out", "copies") else 1
         return max(1, round(defaults.AUTO_BATCH_COPIES / copies_per_row))
 
-    def _cap_rows_for_heads(self, rows: int, stacklevel: int = 4) -> int:
+    def _cap_rows_for_heads(self, rows: int, stacklevel: int = 7) -> int:
         """Fewer rows per batch when the output layers are huge (see MAX_BATCH_LOGITS)."""
         sizes = self.tokenizer_.n_tokens_per_column_
         width = (int(sizes.sum()) + len(self.classes_)) * self.n_members  # logits a row
@@ -308,7 +293,7 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
             "time grows with rows x categories; consider min_frequency (e.g. 2 maps values "
             "seen once to UNKNOWN) or dropping the column.",
             UserWarning,
-            stacklevel=stacklevel,  # 4: the caller of fit, through scikit-learn's _fit_context
+            stacklevel=stacklevel,  # 7: the caller of fit, through _batch_size, _train, _fit, fit and _fit_context
         )
         return cap
 
@@ -347,64 +332,49 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
         which is not a class, so the label term skips them). A separate argument rather than
         scikit-learn's ``y == -1`` convention, because -1 is a real class in {-1, 1} problems.
         """
-        self._check_architecture()
-        masking = self._masking()
-        inputs = start_fit(self, X, y, sample_weight)
-        frame, y_codes, weight = inputs.frame, inputs.y_codes, inputs.weight
-        seed, device = inputs.seed, inputs.device
+        return self._fit(X, y, sample_weight, eval_set, X_unlabeled=X_unlabeled)
 
-        unlabeled = self._unlabeled_frame(frame, X_unlabeled)
+    # ------------------------------------------- the hooks of TorchClassifier's fit sequence
+    def _check_params(self) -> None:
+        self._check_architecture()
+        self._masking()  # raises for a masking the depth cannot use
+
+    def _initialize_front_end(self, inputs: FitInputs, X_unlabeled: Any = None) -> Any:
+        """Fit ``tokenizer_`` (on ``X`` and ``X_unlabeled``) and ``label_token_ids_``."""
+        unlabeled = self._unlabeled_frame(inputs.frame, X_unlabeled)
         self.tokenizer_ = ColumnTokenizer(
             categorical_features=self.categorical_features,
             n_bins=self.n_bins,
             min_frequency=self.min_frequency,
             vocabulary=self.vocabulary,
-        ).fit(frame if unlabeled is None else pd.concat([frame, unlabeled], ignore_index=True))
+        ).fit(inputs.frame if unlabeled is None else pd.concat([inputs.frame, unlabeled], ignore_index=True))
         self.label_token_ids_ = label_token_ids(self.tokenizer_, self.classes_)
-        tokens = self._tokens(frame, y_codes)
+        return unlabeled
 
-        early = use_early_stopping(self.early_stopping, eval_set is not None, len(frame))
-        train = self._rows(tokens, weight)
-        validation = None
-        if eval_set is not None:
-            X_val, y_val = eval_set
-            y_val = encode_targets(self.classes_, validate_targets(y_val), "eval_set y")
-            val_tokens = self._tokens(X_val, y_val)
-            validation = self._rows(val_tokens, np.ones(len(val_tokens)))
-        elif early:
-            train, validation = hold_out(train, y_codes, self.validation_fraction, seed)
-        labelled = train
-        if unlabeled is not None:
-            extra = self._rows(self._tokens(unlabeled, None), np.ones(len(unlabeled)))
-            train = {k: torch.cat([v, extra[k]]) for k, v in train.items()}
+    def _training_rows(self, X: Any, y_codes: np.ndarray, weight: np.ndarray) -> dict[str, torch.Tensor]:
+        return self._rows(self._tokens(X, y_codes), weight)
 
-        config = TrainerConfig(
-            max_epochs=self.max_epochs,
-            batch_size=self._cap_rows_for_heads(
-                self._rows_per_batch(len(train["tokens"]), tokens.shape[1], masking)
-            ),
-            lr=self.learning_rate,
-            weight_decay=self.weight_decay,
-            early_stopping=bool(early),
-            n_iter_no_change=self.n_iter_no_change,
-            tol=self.tol,
-            device=device,
-            seed=seed,
-            verbose=self.verbose,
-            mixed_precision=inputs.mixed_precision,
-            compile=inputs.compile,
-            description=type(self).__name__,
-        )
-        with seeded(seed, device):
-            self.module_ = self._build_module()
-            result = Trainer(config).fit(
-                self.module_, train, self._objective(masking), validation=validation, val_loss_fn=label_loss
-            )
+    def _add_unlabeled_rows(self, train: dict[str, torch.Tensor], unlabeled: pd.DataFrame) -> dict[str, torch.Tensor]:
+        extra = self._rows(self._tokens(unlabeled, None), np.ones(len(unlabeled)))
+        return {k: torch.cat([v, extra[k]]) for k, v in train.items()}
+
+    def _batch_size(self, train: dict[str, torch.Tensor]) -> int:
+        tokens = train["tokens"]
+        return self._cap_rows_for_heads(self._rows_per_batch(len(tokens), tokens.shape[1], self._masking()))
+
+    def _initialize_module(self) -> TabularMoE | StackedModel:
+        return self._build_module()
+
+    def _get_loss(self) -> LossFn:
+        return self._objective(self._masking())
+
+    def _get_val_loss(self) -> LossFn:
+        return label_loss
+
+    def _record_fit(self, result: TrainResult, labelled: dict[str, torch.Tensor], seed: int) -> None:
+        super()._record_fit(result, labelled, seed)
         self.history_ = self._member_means(result.history)
-        self.n_iter_ = len(result.history)
-        self.best_epoch_ = result.best_epoch
         self._keep_train_sample(labelled, seed)
-        return self
 
     def _build_module(self) -> TabularMoE | StackedModel:
         """A fresh network for the fitted tokenizer and label tokens; with ``n_members > 1``

@@ -24,7 +24,6 @@ import warnings
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import torch
 from sklearn.utils._param_validation import Interval, StrOptions
 
@@ -265,7 +264,11 @@ class TabNetClassifier(TorchTabularClassifier):
         )
 
     def _train(
-        self, inputs: FitInputs, validation: tuple[pd.DataFrame, np.ndarray] | None, early: bool
+        self,
+        inputs: FitInputs,
+        validation: tuple[Any, np.ndarray] | None,
+        early: bool,
+        unlabeled: Any = None,
     ) -> None:
         """pytorch-tabnet's loop on ``[codes | numeric]``, batch sizes bounded by the data."""
         Z, y_codes, weight = self._matrix(inputs.frame), inputs.y_codes, inputs.weight

@@ -21,45 +21,29 @@ import numbers
 from typing import Any
 
 import numpy as np
-import pandas as pd
 import torch
 import torch.nn.functional as F
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 from torch import Tensor, nn
 
 from ..nn._base import (
+    FIT_PARAMETER_CONSTRAINTS,
     PREDICT_BATCH_ROWS,
     SPEED_PARAMETER_CONSTRAINTS,
     FitInputs,
-    TorchClassifierMixin,
-    encode_targets,
-    hold_out,
-    start_fit,
-    use_early_stopping,
-    validate_targets,
+    TorchClassifier,
 )
-from ..nn.trainer import Trainer, TrainerConfig, seeded
+from ..nn.trainer import LossFn
 from ..tokenizer import to_frame
 from .encoding import TableEncoder
 
-#: Constraints of the parameters every torch baseline shares (see TorchTabularClassifier).
+#: Constraints of the parameters every torch baseline shares (see TorchTabularClassifier):
+#: the torch classifiers' FIT_PARAMETER_CONSTRAINTS and an integer ``batch_size``.
 TRAINING_PARAMETER_CONSTRAINTS: dict = {
-    "categorical_features": [StrOptions({"auto", "all"}), "array-like"],
-    "min_frequency": [Interval(numbers.Integral, 1, None, closed="left")],
-    "max_epochs": [Interval(numbers.Integral, 1, None, closed="left")],
+    **FIT_PARAMETER_CONSTRAINTS,
     "batch_size": [Interval(numbers.Integral, 1, None, closed="left")],
-    "learning_rate": [Interval(numbers.Real, 0, None, closed="neither")],
-    "weight_decay": [Interval(numbers.Real, 0, None, closed="left")],
-    "early_stopping": [StrOptions({"auto"}), "boolean"],
-    "validation_fraction": [Interval(numbers.Real, 0, 1, closed="neither")],
-    "n_iter_no_change": [Interval(numbers.Integral, 1, None, closed="left")],
-    "tol": [Interval(numbers.Real, 0, None, closed="left")],
-    "class_weight": [dict, StrOptions({"balanced"}), None],
-    "device": [str, torch.device],
-    "random_state": ["random_state"],
-    "verbose": ["verbose"],
 }
 
 #: TRAINING_PARAMETER_CONSTRAINTS plus ``compile`` and ``mixed_precision``, for the
@@ -83,12 +67,14 @@ def network_loss(module: nn.Module, batch: dict[str, Tensor]) -> tuple[Tensor, T
     )
 
 
-class TorchTabularClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
+class TorchTabularClassifier(TorchClassifier):
     """Base class of the torch baselines; subclasses define ``__init__`` and the network.
 
-    ``fit`` validates, encodes and resolves early stopping, then calls ``_train``: the
-    trainer's loop here; :class:`~tabmoe.baselines.tabnet.TabNetClassifier` overrides it with
-    pytorch-tabnet's own loop.
+    The fit sequence is :class:`~tabmoe.nn._base.TorchClassifier`'s (shared with
+    :class:`~tabmoe.TabularMoEClassifier`); this class supplies the front end
+    (:class:`TableEncoder`), the network (``_build_network``) and the loss (weighted
+    cross-entropy). :class:`~tabmoe.baselines.tabnet.TabNetClassifier` overrides ``_train``
+    with pytorch-tabnet's own loop.
 
     Training parameters every subclass takes (after its architecture parameters)
     ----------------------------------------------------------------------------
@@ -144,10 +130,9 @@ class TorchTabularClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimato
     def _build_network(self, cardinalities: list[int], n_numeric: int, n_classes: int) -> nn.Module:
         raise NotImplementedError  # pragma: no cover - abstract
 
-    def _check_params(self) -> None:
-        """Cross-parameter checks of a subclass (ValueError naming the parameters)."""
+    _adam_eps = 1e-8  # torch's AdamW default (only tabmoe's paper model uses Keras' 1e-7)
 
-    def _tensors(self, X: Any, y_codes: np.ndarray, weight: np.ndarray) -> dict[str, Tensor]:
+    def _training_rows(self, X: Any, y_codes: np.ndarray, weight: np.ndarray) -> dict[str, Tensor]:
         codes, numeric = self.encoder_.encode(X)
         return {
             "codes": torch.from_numpy(codes),
@@ -169,57 +154,19 @@ class TorchTabularClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimato
         ``eval_set=(X_val, y_val)`` replaces the internal validation split for early
         stopping (and turns ``early_stopping="auto"`` on).
         """
-        self._check_params()
-        inputs = start_fit(self, X, y, sample_weight)
+        return self._fit(X, y, sample_weight, eval_set)
+
+    def _initialize_front_end(self, inputs: FitInputs) -> None:
         self.encoder_ = TableEncoder(
             categorical_features=self.categorical_features, min_frequency=self.min_frequency
         ).fit(inputs.frame, sample_weight=inputs.weight)
-        validation = None
-        if eval_set is not None:
-            X_val, y_val = eval_set
-            y_val = encode_targets(self.classes_, validate_targets(y_val), "eval_set y")
-            validation = (to_frame(X_val), y_val)
-        early = use_early_stopping(self.early_stopping, eval_set is not None, len(inputs.frame))
-        self._train(inputs, validation, early)
-        return self
 
-    def _train(
-        self, inputs: FitInputs, validation: tuple[pd.DataFrame, np.ndarray] | None, early: bool
-    ) -> None:
-        """Fit ``module_`` with the trainer; ``validation`` is ``(X_val, y_val codes)``."""
-        train = self._tensors(inputs.frame, inputs.y_codes, inputs.weight)
-        if validation is not None:
-            X_val, y_val = validation
-            validation = self._tensors(X_val, y_val, np.ones(len(y_val)))
-        elif early:
-            train, validation = hold_out(
-                train, inputs.y_codes, self.validation_fraction, inputs.seed
-            )
-        config = TrainerConfig(
-            max_epochs=self.max_epochs,
-            batch_size=self.batch_size,
-            lr=self.learning_rate,
-            weight_decay=self.weight_decay,
-            eps=1e-8,  # torch's AdamW default (only tabmoe's paper model uses Keras' 1e-7)
-            early_stopping=early,
-            n_iter_no_change=self.n_iter_no_change,
-            tol=self.tol,
-            device=inputs.device,
-            seed=inputs.seed,
-            verbose=self.verbose,
-            mixed_precision=inputs.mixed_precision,
-            compile=inputs.compile,
-            description=type(self).__name__,
-        )
+    def _initialize_module(self) -> nn.Module:
         cardinalities = [int(c) for c in self.encoder_.cardinalities_]
-        with seeded(inputs.seed, inputs.device):
-            self.module_ = self._build_network(
-                cardinalities, self.encoder_.n_numeric_, len(self.classes_)
-            ).to(inputs.device)
-            result = Trainer(config).fit(self.module_, train, network_loss, validation=validation)
-        self.history_ = result.history
-        self.n_iter_ = len(result.history)
-        self.best_epoch_ = result.best_epoch
+        return self._build_network(cardinalities, self.encoder_.n_numeric_, len(self.classes_))
+
+    def _get_loss(self) -> LossFn:
+        return network_loss
 
     @torch.no_grad()
     def _label_logits(self, X: Any) -> np.ndarray:

@@ -1,4 +1,5 @@
-"""What every tabmoe classifier does around training: targets, weights, seeds, hold-out split.
+"""What every tabmoe classifier does around training: targets, weights, seeds, hold-out split,
+and :class:`TorchClassifier`, the one fit sequence of the torch classifiers.
 
 Shared by :class:`~tabmoe.TabularMoEClassifier` and the torch baselines in
 :mod:`tabmoe.baselines`, so that all of them validate input, weight rows and hold out
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import numbers
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -16,9 +18,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import torch
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state, compute_sample_weight
-from sklearn.utils._param_validation import StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_sample_weight,
@@ -29,13 +32,32 @@ from sklearn.utils.validation import (
 
 from .. import _paper_config as defaults
 from ..tokenizer import to_frame
-from .trainer import autocast, resolve_device
+from .trainer import LossFn, Trainer, TrainerConfig, TrainResult, autocast, resolve_device, seeded
 
 #: Constraints of the speed parameters of every estimator trained by the shared trainer
 #: (``TabularMoEClassifier``, FT-Transformer, TabTransformer); see :class:`FitInputs`.
 SPEED_PARAMETER_CONSTRAINTS: dict = {
     "compile": ["boolean"],
     "mixed_precision": [StrOptions({"auto"}), "boolean"],
+}
+
+#: Constraints of the training parameters every torch classifier takes (TabularMoEClassifier
+#: and the baselines; each adds its architecture, ``batch_size`` and, when trained by the
+#: shared trainer, SPEED_PARAMETER_CONSTRAINTS). Declared here only.
+FIT_PARAMETER_CONSTRAINTS: dict = {
+    "categorical_features": [StrOptions({"auto", "all"}), "array-like"],
+    "min_frequency": [Interval(numbers.Integral, 1, None, closed="left")],
+    "max_epochs": [Interval(numbers.Integral, 1, None, closed="left")],
+    "learning_rate": [Interval(numbers.Real, 0, None, closed="neither")],
+    "weight_decay": [Interval(numbers.Real, 0, None, closed="left")],
+    "early_stopping": [StrOptions({"auto"}), "boolean"],
+    "validation_fraction": [Interval(numbers.Real, 0, 1, closed="neither")],
+    "n_iter_no_change": [Interval(numbers.Integral, 1, None, closed="left")],
+    "tol": [Interval(numbers.Real, 0, None, closed="left")],
+    "class_weight": [dict, StrOptions({"balanced"}), None],
+    "device": [str, torch.device],
+    "random_state": ["random_state"],
+    "verbose": ["verbose"],
 }
 
 
@@ -62,7 +84,7 @@ def resolve_mixed_precision(
             f"mixed_precision=True has no effect on {where}: bf16 autocast is used on CUDA "
             "devices with bf16 and on the CPU only. Training runs in float32.",
             UserWarning,
-            stacklevel=5,  # the caller of fit: through start_fit, fit and sklearn's _fit_context
+            stacklevel=6,  # the caller of fit: through start_fit, _fit, fit and _fit_context
         )
     return False
 
@@ -219,3 +241,124 @@ class TorchClassifierMixin:
 
 def _device_of(module: torch.nn.Module) -> torch.device:
     return next(module.parameters()).device
+
+
+class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
+    """The fit sequence of every torch classifier, once (skorch's ``initialize_module`` /
+    ``get_loss`` shape).
+
+    ``fit`` (each subclass's, decorated with scikit-learn's ``_fit_context``) calls
+    :meth:`_fit`: :meth:`_check_params`, :func:`start_fit` (targets, weights, seed, device),
+    :meth:`_initialize_front_end` (the tokenizer or encoder), the early-stopping rule, the
+    ``eval_set`` targets, then :meth:`_train`: :meth:`_training_rows` (tensors), an
+    ``eval_set`` or a stratified ``validation_fraction`` hold-out, unlabeled rows
+    (:meth:`_add_unlabeled_rows`), a :class:`~tabmoe.nn.trainer.TrainerConfig` (rows per
+    batch from :meth:`_batch_size`), and under one seed :meth:`_initialize_module` and
+    :class:`~tabmoe.nn.trainer.Trainer` with :meth:`_get_loss` / :meth:`_get_val_loss`;
+    it sets ``module_``, ``history_``, ``n_iter_`` and ``best_epoch_``.
+
+    A subclass supplies its front end, its network and its loss; TabNet, trained by its own
+    library's loop, overrides :meth:`_train`.
+    """
+
+    #: Adam's epsilon (the trainer's default 1e-7 is Keras', as in the paper).
+    _adam_eps: float = 1e-7
+
+    # ---------------------------------------------------------------- hooks
+    def _check_params(self) -> None:
+        """Cross-parameter checks (ValueError naming the parameters), before any work."""
+
+    def _initialize_front_end(self, inputs: FitInputs, **fit_params: Any) -> Any:
+        """Fit the front end on ``inputs.frame``; return unlabeled rows to train on (or None)."""
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def _training_rows(self, X: Any, y_codes: np.ndarray, weight: np.ndarray) -> dict[str, torch.Tensor]:
+        """Row-aligned training tensors of ``X`` with class codes and row weights."""
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def _add_unlabeled_rows(self, train: dict[str, torch.Tensor], unlabeled: Any) -> dict[str, torch.Tensor]:
+        """``train`` with the rows returned by :meth:`_initialize_front_end` appended."""
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def _batch_size(self, train: dict[str, torch.Tensor]) -> int:
+        """Rows per optimisation step."""
+        return int(self.batch_size)
+
+    def _initialize_module(self) -> torch.nn.Module:
+        """A fresh network for the fitted front end (called under the fit's seed)."""
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def _get_loss(self) -> LossFn:
+        """The trainer's ``loss_fn``: ``(module, batch) -> (weighted loss sum, weight sum)``."""
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    def _get_val_loss(self) -> LossFn | None:
+        """The early-stopping loss; None: the training loss."""
+        return None
+
+    def _record_fit(self, result: TrainResult, labelled: dict[str, torch.Tensor], seed: int) -> None:
+        """Set ``history_``, ``n_iter_`` and ``best_epoch_`` from the trainer's result."""
+        self.history_ = result.history
+        self.n_iter_ = len(result.history)
+        self.best_epoch_ = result.best_epoch
+
+    # ------------------------------------------------------------- sequence
+    def _fit(
+        self,
+        X: Any,
+        y: Any,
+        sample_weight: Any = None,
+        eval_set: tuple[Any, Any] | None = None,
+        **fit_params: Any,
+    ) -> TorchClassifier:
+        self._check_params()
+        inputs = start_fit(self, X, y, sample_weight)
+        unlabeled = self._initialize_front_end(inputs, **fit_params)
+        early = use_early_stopping(self.early_stopping, eval_set is not None, len(inputs.frame))
+        validation = None
+        if eval_set is not None:
+            X_val, y_val = eval_set
+            validation = (X_val, encode_targets(self.classes_, validate_targets(y_val), "eval_set y"))
+        self._train(inputs, validation, early, unlabeled)
+        return self
+
+    def _train(
+        self,
+        inputs: FitInputs,
+        validation: tuple[Any, np.ndarray] | None,
+        early: bool,
+        unlabeled: Any = None,
+    ) -> None:
+        """Fit ``module_`` with the trainer; ``validation`` is ``(X_val, y_val codes)``."""
+        train = self._training_rows(inputs.frame, inputs.y_codes, inputs.weight)
+        if validation is not None:
+            X_val, y_val = validation
+            validation = self._training_rows(X_val, y_val, np.ones(len(y_val)))
+        elif early:
+            train, validation = hold_out(train, inputs.y_codes, self.validation_fraction, inputs.seed)
+        labelled = train
+        if unlabeled is not None:
+            train = self._add_unlabeled_rows(train, unlabeled)
+        config = TrainerConfig(
+            max_epochs=self.max_epochs,
+            batch_size=self._batch_size(train),
+            lr=self.learning_rate,
+            weight_decay=self.weight_decay,
+            eps=self._adam_eps,
+            early_stopping=bool(early),
+            n_iter_no_change=self.n_iter_no_change,
+            tol=self.tol,
+            device=inputs.device,
+            seed=inputs.seed,
+            verbose=self.verbose,
+            mixed_precision=inputs.mixed_precision,
+            compile=inputs.compile,
+            description=type(self).__name__,
+        )
+        with seeded(inputs.seed, inputs.device):
+            self.module_ = self._initialize_module().to(inputs.device)
+            result = Trainer(config).fit(
+                self.module_, train, self._get_loss(), validation=validation,
+                val_loss_fn=self._get_val_loss(),
+            )  # fmt: skip
+        self._record_fit(result, labelled, inputs.seed)
