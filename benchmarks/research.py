@@ -28,11 +28,12 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import torch
+from threadpoolctl import threadpool_limits
 
 from tabmoe import TabularMoEClassifier
-from tabmoe.bench.environment import limited_threads
-from tabmoe.registry import get_model
 from tabmoe.bench.suites import load_suite
+from tabmoe.registry import get_model
 
 RESULTS = Path(__file__).parent / "results" / "research"
 PARTS = ("validation", "id_test", "ood_test")
@@ -122,7 +123,8 @@ def run(args) -> int:
                 continue
             split = suite.split(name).make(seed, openml_cache=args.openml_cache)
             X, y = split.features("train"), split.train[split.target]
-            parts = {p: (split.features(p), split.parts[p][split.target]) for p in PARTS}
+            parts = {p: (split.features(p), split.parts[p][split.target])
+                     for p in PARTS if p in split.parts and len(split.parts[p])}
             for variant, params in todo:
                 if args.model:
                     estimator = get_model(args.model).make(**params)
@@ -159,7 +161,7 @@ def import_records(args) -> int:
             "study": args.study, "variant": args.variant, "split": record["split"],
             "seed": record["seed"], "params": {"model": args.model, **record["params"]},
             "fit_seconds": record["fit_seconds"],
-            **{p: record[p]["accuracy"] for p in PARTS},
+            **{p: record[p]["accuracy"] if record.get(p) else None for p in PARTS},
             "ood_single_class": None, "epochs": None, "n_train": record["n_rows"]["train"],
             "source": str(path.relative_to(Path(args.results).parent.parent.parent)),
         })
@@ -191,7 +193,9 @@ def summary(args) -> int:
         keys = sorted(set(rows) & set(base))
         if not keys:
             continue
-        get = lambda src, part: np.array([src[k][part] for k in keys])  # noqa: E731
+        def get(src: dict, part: str, keys: list = keys) -> np.ndarray:
+            return np.array([np.nan if src[k].get(part) is None else src[k][part] for k in keys])
+
         dv = get(rows, "validation") - get(base, "validation")
         do = get(rows, "ood_test") - get(base, "ood_test")
         fit = get(rows, "fit_seconds")
@@ -202,6 +206,12 @@ def summary(args) -> int:
             f"| {do.mean():+.4f} ({do.std():.3f}) | {_wtl(do)} | {fit.mean():.1f} / {fit.max():.0f} | {single} |"
         )
     return 0
+
+
+def limited_threads(n: int):
+    """torch and the BLAS / OpenMP pools (HistGradientBoosting's too) at ``n`` threads."""
+    torch.set_num_threads(n)
+    return threadpool_limits(n)
 
 
 def main(argv: list[str] | None = None) -> int:

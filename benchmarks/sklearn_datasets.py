@@ -20,11 +20,12 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import torch
 from sklearn import datasets
 from sklearn.model_selection import StratifiedKFold
+from threadpoolctl import threadpool_limits
 
-from tabmoe.bench.environment import limited_threads
-from tabmoe.models import get_model
+from tabmoe.registry import get_model
 
 OUT = Path(__file__).parent / "results" / "sklearn-datasets" / "cv.jsonl"
 DATASETS = ("breast_cancer", "wine", "iris", "digits")
@@ -50,6 +51,12 @@ def cross_validate(model: str, X, y, folds: int = 5) -> dict:
         accuracies.append(float(np.mean(estimator.predict(X.iloc[test]) == y[test])))
     return {"accuracy": float(np.mean(accuracies)), "accuracy_sd": float(np.std(accuracies)),
             "folds": accuracies, "fit_seconds": float(np.mean(seconds))}
+
+
+def limited_threads(n: int):
+    """torch and the BLAS / OpenMP pools (HistGradientBoosting's too) at ``n`` threads."""
+    torch.set_num_threads(n)
+    return threadpool_limits(n)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -22,7 +22,7 @@ PAPER_TRAINING: dict = {
     "learning_rate": 1e-3,
     "weight_decay": 0.0,
     "max_epochs": 200,
-    "batch_size": "auto",  # 128 masked copies per batch on tables of <= 10,000 rows
+    "batch_size": "paper",  # 128 masked copies per batch on tables of <= 10,000 rows
     "early_stopping": False,
     "masking": "leave_one_out",
     "feature_loss_weight": 1.0,
@@ -35,7 +35,7 @@ PAPER_CONFIG: dict = {
     "categorical_features": "all",
 }
 
-#: ``batch_size="auto"``: the paper's 128 masked copies per batch up to this many rows,
+#: ``batch_size="paper"``: the paper's 128 masked copies per batch up to this many rows,
 #: AUTO_LARGE_BATCH rows per batch above it.
 AUTO_BATCH_COPIES = 128
 AUTO_LARGE_BATCH = 256

@@ -13,7 +13,7 @@ from sklearn.preprocessing import StandardScaler
 from tabmoe import TabularMoEClassifier, paper_config
 from tabmoe.persistence import IncompatibleFileError
 
-FAST = dict(max_epochs=30, learning_rate=0.01, random_state=0, device="cpu")
+FAST = dict(max_epochs=30, learning_rate=0.01, early_stopping=False, random_state=0, device="cpu")
 
 
 def test_learns_and_predicts_classes(mixed_frame):
@@ -75,17 +75,19 @@ def test_grid_search_parallel_cross_val_and_clone(mixed_frame):
     assert twin.get_params() == clf.get_params() and twin is not clf
 
 
-def test_early_stopping_auto_rule_and_eval_set(mixed_frame):
+def test_early_stopping_default_auto_rule_and_eval_set(mixed_frame):
     X, y = mixed_frame
-    clf = TabularMoEClassifier(**FAST).fit(X, y)
-    assert "val_loss" not in clf.history_[0]  # <= 10,000 rows: off
-    clf = TabularMoEClassifier(**{**FAST, "max_epochs": 200}, n_iter_no_change=3)
+    default = TabularMoEClassifier(max_epochs=30, random_state=0, device="cpu").fit(X, y)
+    assert "val_loss" in default.history_[0]  # on by default, on a 10% hold-out
+    clf = TabularMoEClassifier(**{**FAST, "early_stopping": "auto"}).fit(X, y)
+    assert "val_loss" not in clf.history_[0]  # "auto", <= 10,000 rows, no eval_set: off
+    clf = TabularMoEClassifier(**{**FAST, "max_epochs": 200, "early_stopping": "auto"}, n_iter_no_change=3)
     clf.fit(X[:150], y[:150], eval_set=(X[150:], y[150:]))
     assert "val_loss" in clf.history_[0]
     assert clf.n_iter_ < 200 and clf.best_epoch_ <= clf.n_iter_
     best = min(h["val_loss"] for h in clf.history_)
     assert best == clf.history_[clf.best_epoch_ - 1]["val_loss"]
-    forced = TabularMoEClassifier(**FAST, early_stopping=True, validation_fraction=0.2).fit(X, y)
+    forced = TabularMoEClassifier(**{**FAST, "early_stopping": True}, validation_fraction=0.2).fit(X, y)
     assert "val_loss" in forced.history_[0]
 
 
@@ -105,7 +107,7 @@ def test_paper_config_is_the_papers(auto_mpg):
     assert cfg | {} == {
         "d_model": 20, "n_heads": 5, "ff_dim": 5, "n_layers": 1, "dropout": 0.1,
         "block": "transformer", "gate": "softmax", "learning_rate": 1e-3, "weight_decay": 0.0,
-        "max_epochs": 200, "batch_size": "auto", "early_stopping": False,
+        "max_epochs": 200, "batch_size": "paper", "early_stopping": False,
         "masking": "leave_one_out", "feature_loss_weight": 1.0, "vocabulary": "shared",
         "categorical_features": "all",
     }
@@ -117,6 +119,14 @@ def test_paper_config_is_the_papers(auto_mpg):
     assert clf.tokenizer_.n_tokens_ == 6 and clf.label_token_ids_.tolist() == [3, 4, 5]
     assert clf._rows_per_batch(245, 7, "leave_one_out") == 18  # 128 masked copies / 7 columns
     assert clf.module_.blocks[0].attention.key_dim == 4
+
+
+def test_auto_batch_size_gives_about_16_steps_per_epoch():
+    clf = TabularMoEClassifier()
+    assert clf._rows_per_batch(100, 5, "leave_one_out") == 16  # at least 16 rows
+    assert clf._rows_per_batch(2100, 5, "leave_one_out") == 131  # rows // 16
+    assert clf._rows_per_batch(10**6, 50, "leave_one_out") == 256  # at most 256 rows
+    assert TabularMoEClassifier(batch_size=64)._rows_per_batch(2100, 5, "leave_one_out") == 64
 
 
 def test_invalid_parameters_are_named(mixed_frame):

@@ -15,6 +15,10 @@ EXPECTED_FAILED_CHECKS = {
         # after a finite number of steps (scikit-learn lists the same exception for
         # SGDClassifier and MLP-style estimators).
         "check_sample_weight_equivalence_on_dense_data": "stochastic minibatch training",
+        # float32 network: a row's probabilities differ in the 7th digit (the check's atol is
+        # 1e-7) with the rows batched beside it, as the torch baselines' (the default width,
+        # d_model 64 / ff_dim 128, takes other matmul kernels for one row than for many).
+        "check_methods_subset_invariance": "float32 outputs differ by ~1e-7 with batching",
     },
 }
 

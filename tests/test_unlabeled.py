@@ -15,7 +15,7 @@ from .moe_data import toy_table
 
 
 def make(**kw):
-    params = dict(max_epochs=3, random_state=0, device="cpu", batch_size=32)
+    params = dict(max_epochs=3, random_state=0, device="cpu", batch_size=32, early_stopping=False)
     params.update(kw)
     return TabularMoEClassifier(**params)
 

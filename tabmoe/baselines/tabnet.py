@@ -202,6 +202,7 @@ class TabNetClassifier(TorchTabularClassifier):
         class_weight: dict | str | None = None,
         device: str = "auto",
         random_state: Any = None,
+        n_jobs: int | None = None,
         verbose: int = 0,
     ):
         self.n_d = n_d
@@ -227,6 +228,7 @@ class TabNetClassifier(TorchTabularClassifier):
         self.class_weight = class_weight
         self.device = device
         self.random_state = random_state
+        self.n_jobs = n_jobs
         self.verbose = verbose
 
     @property

@@ -98,6 +98,9 @@ class TorchTabularClassifier(TorchClassifier):
     device : str
         ``"auto"`` (CUDA when available), ``"cpu"``, ``"cuda"``, ``"cuda:1"``, ...
     random_state : int, RandomState or None
+    n_jobs : int or None
+        CPU threads of torch during ``fit`` and prediction (``None``: 1, ``-1``: every
+        core), as :class:`~tabmoe.TabularMoEClassifier`'s.
     verbose : int
         ``>0`` shows a progress bar over epochs.
 

@@ -32,6 +32,7 @@ from sklearn.utils.validation import (
 
 from .. import _paper_config as defaults
 from ..tokenizer import to_frame
+from ._threads import scoped_threads
 from .trainer import LossFn, Trainer, TrainerConfig, TrainResult, autocast, resolve_device, seeded
 
 #: Constraints of the speed parameters of every estimator trained by the shared trainer
@@ -57,6 +58,7 @@ FIT_PARAMETER_CONSTRAINTS: dict = {
     "class_weight": [dict, StrOptions({"balanced"}), None],
     "device": [str, torch.device],
     "random_state": ["random_state"],
+    "n_jobs": [numbers.Integral, None],
     "verbose": ["verbose"],
 }
 
@@ -209,6 +211,7 @@ class TorchClassifierMixin:
         mixed = getattr(self, "mixed_precision", False)
         return autocast(resolve_mixed_precision(mixed, device, warn=False), device)
 
+    @scoped_threads
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """Log class probabilities, shape (n_samples, n_classes), columns in ``classes_`` order."""
         logits = torch.from_numpy(self._label_logits(X))
@@ -218,6 +221,7 @@ class TorchClassifierMixin:
         """Class probabilities, shape (n_samples, n_classes), columns in ``classes_`` order."""
         return np.exp(self.predict_log_proba(X))
 
+    @scoped_threads
     def predict(self, X: Any) -> np.ndarray:
         """Most probable class per row, shape (n_samples,)."""
         logits = self._label_logits(X)
@@ -303,6 +307,7 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
         self.best_epoch_ = result.best_epoch
 
     # ------------------------------------------------------------- sequence
+    @scoped_threads
     def _fit(
         self,
         X: Any,

@@ -1,0 +1,58 @@
+"""n_jobs: torch threads scoped to fit / predict, the caller's setting restored."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from joblib import parallel_config
+
+from tabmoe import TabularMoEClassifier
+from tabmoe.nn import _threads
+
+
+@pytest.fixture
+def restore_threads():
+    before = torch.get_num_threads()
+    yield
+    torch.set_num_threads(before)
+
+
+def test_resolve_n_jobs_follows_scikit_learn():
+    assert _threads.resolve_n_jobs(None) == 1
+    assert _threads.resolve_n_jobs(2) == 2
+    assert _threads.resolve_n_jobs(-1) >= 1
+    with parallel_config(n_jobs=3):
+        assert _threads.resolve_n_jobs(None) == 3
+
+
+def test_fit_and_predict_use_n_jobs_and_restore_the_callers_setting(monkeypatch, restore_threads):
+    torch.set_num_threads(2)
+    seen = []
+    original = _threads.torch_threads
+
+    def spy(n):
+        seen.append((n, torch.get_num_threads()))
+        return original(n)
+
+    monkeypatch.setattr(_threads, "torch_threads", spy)
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.choice(list("xyz"), 60), "b": rng.normal(size=60)})
+    y = np.where(X["a"] == "x", "p", "q")
+    clf = TabularMoEClassifier(max_epochs=2, device="cpu", random_state=0).fit(X, y)
+    clf.predict_proba(X)
+    TabularMoEClassifier(max_epochs=2, device="cpu", random_state=0, n_jobs=2).fit(X, y)
+    assert seen[0] == (1, 2) and (2, 2) in seen
+    assert torch.get_num_threads() == 2
+
+
+def test_torch_threads_inside_the_block():
+    before = torch.get_num_threads()
+    with _threads.torch_threads(1):
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == before
+
+
+def test_bad_n_jobs_is_named():
+    X = pd.DataFrame({"a": list("xyxy" * 5)})
+    with pytest.raises(ValueError, match="n_jobs"):
+        TabularMoEClassifier(n_jobs="many").fit(X, list("pqpq" * 5))
