@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numbers
-import os
 import warnings
 from typing import Any, Literal
 
@@ -16,7 +15,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _paper_config as defaults
-from . import persistence
+from ._estimator_state import EstimatorStateMixin
 from .interpret.explain import Explanation, explain_tokens, gate_importances
 from .nn._base import (
     FIT_PARAMETER_CONSTRAINTS,
@@ -29,7 +28,7 @@ from .nn._base import (
 from .nn.ensemble import StackedModel, member_loss
 from .nn.network import BLOCKS, GATES, TabularMoE
 from .nn.objective import MASKINGS, MaskedFeatureObjective, label_loss
-from .nn.trainer import LossFn, Trainer, TrainerConfig, TrainResult, resolve_device, seeded
+from .nn.trainer import LossFn, Trainer, TrainerConfig, TrainResult, seeded
 from .tokenizer import MISSING, N_SPECIAL, ColumnTokenizer, to_frame
 
 #: At most this many labelled training rows are kept after ``fit`` (``train_sample_tokens_``):
@@ -61,7 +60,7 @@ def label_token_ids(tokenizer: ColumnTokenizer, classes: np.ndarray) -> np.ndarr
     return ids.astype(np.int64)
 
 
-class TabularMoEClassifier(TorchClassifier):
+class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
     """Single- or multi-layer bidirectional attention trained with the masked-feature objective.
 
     Each column is a word position, each value a word, and the label one more column that is
@@ -582,78 +581,3 @@ class TabularMoEClassifier(TorchClassifier):
         self.adapt_history_ = self._member_means(result.history)
         self._update_importances()
         return self
-
-    # -------------------------------------------------------------- state
-    def save(self, path: str | os.PathLike) -> None:
-        """Save the fitted model to ``path`` in a format that runs no code on load.
-
-        JSON documents + tensors, read back with ``torch.load(weights_only=True)``; see
-        :mod:`tabmoe.persistence`.
-        """
-        persistence.save(self, path)
-
-    @classmethod
-    def load(cls, path: str | os.PathLike, device: str = "cpu") -> TabularMoEClassifier:
-        """Load a model written by :meth:`save` onto ``device`` (default CPU)."""
-        target = resolve_device(device)
-        est = persistence.load(cls, path)
-        est.module_.to(target).eval()
-        return est
-
-    def _get_state(self) -> tuple[dict, dict[str, dict[str, torch.Tensor]]]:
-        """``(documents, tensors)`` of the fitted model, for :func:`tabmoe.persistence.save`:
-        JSON-able ``params``, ``fitted`` and ``tokenizer``; the network's ``state_dict`` and
-        the stored training sample."""
-        check_is_fitted(self)
-        fitted = {
-            "classes": [persistence.encode_value(c) for c in self.classes_],
-            "classes_dtype": self.classes_.dtype.str,
-            "label_token_ids": self.label_token_ids_.tolist(),
-            "n_features_in": int(self.n_features_in_),
-            "feature_names_in": (
-                self.feature_names_in_.tolist() if hasattr(self, "feature_names_in_") else None
-            ),
-            "history": self.history_,
-            "n_iter": self.n_iter_,
-            "best_epoch": self.best_epoch_,
-            "feature_importances": self.feature_importances_.tolist(),
-            "adapt_history": getattr(self, "adapt_history_", None),
-        }
-        documents = {
-            "params": persistence.json_params(self.get_params()),
-            "fitted": fitted,
-            "tokenizer": self.tokenizer_._get_state(),
-        }
-        tensors = {
-            "state_dict": dict(self.module_.state_dict()),
-            "train_sample": {
-                "tokens": torch.from_numpy(self.train_sample_tokens_),
-                "weight": torch.from_numpy(self.train_sample_weight_),
-            },
-        }
-        return documents, tensors
-
-    @classmethod
-    def _from_state(cls, documents: dict, tensors: dict[str, dict[str, torch.Tensor]]) -> TabularMoEClassifier:
-        """The fitted model described by :meth:`_get_state`'s data (network on the CPU)."""
-        est = cls(**persistence.load_params(documents["params"]))
-        fitted = documents["fitted"]
-        est.tokenizer_ = ColumnTokenizer._from_state(documents["tokenizer"])
-        classes = [persistence.decode_value(c) for c in fitted["classes"]]
-        est.classes_ = np.asarray(classes, dtype=persistence.classes_dtype(fitted.get("classes_dtype")))
-        est.label_token_ids_ = np.asarray(fitted["label_token_ids"], dtype=np.int64)
-        est.n_features_in_ = fitted["n_features_in"]
-        if fitted["feature_names_in"] is not None:
-            est.feature_names_in_ = np.asarray(fitted["feature_names_in"], dtype=object)
-        est.history_, est.n_iter_ = fitted["history"], fitted["n_iter"]
-        est.best_epoch_ = fitted["best_epoch"]
-        est.module_ = est._build_module()
-        est.module_.load_state_dict(tensors["state_dict"])
-        if "train_sample" in tensors:  # the stored sample used by adapt()
-            est.train_sample_tokens_ = tensors["train_sample"]["tokens"].numpy()
-            est.train_sample_weight_ = tensors["train_sample"]["weight"].numpy()
-        if fitted.get("feature_importances") is not None:
-            est.feature_importances_ = np.asarray(fitted["feature_importances"], dtype=np.float64)
-        if fitted.get("adapt_history") is not None:
-            est.adapt_history_ = fitted["adapt_history"]
-        return est
