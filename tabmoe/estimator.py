@@ -260,6 +260,12 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
             )
         return self.masking
 
+    def rows_per_batch(self, n_rows: int) -> int:
+        """Rows per training step that ``fit`` / ``adapt`` of this fitted model use on
+        ``n_rows`` rows (``batch_size="auto"`` resolved; before the cap of huge vocabularies)."""
+        check_is_fitted(self)
+        return self._rows_per_batch(n_rows, self.n_features_in_ + 1, self._masking())
+
     def _rows_per_batch(self, n_rows: int, n_columns: int, masking: str) -> int:
         if self.batch_size != "auto":
             return int(self.batch_size)
