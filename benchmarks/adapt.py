@@ -32,8 +32,7 @@ VARIANTS = ("base", "control", "adapted", "semi")
 
 
 def steps_per_epoch(clf: TabularMoEClassifier, n_rows: int) -> int:
-    rows = clf._rows_per_batch(n_rows, clf.n_features_in_ + 1, clf._masking())
-    return math.ceil(n_rows / rows)
+    return math.ceil(n_rows / clf.rows_per_batch(n_rows))
 
 
 def main() -> None:

@@ -22,9 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tabmoe.bench.cli import parse_seed_list
 from tabmoe.bench.execute import execute
-from tabmoe.bench.plan import RunSpec
+from tabmoe.bench.plan import RunSpec, parse_seed_list
 from tabmoe.bench.suites import load_suite
 
 

@@ -5,7 +5,7 @@
 With ``batch_size=1024`` and ``drop_last=True``, 245 training rows give ZERO optimisation
 steps, and the returned model still predicts. Prints the step counts and the untrained
 model's OOD accuracy per seed (compare ``TabNetClassifier``, whose batches are bounded by
-the data, in ``auto_mpg_baselines.py``). Same encoding as every baseline.
+the data, in the ``paper`` suite's auto-mpg-origin runs). Same encoding as every baseline.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from tabmoe.baselines import TableEncoder
-from tabmoe.baselines.tabnet import _quiet, _StepCounter
+from tabmoe.baselines.tabnet import StepCounter, quiet
 from tabmoe.data import auto_mpg_origin_split
 
 
@@ -36,7 +36,7 @@ def main() -> None:
     cardinalities = [int(c) for c in encoder.cardinalities_]
     steps, accuracy = [], []
     for seed in range(lo, hi + 1):
-        counter = _StepCounter()
+        counter = StepCounter()
         clf = TabNetClassifier(
             seed=seed,
             verbose=0,
@@ -44,7 +44,7 @@ def main() -> None:
             cat_idxs=list(range(len(cardinalities))),
             cat_dims=cardinalities,
         )
-        with _quiet(0):
+        with quiet(0):
             clf.fit(Z_train, split.y_train.to_numpy(), callbacks=[counter])  # its defaults
         steps.append(counter.n_steps)
         accuracy.append(float(np.mean(clf.predict(Z_test) == split.y_test.to_numpy())))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numbers
-import os
 import warnings
 from typing import Any, Literal
 
@@ -16,7 +15,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _paper_config as defaults
-from . import persistence
+from ._estimator_state import EstimatorStateMixin
 from .interpret.explain import Explanation, explain_tokens, gate_importances
 from .nn._base import (
     FIT_PARAMETER_CONSTRAINTS,
@@ -67,7 +66,7 @@ def label_token_ids(tokenizer: ColumnTokenizer, classes: np.ndarray) -> np.ndarr
     return ids.astype(np.int64)
 
 
-class TabularMoEClassifier(TorchClassifier):
+class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
     """Single- or multi-layer bidirectional attention trained with the masked-feature objective.
 
     Each column is a word position, each value a word, and the label one more column that is
@@ -293,6 +292,12 @@ class TabularMoEClassifier(TorchClassifier):
                 "use masking='random' or 'auto' for deeper models."
             )
         return self.masking
+
+    def rows_per_batch(self, n_rows: int) -> int:
+        """Rows per training step that ``fit`` / ``adapt`` of this fitted model use on
+        ``n_rows`` rows (``batch_size="auto"`` resolved; before the cap of huge vocabularies)."""
+        check_is_fitted(self)
+        return self._rows_per_batch(n_rows, self.n_features_in_ + 1, self._masking())
 
     def _rows_per_batch(self, n_rows: int, n_columns: int, masking: str) -> int:
         if self.batch_size == "auto":
@@ -620,17 +625,3 @@ class TabularMoEClassifier(TorchClassifier):
         self.adapt_history_ = self._member_means(result.history)
         self._update_importances()
         return self
-
-    # -------------------------------------------------------------- state
-    def save(self, path: str | os.PathLike) -> None:
-        """Save the fitted model to ``path`` in a format that runs no code on load.
-
-        JSON documents + tensors, read back with ``torch.load(weights_only=True)``; see
-        :mod:`tabmoe.persistence`.
-        """
-        persistence.save(self, path)
-
-    @classmethod
-    def load(cls, path: str | os.PathLike, device: str = "cpu") -> TabularMoEClassifier:
-        """Load a model written by :meth:`save` onto ``device`` (default CPU)."""
-        return persistence.load(path, device=device)

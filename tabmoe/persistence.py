@@ -29,6 +29,8 @@ import pandas as pd
 import sklearn
 import torch
 
+from ._version import __version__
+
 FORMAT = "tabmoe.TabularMoEClassifier"
 FORMAT_VERSION = 1
 
@@ -78,15 +80,18 @@ def decode_value(item: list) -> Any:
     raise IncompatibleFileError(f"Unknown value type tag {tag!r} in file.")
 
 
-def _encode_index(index: pd.Index | None) -> list | None:
+def encode_index(index: pd.Index | None) -> list | None:
+    """An index of category values (or None) as a JSON list of :func:`encode_value` items."""
     return None if index is None else [encode_value(v) for v in index]
 
 
-def _decode_index(items: list | None) -> pd.Index | None:
+def decode_index(items: list | None) -> pd.Index | None:
+    """The object index written by :func:`encode_index`."""
     return None if items is None else pd.Index([decode_value(v) for v in items], dtype=object)
 
 
-def _json_params(params: dict) -> dict:
+def json_params(params: dict) -> dict:
+    """``get_params()`` as JSON (devices as strings, dicts with typed keys); TypeError otherwise."""
     out = {}
     for key, value in params.items():
         if isinstance(value, torch.device):
@@ -105,7 +110,8 @@ def _json_params(params: dict) -> dict:
     return out
 
 
-def _load_params(params: dict) -> dict:
+def load_params(params: dict) -> dict:
+    """The parameters written by :func:`json_params`."""
     out = {}
     for key, value in params.items():
         if isinstance(value, dict) and "__dict__" in value:
@@ -114,88 +120,31 @@ def _load_params(params: dict) -> dict:
     return out
 
 
-# ---------------------------------------------------------- tokenizer
-def tokenizer_state(tok) -> dict:
-    return {
-        "params": _json_params(tok.get_params()),
-        "n_features_in": int(tok.n_features_in_),
-        "feature_names_in": (
-            None if not hasattr(tok, "feature_names_in_") else tok.feature_names_in_.tolist()
-        ),
-        "column_labels": getattr(tok, "_column_labels", None),
-        "is_categorical": tok.is_categorical_.tolist(),
-        "categories": [_encode_index(c) for c in tok.categories_],
-        "infrequent": [_encode_index(c) for c in tok._infrequent],
-        "bin_edges": [None if e is None else e.tolist() for e in tok.bin_edges_],
-        "offsets": tok.offsets_.tolist(),
-        "n_tokens_per_column": tok.n_tokens_per_column_.tolist(),
-        "n_tokens": int(tok.n_tokens_),
-        "shared_values": _encode_index(getattr(tok, "shared_values_", None)),
-    }
-
-
-def tokenizer_from_state(state: dict):
-    from .tokenizer import ColumnTokenizer
-
-    tok = ColumnTokenizer(**_load_params(state["params"]))
-    tok.n_features_in_ = state["n_features_in"]
-    if state["feature_names_in"] is not None:
-        tok.feature_names_in_ = np.asarray(state["feature_names_in"], dtype=object)
-    tok._column_labels = state.get("column_labels")  # absent in files saved before it existed
-    tok.is_categorical_ = np.asarray(state["is_categorical"], dtype=bool)
-    tok.categories_ = [_decode_index(c) for c in state["categories"]]
-    tok._infrequent = [_decode_index(c) for c in state["infrequent"]]
-    tok.bin_edges_ = [None if e is None else np.asarray(e, dtype=float) for e in state["bin_edges"]]
-    tok.offsets_ = np.asarray(state["offsets"], dtype=np.int64)
-    tok.n_tokens_per_column_ = np.asarray(state["n_tokens_per_column"], dtype=np.int64)
-    tok.n_tokens_ = state["n_tokens"]
-    if state["shared_values"] is not None:
-        tok.shared_values_ = _decode_index(state["shared_values"])
-    tok._lookup = [tok._build_lookup(j) for j in range(tok.n_features_in_)]
-    return tok
-
-
 # ---------------------------------------------------------- estimator
-def save(estimator, path: str | os.PathLike) -> None:
-    """Write a fitted estimator to ``path`` (JSON documents + CPU tensors)."""
-    from sklearn.utils.validation import check_is_fitted
+def save(estimator: Any, path: str | os.PathLike) -> None:
+    """Write a fitted estimator to ``path`` (JSON documents + CPU tensors).
 
-    from . import __version__
-
-    check_is_fitted(estimator)
-    fitted = {
-        "classes": [encode_value(c) for c in estimator.classes_],
-        "classes_dtype": estimator.classes_.dtype.str,
-        "label_token_ids": estimator.label_token_ids_.tolist(),
-        "n_features_in": int(estimator.n_features_in_),
-        "feature_names_in": (
-            estimator.feature_names_in_.tolist() if hasattr(estimator, "feature_names_in_") else None
-        ),
-        "history": estimator.history_,
-        "n_iter": estimator.n_iter_,
-        "best_epoch": estimator.best_epoch_,
-        "feature_importances": estimator.feature_importances_.tolist(),
-        "adapt_history": getattr(estimator, "adapt_history_", None),
-    }
+    The estimator supplies its state, ``estimator._get_state() -> (documents, tensors)``:
+    ``documents`` maps each of DOCUMENT_KEYS to JSON-able data, ``tensors`` each of
+    CHECKED_TENSORS to a dict of tensors. This module only writes them (with format, versions
+    and checksum); it never reads the estimator's attributes itself.
+    """
+    documents, tensors = estimator._get_state()
     payload = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "versions": json.dumps(
             {"tabmoe": __version__, "torch": torch.__version__, "sklearn": sklearn.__version__}
         ),
-        "params": json.dumps(_json_params(estimator.get_params())),
-        "fitted": json.dumps(fitted),
-        "tokenizer": json.dumps(tokenizer_state(estimator.tokenizer_)),
-        "state_dict": {k: v.detach().cpu() for k, v in estimator.module_.state_dict().items()},
-        "train_sample": {
-            "tokens": torch.from_numpy(estimator.train_sample_tokens_),
-            "weight": torch.from_numpy(estimator.train_sample_weight_),
-        },
+        **{key: json.dumps(documents[key]) for key in DOCUMENT_KEYS},
+        **{key: {k: v.detach().cpu() for k, v in tensors[key].items()} for key in CHECKED_TENSORS},
     }
     payload["checksum"] = checksum(payload)
     torch.save(payload, os.fspath(path))
 
 
+#: The JSON documents of an estimator's state (see :func:`save`).
+DOCUMENT_KEYS = ("params", "fitted", "tokenizer")
 #: Payload entries covered by the checksum: documents, and dicts of tensors (the latter
 #: only where present: "train_sample" is absent from files written before adapt() existed).
 CHECKED_KEYS = ("format", "format_version", "versions", "params", "fitted", "tokenizer")
@@ -244,49 +193,30 @@ def _read(path: str) -> dict:
     return payload
 
 
-def load(path: str | os.PathLike, device: str = "cpu"):
-    """Read a file written by :func:`save`; tensors are mapped to ``device``.
+def load(cls: type, path: str | os.PathLike) -> Any:
+    """Read a file written by :func:`save` into ``cls._from_state(documents, tensors)`` (CPU
+    tensors; :meth:`TabularMoEClassifier.load <tabmoe.TabularMoEClassifier.load>` moves
+    the network to its device).
 
-    Raises :class:`IncompatibleFileError` for files of another format or version, and
-    ``pickle.UnpicklingError`` for files that would need code execution to load.
+    Raises :class:`IncompatibleFileError` for files of another format or version, or whose
+    contents do not describe a valid model, and ``pickle.UnpicklingError`` for files that
+    would need code execution to load.
     """
-    from .estimator import TabularMoEClassifier
-    from .nn.trainer import resolve_device
-
-    target = resolve_device(device)
     path = os.fspath(path)
     payload = _read(path)
     try:
-        est = TabularMoEClassifier(**_load_params(json.loads(payload["params"])))
-        fitted = json.loads(payload["fitted"])
-        est.tokenizer_ = tokenizer_from_state(json.loads(payload["tokenizer"]))
-        classes = [decode_value(c) for c in fitted["classes"]]
-        est.classes_ = np.asarray(classes, dtype=_classes_dtype(fitted.get("classes_dtype")))
-        est.label_token_ids_ = np.asarray(fitted["label_token_ids"], dtype=np.int64)
-        est.n_features_in_ = fitted["n_features_in"]
-        if fitted["feature_names_in"] is not None:
-            est.feature_names_in_ = np.asarray(fitted["feature_names_in"], dtype=object)
-        est.history_, est.n_iter_ = fitted["history"], fitted["n_iter"]
-        est.best_epoch_ = fitted["best_epoch"]
-        est.module_ = est._build_module()
-        est.module_.load_state_dict(payload["state_dict"])
-        if "train_sample" in payload:  # the stored sample used by adapt()
-            est.train_sample_tokens_ = payload["train_sample"]["tokens"].numpy()
-            est.train_sample_weight_ = payload["train_sample"]["weight"].numpy()
-        if fitted.get("feature_importances") is not None:
-            est.feature_importances_ = np.asarray(fitted["feature_importances"], dtype=np.float64)
-        if fitted.get("adapt_history") is not None:
-            est.adapt_history_ = fitted["adapt_history"]
+        documents = {key: json.loads(payload[key]) for key in DOCUMENT_KEYS}
+        # "train_sample" is absent from files written before adapt() existed
+        tensors = {key: payload[key] for key in CHECKED_TENSORS if key in payload}
+        return cls._from_state(documents, tensors)
     except IncompatibleFileError:
         raise
     except (KeyError, TypeError, ValueError, IndexError, RuntimeError, AttributeError) as exc:
         # A file that passed the checksum but does not describe a consistent model.
         raise IncompatibleFileError(f"{path!r} does not describe a valid model: {exc!r}") from exc
-    est.module_.to(target).eval()
-    return est
 
 
-def _classes_dtype(code: str | None) -> np.dtype | None:
+def classes_dtype(code: str | None) -> np.dtype | None:
     """dtype of ``classes_`` as saved (bool, int, float, str or object); None if unknown."""
     dtype = None if code is None else np.dtype(code)
     return dtype if dtype is not None and dtype.kind in "biufUO" else None

@@ -467,3 +467,47 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         tags.input_tags.string = True
         tags.transformer_tags.preserves_dtype = []
         return tags
+
+    # --------------------------------------------------------------- state
+    def _get_state(self) -> dict:
+        """The fitted tokenizer as JSON-able data (for :mod:`tabmoe.persistence`)."""
+        from .persistence import encode_index, json_params
+
+        return {
+            "params": json_params(self.get_params()),
+            "n_features_in": int(self.n_features_in_),
+            "feature_names_in": (
+                None if not hasattr(self, "feature_names_in_") else self.feature_names_in_.tolist()
+            ),
+            "column_labels": getattr(self, "_column_labels", None),
+            "is_categorical": self.is_categorical_.tolist(),
+            "categories": [encode_index(c) for c in self.categories_],
+            "infrequent": [encode_index(c) for c in self._infrequent],
+            "bin_edges": [None if e is None else e.tolist() for e in self.bin_edges_],
+            "offsets": self.offsets_.tolist(),
+            "n_tokens_per_column": self.n_tokens_per_column_.tolist(),
+            "n_tokens": int(self.n_tokens_),
+            "shared_values": encode_index(getattr(self, "shared_values_", None)),
+        }
+
+    @classmethod
+    def _from_state(cls, state: dict) -> ColumnTokenizer:
+        """The fitted tokenizer described by :meth:`_get_state`'s data."""
+        from .persistence import decode_index, load_params
+
+        tok = cls(**load_params(state["params"]))
+        tok.n_features_in_ = state["n_features_in"]
+        if state["feature_names_in"] is not None:
+            tok.feature_names_in_ = np.asarray(state["feature_names_in"], dtype=object)
+        tok._column_labels = state.get("column_labels")  # absent in files saved before it existed
+        tok.is_categorical_ = np.asarray(state["is_categorical"], dtype=bool)
+        tok.categories_ = [decode_index(c) for c in state["categories"]]
+        tok._infrequent = [decode_index(c) for c in state["infrequent"]]
+        tok.bin_edges_ = [None if e is None else np.asarray(e, dtype=float) for e in state["bin_edges"]]
+        tok.offsets_ = np.asarray(state["offsets"], dtype=np.int64)
+        tok.n_tokens_per_column_ = np.asarray(state["n_tokens_per_column"], dtype=np.int64)
+        tok.n_tokens_ = state["n_tokens"]
+        if state["shared_values"] is not None:
+            tok.shared_values_ = decode_index(state["shared_values"])
+        tok._lookup = [tok._build_lookup(j) for j in range(tok.n_features_in_)]
+        return tok

@@ -250,9 +250,9 @@ def test_raw_tabnet_trains_zero_batches_on_small_tables():
     tab_model = pytest.importorskip("pytorch_tabnet.tab_model")
     X, y = mixed(500)
     Z = TableEncoder().fit(X).transform(X).astype(np.float32)
-    counter = tabnet._StepCounter()
+    counter = tabnet.StepCounter()
     raw = tab_model.TabNetClassifier(verbose=0, seed=0, device_name="cpu")
-    with tabnet._quiet(0):
+    with tabnet.quiet(0):
         raw.fit(Z, (y == "yes").astype(int), max_epochs=3, callbacks=[counter])
     assert counter.n_steps == 0  # ... and it still predicts, untrained
 

@@ -39,8 +39,7 @@ def test_subsets_and_overrides():
 def test_config_hash_tracks_the_configuration_not_the_checkout(tmp_path):
     a = plan_runs(SMOKE, models=["tabmoe"], seeds=[0], protocols=["tuned"])[0]
     copy = tmp_path / "suites"
-    shutil.copytree(SMOKE.path.parent, copy)
-    shutil.copytree(SMOKE.path.parents[1] / "data", tmp_path / "data")
+    shutil.copytree(SMOKE.path.parent, copy)  # the suites and their data/ folder
     moved = plan_runs(load_suite("smoke", copy), models=["tabmoe"], seeds=[0], protocols=["tuned"])[0]
     assert moved.config_hash == a.config_hash  # same suite in another folder
     assert plan_runs(SMOKE, models=["tabmoe"], seeds=[0], protocols=["tuned"],

@@ -181,3 +181,13 @@ def test_load_refuses_pickled_code_and_foreign_files(mixed_frame, tmp_path):
     torch.save({"weights": torch.zeros(2)}, tmp_path / "other.pt")
     with pytest.raises(IncompatibleFileError, match="not a saved"):
         TabularMoEClassifier.load(tmp_path / "other.pt")
+
+
+def test_rows_per_batch_resolves_auto_as_fit_does():
+    X = pd.DataFrame({"a": list("xyzx" * 10), "b": list("pq" * 20), "c": list("uvw" * 13) + ["u"]})
+    y = np.arange(40) % 2
+    clf = TabularMoEClassifier(max_epochs=1, d_model=4, n_heads=2, ff_dim=2, device="cpu").fit(X, y)
+    assert clf.rows_per_batch(40) == 32  # 128 masked copies of 3 features + the label
+    assert clf.rows_per_batch(20_000) == 256  # above 10,000 rows
+    clf.set_params(batch_size=7)
+    assert clf.rows_per_batch(40) == 7

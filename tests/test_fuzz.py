@@ -26,7 +26,6 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from tabmoe import ColumnTokenizer, TabularMoEClassifier
-from tabmoe.persistence import tokenizer_from_state, tokenizer_state
 from tabmoe.tokenizer import MASK, MISSING, UNKNOWN
 
 from .strategies import (
@@ -177,9 +176,9 @@ def test_tokenizer_on_messy_tables(data, schema, n_rows, vocabulary, min_frequen
     X_new = data.draw(rows_of(schema, data.draw(st.integers(1, 6)), unseen=True), label="X_new")
     if unsaveable_values(X):
         with pytest.raises(TypeError, match="Cannot save category value"):
-            tokenizer_state(tok)
+            tok._get_state()
         return
-    restored = tokenizer_from_state(json.loads(json.dumps(tokenizer_state(tok))))
+    restored = ColumnTokenizer._from_state(json.loads(json.dumps(tok._get_state())))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         new = outcome(

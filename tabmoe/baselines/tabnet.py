@@ -94,7 +94,7 @@ def tabnet_batch_sizes(n_train: int, batch_size: int, virtual_batch_size: int) -
     return batch - batch % virtual, virtual
 
 
-class _StepCounter(Callback):
+class StepCounter(Callback):
     """Counts TabNet's optimisation steps (one per training batch)."""
 
     def __init__(self) -> None:
@@ -289,8 +289,8 @@ class TabNetClassifier(TorchTabularClassifier):
         self.batch_size_, self.virtual_batch_size_ = tabnet_batch_sizes(
             len(Z), self.batch_size, self.virtual_batch_size
         )
-        counter = _StepCounter()
-        with seeded(inputs.seed, inputs.device), _quiet(self.verbose):
+        counter = StepCounter()
+        with seeded(inputs.seed, inputs.device), quiet(self.verbose):
             self.model_ = self._tabnet(inputs.seed, inputs.device)
             self.model_.fit(
                 Z,
@@ -341,7 +341,7 @@ class TabNetClassifier(TorchTabularClassifier):
 
 
 @contextlib.contextmanager
-def _quiet(verbose: int):
+def quiet(verbose: int):
     """Silence pytorch-tabnet's prints and routine warnings unless ``verbose``."""
     with warnings.catch_warnings():
         for message in _TABNET_CHATTER:

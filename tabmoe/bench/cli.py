@@ -17,7 +17,7 @@ import click
 
 from ..data.shift import markdown_labels, markdown_table, shift_report
 from ..metrics import METRICS
-from .plan import PROTOCOLS, Budget, plan_runs
+from .plan import PROTOCOLS, Budget, parse_seed_list, plan_runs
 from .report import write_report
 from .suites import available_suites, default_suites_dir, load_suite
 
@@ -146,22 +146,6 @@ def _names(values: tuple[str, ...]) -> list[str] | None:
     """Repeated and/or comma-separated names, in order, without duplicates (None if none)."""
     names = [n.strip() for value in values for n in value.split(",") if n.strip()]
     return list(dict.fromkeys(names)) or None
-
-
-def parse_seed_list(text: str | None) -> list[int] | None:
-    """``"0,1,5-7"`` -> [0, 1, 5, 6, 7] (ValueError naming the bad piece)."""
-    if text is None:
-        return None
-    seeds: list[int] = []
-    for piece in (p.strip() for p in text.split(",")):
-        low, dash, high = piece.partition("-")
-        try:
-            seeds += list(range(int(low), int(high) + 1)) if dash else [int(piece)]
-        except ValueError:
-            raise ValueError(f"--seeds: {piece!r} is not an integer or a range like 0-4") from None
-    if not seeds:
-        raise ValueError("--seeds: no seeds given")
-    return list(dict.fromkeys(seeds))
 
 
 def _results_dir(results: Path | None, suite: str) -> Path:

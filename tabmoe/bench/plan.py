@@ -178,3 +178,19 @@ def plan_runs(
                         threads=threads, study_storage=study_storage,
                     ))
     return runs
+
+
+def parse_seed_list(text: str | None) -> list[int] | None:
+    """``"0,1,5-7"`` -> [0, 1, 5, 6, 7] (ValueError naming the bad piece)."""
+    if text is None:
+        return None
+    seeds: list[int] = []
+    for piece in (p.strip() for p in text.split(",")):
+        low, dash, high = piece.partition("-")
+        try:
+            seeds += list(range(int(low), int(high) + 1)) if dash else [int(piece)]
+        except ValueError:
+            raise ValueError(f"--seeds: {piece!r} is not an integer or a range like 0-4") from None
+    if not seeds:
+        raise ValueError("--seeds: no seeds given")
+    return list(dict.fromkeys(seeds))

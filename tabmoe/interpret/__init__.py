@@ -2,5 +2,5 @@
 
 * :mod:`~tabmoe.interpret.moe`: attention as a mixture of continuous word experts;
 * :mod:`~tabmoe.interpret.explain`: per-row explanations of the label prediction;
-* :mod:`~tabmoe.interpret.analogy`: word analogies in the model's token space.
+* :mod:`~tabmoe.interpret.analogy`: the linear analogy diagnostic (3CosAdd) on embeddings.
 """

@@ -252,17 +252,17 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
     ``get_loss`` shape).
 
     ``fit`` (each subclass's, decorated with scikit-learn's ``_fit_context``) calls
-    :meth:`_fit`: :meth:`_check_params`, :func:`start_fit` (targets, weights, seed, device),
-    :meth:`_initialize_front_end` (the tokenizer or encoder), the early-stopping rule, the
-    ``eval_set`` targets, then :meth:`_train`: :meth:`_training_rows` (tensors), an
+    ``_fit``: ``_check_params``, :func:`start_fit` (targets, weights, seed, device),
+    ``_initialize_front_end`` (the tokenizer or encoder), the early-stopping rule, the
+    ``eval_set`` targets, then ``_train``: ``_training_rows`` (tensors), an
     ``eval_set`` or a stratified ``validation_fraction`` hold-out, unlabeled rows
-    (:meth:`_add_unlabeled_rows`), a :class:`~tabmoe.nn.trainer.TrainerConfig` (rows per
-    batch from :meth:`_batch_size`), and under one seed :meth:`_initialize_module` and
-    :class:`~tabmoe.nn.trainer.Trainer` with :meth:`_get_loss` / :meth:`_get_val_loss`;
+    (``_add_unlabeled_rows``), a :class:`~tabmoe.nn.trainer.TrainerConfig` (rows per
+    batch from ``_batch_size``), and under one seed ``_initialize_module`` and
+    :class:`~tabmoe.nn.trainer.Trainer` with ``_get_loss`` / ``_get_val_loss``;
     it sets ``module_``, ``history_``, ``n_iter_`` and ``best_epoch_``.
 
     A subclass supplies its front end, its network and its loss; TabNet, trained by its own
-    library's loop, overrides :meth:`_train`.
+    library's loop, overrides ``_train``.
     """
 
     #: Adam's epsilon (the trainer's default 1e-7 is Keras', as in the paper).

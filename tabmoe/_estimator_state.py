@@ -1,0 +1,100 @@
+"""The saved state of :class:`~tabmoe.TabularMoEClassifier`: ``save`` / ``load`` and the
+``_get_state`` / ``_from_state`` pair that :mod:`tabmoe.persistence` writes and reads.
+
+A mixin of the estimator, in a module of its own to keep ``estimator.py`` short: the class
+owns its state, persistence owns only the file format.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+import numpy as np
+import torch
+from sklearn.utils.validation import check_is_fitted
+
+from . import persistence
+from .nn.trainer import resolve_device
+from .tokenizer import ColumnTokenizer
+
+if TYPE_CHECKING:
+    from .estimator import TabularMoEClassifier
+
+
+class EstimatorStateMixin:
+    """``save`` / ``load`` and the fitted state of ``TabularMoEClassifier``."""
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Save the fitted model to ``path`` in a format that runs no code on load.
+
+        JSON documents + tensors, read back with ``torch.load(weights_only=True)``; see
+        :mod:`tabmoe.persistence`.
+        """
+        persistence.save(self, path)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, device: str = "cpu") -> TabularMoEClassifier:
+        """Load a model written by :meth:`save` onto ``device`` (default CPU)."""
+        target = resolve_device(device)
+        est = persistence.load(cls, path)
+        est.module_.to(target).eval()
+        return est
+
+    def _get_state(self) -> tuple[dict, dict[str, dict[str, torch.Tensor]]]:
+        """``(documents, tensors)`` of the fitted model, for :func:`tabmoe.persistence.save`:
+        JSON-able ``params``, ``fitted`` and ``tokenizer``; the network's ``state_dict`` and
+        the stored training sample."""
+        check_is_fitted(self)
+        fitted = {
+            "classes": [persistence.encode_value(c) for c in self.classes_],
+            "classes_dtype": self.classes_.dtype.str,
+            "label_token_ids": self.label_token_ids_.tolist(),
+            "n_features_in": int(self.n_features_in_),
+            "feature_names_in": (
+                self.feature_names_in_.tolist() if hasattr(self, "feature_names_in_") else None
+            ),
+            "history": self.history_,
+            "n_iter": self.n_iter_,
+            "best_epoch": self.best_epoch_,
+            "feature_importances": self.feature_importances_.tolist(),
+            "adapt_history": getattr(self, "adapt_history_", None),
+        }
+        documents = {
+            "params": persistence.json_params(self.get_params()),
+            "fitted": fitted,
+            "tokenizer": self.tokenizer_._get_state(),
+        }
+        tensors = {
+            "state_dict": dict(self.module_.state_dict()),
+            "train_sample": {
+                "tokens": torch.from_numpy(self.train_sample_tokens_),
+                "weight": torch.from_numpy(self.train_sample_weight_),
+            },
+        }
+        return documents, tensors
+
+    @classmethod
+    def _from_state(cls, documents: dict, tensors: dict[str, dict[str, torch.Tensor]]) -> TabularMoEClassifier:
+        """The fitted model described by :meth:`_get_state`'s data (network on the CPU)."""
+        est = cls(**persistence.load_params(documents["params"]))
+        fitted = documents["fitted"]
+        est.tokenizer_ = ColumnTokenizer._from_state(documents["tokenizer"])
+        classes = [persistence.decode_value(c) for c in fitted["classes"]]
+        est.classes_ = np.asarray(classes, dtype=persistence.classes_dtype(fitted.get("classes_dtype")))
+        est.label_token_ids_ = np.asarray(fitted["label_token_ids"], dtype=np.int64)
+        est.n_features_in_ = fitted["n_features_in"]
+        if fitted["feature_names_in"] is not None:
+            est.feature_names_in_ = np.asarray(fitted["feature_names_in"], dtype=object)
+        est.history_, est.n_iter_ = fitted["history"], fitted["n_iter"]
+        est.best_epoch_ = fitted["best_epoch"]
+        est.module_ = est._build_module()
+        est.module_.load_state_dict(tensors["state_dict"])
+        if "train_sample" in tensors:  # the stored sample used by adapt()
+            est.train_sample_tokens_ = tensors["train_sample"]["tokens"].numpy()
+            est.train_sample_weight_ = tensors["train_sample"]["weight"].numpy()
+        if fitted.get("feature_importances") is not None:
+            est.feature_importances_ = np.asarray(fitted["feature_importances"], dtype=np.float64)
+        if fitted.get("adapt_history") is not None:
+            est.adapt_history_ = fitted["adapt_history"]
+        return est
