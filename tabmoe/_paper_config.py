@@ -39,6 +39,12 @@ PAPER_CONFIG: dict = {
 #: AUTO_LARGE_BATCH rows per batch above it.
 AUTO_BATCH_COPIES = 128
 AUTO_LARGE_BATCH = 256
+#: ``batch_size="auto"`` (the estimator's default, not the paper's): about this many steps per
+#: epoch (training rows // 16 per batch) within AUTO_BATCH_ROWS, so that small tables get
+#: enough steps between early-stopping checks (docs/research.md: 8 steps stopped tic-tac-toe
+#: before its label was learned).
+AUTO_STEPS_PER_EPOCH = 16
+AUTO_BATCH_ROWS = (16, 256)
 #: ``early_stopping="auto"`` turns early stopping on above this many training rows
 #: (HistGradientBoosting's rule). Below it the paper's small tables lost OOD accuracy to a
 #: 20% hold-out (PAPER.md section 8: -0.062 on simulation 5/0.9/0).

@@ -30,40 +30,18 @@ from .nn.ensemble import StackedModel, member_loss
 from .nn.network import BLOCKS, GATES, TabularMoE
 from .nn.objective import MASKINGS, MaskedFeatureObjective, label_loss
 from .nn.trainer import LossFn, Trainer, TrainerConfig, TrainResult, seeded
-from .tokenizer import MISSING, N_SPECIAL, ColumnTokenizer, to_frame
+from .tokenizer import MISSING, ColumnTokenizer, to_frame
 
 #: At most this many labelled training rows are kept after ``fit`` (``train_sample_tokens_``):
 #: :meth:`TabularMoEClassifier.adapt` mixes them into every step and
 #: ``feature_importances_`` is computed on them, so memory does not grow with the data.
 TRAIN_SAMPLE_ROWS = 10_000
 MISSING_MODES = ("token", "exclude")
-#: ``batch_size="auto"``: about this many steps per epoch (training rows // 16 per batch),
-#: within AUTO_BATCH_ROWS, so that small tables get enough steps between early-stopping
-#: checks (docs/research.md: 8 steps stopped tic-tac-toe before its label was learned).
-AUTO_STEPS_PER_EPOCH = 16
-AUTO_BATCH_ROWS = (16, 256)
 #: Training computes every column's output logits for every row of a batch: rows x W floats,
 #: W = the summed vocabulary sizes. Batches are capped at this many logits (128 MiB in
 #: float32, about 0.5 GiB with the copies autograd keeps); the cap binds only for columns with
 #: ~10^5 or more categories. Measured at 10^6 categories: 256 rows per batch peak at 4.0 GiB.
 MAX_BATCH_LOGITS = 2**25
-
-
-def label_token_ids(tokenizer: ColumnTokenizer, classes: np.ndarray) -> np.ndarray:
-    """Token id of each class of the label column (appended after the feature columns).
-
-    Per-column vocabularies: a fresh range after the features'. Shared vocabulary: a class
-    equal to a feature code reuses that code's token (the paper's single code space); other
-    classes get fresh ids.
-    """
-    start = tokenizer.n_tokens_
-    if tokenizer.vocabulary != "shared":
-        return start + np.arange(len(classes))
-    index = tokenizer.shared_values_
-    ids = index.get_indexer(pd.Index(classes, dtype=object)) + N_SPECIAL
-    fresh = ids < N_SPECIAL
-    ids[fresh] = start + np.arange(fresh.sum())
-    return ids.astype(np.int64)
 
 
 class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
@@ -74,18 +52,14 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
     continuous bag-of-words model whose context weights are mixture-of-experts gates.
 
     ``TabularMoEClassifier(**tabmoe.paper_config())`` is the paper's exact configuration
-    (sized for its 245-2,000-row, 7-10-column tables). The defaults are for general tables and
-    were chosen on ID-validation accuracy over the openml-ood splits (docs/research.md):
-    a wider network (d_model 64, 4 heads, ff_dim 128), the label weighted up against the
-    feature reconstructions (``feature_loss_weight=0.1``), about 16 steps per epoch and early
-    stopping on the label's validation loss on every table size (at most 100 epochs).
+    (sized for 245-2,000-row, 7-10-column tables); the defaults are for general tables,
+    chosen on ID-validation accuracy over the openml-ood splits (docs/research.md).
 
     Parameters
     ----------
     d_model, n_heads, ff_dim, n_layers, dropout :
         Architecture (default 64, 4, 128, 1, 0.1; paper: 20, 5, 5, 1, 0.1). Key dim per head
-        is ``d_model // n_heads``. The paper's width trailed on real tables: the wider
-        network gained OOD accuracy on most openml-ood splits (docs/research.md#study-1).
+        is ``d_model // n_heads``.
     block : {"transformer", "attention"}
         ``"transformer"``: the paper's post-LN block. ``"attention"``: attention + linear
         readout only, the exact CBOW-MoE form.
@@ -99,16 +73,14 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         for deeper models. ``"copies"`` is the materialised reference form of leave-one-out.
     feature_loss_weight : float
         Weight of each feature-reconstruction term relative to the label term (default 0.1;
-        paper: 1.0, which makes the label 1/L of the loss; 0.0 trains the label only). 0.1
-        had the best ID-validation gain of the single levers (docs/research.md#study-1).
+        paper: 1.0, which makes the label 1/L of the loss; 0.0 trains the label only).
     mask_rate : float
         Feature masking probability of ``masking="random"``.
     max_epochs : int
         At most this many epochs (default 100; paper: 200).
     batch_size : int, "auto" or "paper"
         Rows per batch. ``"auto"``: training rows // 16 (about 16 steps per epoch), at least
-        16 and at most 256 rows; 8 steps per epoch stopped small tables before their label
-        was learned (docs/research.md#study-2). ``"paper"``: the paper's 128 masked copies
+        16 and at most 256 rows. ``"paper"``: the paper's 128 masked copies
         per batch (about 128 / L rows, L = number of columns including the label) on tables
         of at most 10,000 rows, 256 rows per batch above that.
     learning_rate, weight_decay : float
@@ -127,11 +99,9 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         ``"auto"`` (CUDA when available), ``"cpu"``, ``"cuda"``, ``"cuda:1"``, ...
     random_state : int, RandomState or None
     n_jobs : int or None
-        CPU threads of torch during ``fit``, prediction, ``explain`` and ``adapt``
-        (scikit-learn's convention: ``None`` is 1 unless a joblib ``parallel_config`` says
-        otherwise, ``-1`` is every core); the caller's torch setting is restored after each
-        call. One thread is the default because these networks are small: on a busy 2-core
-        machine torch's default of one thread per core made a fit 40-80x slower.
+        torch CPU threads in ``fit``, prediction, ``explain`` and ``adapt`` (``None``: 1,
+        or joblib's ``parallel_config``; ``-1``: every core), the caller's setting restored
+        (see :mod:`tabmoe.nn._threads` for why one thread is the default).
     verbose : int
         ``>0`` shows a progress bar over epochs.
     missing : {"token", "exclude"}
@@ -301,7 +271,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
 
     def _rows_per_batch(self, n_rows: int, n_columns: int, masking: str) -> int:
         if self.batch_size == "auto":
-            return int(np.clip(n_rows // AUTO_STEPS_PER_EPOCH, *AUTO_BATCH_ROWS))
+            return int(np.clip(n_rows // defaults.AUTO_STEPS_PER_EPOCH, *defaults.AUTO_BATCH_ROWS))
         if self.batch_size != "paper":
             return int(self.batch_size)
         if n_rows > defaults.AUTO_EARLY_STOPPING_ROWS:
@@ -381,7 +351,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
             min_frequency=self.min_frequency,
             vocabulary=self.vocabulary,
         ).fit(inputs.frame if unlabeled is None else pd.concat([inputs.frame, unlabeled], ignore_index=True))
-        self.label_token_ids_ = label_token_ids(self.tokenizer_, self.classes_)
+        self.label_token_ids_ = self.tokenizer_.label_token_ids(self.classes_)
         return unlabeled
 
     def _training_rows(self, X: Any, y_codes: np.ndarray, weight: np.ndarray) -> dict[str, torch.Tensor]:

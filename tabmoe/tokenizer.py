@@ -447,6 +447,22 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         start = int(self.offsets_[j])
         return np.arange(start, start + int(self.n_tokens_per_column_[j]))
 
+    def label_token_ids(self, classes: np.ndarray) -> np.ndarray:
+        """Token id of each class of a label column appended after the feature columns.
+
+        Per-column vocabularies: a fresh range after the features'. Shared vocabulary: a class
+        equal to a feature code reuses that code's token (the paper's single code space);
+        other classes get fresh ids.
+        """
+        check_is_fitted(self)
+        start = self.n_tokens_
+        if self.vocabulary != "shared":
+            return start + np.arange(len(classes))
+        ids = self.shared_values_.get_indexer(pd.Index(classes, dtype=object)) + N_SPECIAL
+        fresh = ids < N_SPECIAL
+        ids[fresh] = start + np.arange(fresh.sum())
+        return ids.astype(np.int64)
+
     def token_id(self, j: int, value: Any) -> int | None:
         """Token id of a categorical ``value`` in column ``j`` (None if unknown)."""
         index, token = self._lookup[j]
