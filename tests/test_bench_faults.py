@@ -201,6 +201,74 @@ def test_corrupted_record_is_reported_then_redone(runner, tmp_path, damage):
     assert clean.exit_code == 0 and "warning" not in clean.output
 
 
+def _edit(key: str, value, part: str | None = None):
+    """Valid JSON, a wrong field: ``record[key] = value`` (in ``record[part]`` if given)."""
+
+    def damage(text: bytes) -> bytes:
+        record = json.loads(text)
+        (record if part is None else record[part])[key] = value
+        return json.dumps(record).encode()
+
+    return damage
+
+
+@pytest.mark.parametrize(
+    ("damage", "field"),
+    [
+        pytest.param(_edit("ood_test", "garbage"), "ood_test", id="ood_test-garbage"),
+        pytest.param(_edit("seed", "zero"), "seed", id="seed-zero"),
+        pytest.param(_edit("accuracy", "high", "ood_test"), "ood_test.accuracy", id="accuracy-high"),
+        pytest.param(_edit("accuracy", 1.5, "id_test"), "id_test.accuracy", id="accuracy-out-of-range"),
+        pytest.param(_edit("fit_seconds", -1.0), "fit_seconds", id="negative-seconds"),
+        pytest.param(_edit("model", 7), "model", id="model-not-a-string"),
+    ],
+)
+def test_record_with_a_wrong_field_is_corrupt(runner, tmp_path, damage, field):
+    """Valid JSON but a field of the wrong type or range: warned about by name, skipped by
+    ``report`` (whose seed count drops), moved aside and redone by ``run``, which then
+    writes its report."""
+    suite = tiny_suite(tmp_path, seeds=(0, 1, 2))
+    results = tmp_path / "results"
+    assert run(runner, suite, results).exit_code == 0
+    table = "| price | logistic_regression | {} |"
+    assert table.format(3) in (results / "report.md").read_text()
+    bad = results / "runs/tiny/price/logistic_regression/untuned-seed1.json"
+    damaged = damage(bad.read_bytes())
+    bad.write_bytes(damaged)
+
+    report = runner.invoke(main, ["report", str(suite), "--results", str(results)])
+    assert report.exit_code == 0, report.output
+    assert "Traceback" not in report.output
+    assert f"warning: skipping corrupted result file {bad} (field {field}" in report.output
+    text = (results / "report.md").read_text()
+    assert "2 finished runs" in text and f"- `{LR}/untuned/seed1`: corrupted result file {bad}" in text
+    assert table.format(2) in text  # the seed count tells the truth
+    assert bad.read_bytes() == damaged
+
+    (results / "report.md").unlink()
+    again = run(runner, suite, results)
+    assert again.exit_code == 0, again.output
+    assert "Traceback" not in again.output
+    aside = bad.with_name("untuned-seed1.json.corrupt")
+    assert f"warning: corrupted result file {bad} (field {field}" in again.output and str(aside) in again.output
+    assert "3 planned, 2 already finished, 1 run now, 0 failed" in again.output
+    assert aside.read_bytes() == damaged
+    assert table.format(3) in (results / "report.md").read_text()
+
+
+def test_committed_records_match_the_schema():
+    """Every record under benchmarks/results passes the schema ``run`` and ``report`` check."""
+    from tabmoe.bench.schema import check_record
+
+    files = sorted((ROOT / "benchmarks/results").glob("*/runs/**/*.json"))
+    assert len(files) > 100
+    for path in files:
+        try:
+            check_record(json.loads(path.read_text()))
+        except ValueError as exc:
+            pytest.fail(f"{path}: {exc}")
+
+
 def test_corrupted_failure_file_and_stale_temporaries(runner, tmp_path):
     suite = tiny_suite(tmp_path, seeds=(0, 1))
     results = tmp_path / "results"
