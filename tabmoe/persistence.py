@@ -17,6 +17,8 @@ whatever code the file names: only unpickle files you trust. See SECURITY.md.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import json
 import math
@@ -34,7 +36,13 @@ FORMAT_VERSION = 1
 
 
 class IncompatibleFileError(ValueError):
-    """The file is not a tabmoe model, or was written by an incompatible version."""
+    """The file is not a tabmoe model, is damaged, or was written by an incompatible version."""
+
+
+class UnsafeFileError(IncompatibleFileError, pickle.UnpicklingError):
+    """The file is no tabmoe archive: damaged where the archive starts, or a pickle that
+    would run code to load. Both an :class:`IncompatibleFileError` and a
+    ``pickle.UnpicklingError``."""
 
 
 # ------------------------------------------------------------- values
@@ -193,7 +201,68 @@ def save(estimator, path: str | os.PathLike) -> None:
         },
     }
     payload["checksum"] = checksum(payload)
-    torch.save(payload, os.fspath(path))
+    write_file(payload, path)
+
+
+# ------------------------------------------------------------- writing
+def write_file(payload: dict, path: str | os.PathLike) -> None:
+    """``torch.save`` ``payload`` to ``path`` atomically: into a temporary file in the same
+    folder, flushed and fsynced, then renamed over ``path`` (``os.replace``). A failed write
+    leaves an existing ``path`` as it was and removes the temporary file; the error
+    (an ``OSError``) names ``path`` in plain words."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"Cannot save the model to {path!r}: it is a folder; give a file name.")
+    if not os.path.isdir(folder):
+        what = "is not a folder" if os.path.exists(folder) else "does not exist"
+        raise FileNotFoundError(f"Cannot save the model to {path!r}: the folder {folder!r} {what}.")
+    tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    except OSError as exc:
+        raise _write_error(path, exc) from exc
+    try:
+        with os.fdopen(fd, "wb") as file:
+            torch.save(payload, file)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, Exception):
+            raise _write_error(path, exc) from exc
+        raise
+    with contextlib.suppress(OSError):  # make the rename itself durable
+        dir_fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+
+def _write_error(path: str, exc: BaseException) -> Exception:
+    """An ``OSError`` in plain words for a failed write of ``path`` (torch reports a full
+    disk as ``RuntimeError: [enforce fail at inline_container.cc] unexpected pos``, the
+    ``OSError`` it hit being its context)."""
+    cause: BaseException | None = exc
+    while cause is not None and not isinstance(cause, OSError):
+        cause = cause.__cause__ or cause.__context__
+    if cause is None:
+        return OSError(f"Cannot save the model to {path!r}: writing it failed ({type(exc).__name__}: {exc}).")
+    if cause.errno in (errno.ENOSPC, errno.EDQUOT):
+        why = "the disk is full"
+    elif cause.errno == errno.EFBIG:
+        why = "the file is larger than the file system or the file-size limit allows"
+    elif cause.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        why = "no permission to write in its folder"
+    else:
+        why = "writing it failed"
+    error = type(cause)(f"Cannot save the model to {path!r}: {why} ({cause.strerror or cause}); "
+                        "an existing file of that name was left as it was.")
+    error.errno = cause.errno
+    return error
 
 
 #: Payload entries covered by the checksum: documents, and dicts of tensors (the latter
@@ -219,8 +288,14 @@ def _read(path: str) -> dict:
     with open(path, "rb") as file:  # errors opening the file propagate as they are
         try:
             payload = torch.load(file, map_location="cpu", weights_only=True)
-        except (pickle.UnpicklingError, MemoryError):
-            raise  # UnpicklingError: refused, loading it would run code (or it is no pickle)
+        except pickle.UnpicklingError as exc:  # refused: it is no torch archive (a damaged
+            # start, a plain pickle) or its pickle names something that would run code
+            raise UnsafeFileError(
+                f"{path!r} is refused: it is not a tabmoe file (damaged, or a pickle that would "
+                f"run code to load): {exc}"
+            ) from exc
+        except MemoryError:
+            raise
         except Exception as exc:  # a damaged archive: RuntimeError, OSError, EOFError, ...
             raise IncompatibleFileError(f"{path!r} is not a readable tabmoe file: {exc}") from exc
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
@@ -248,7 +323,9 @@ def load(path: str | os.PathLike, device: str = "cpu"):
     """Read a file written by :func:`save`; tensors are mapped to ``device``.
 
     Raises :class:`IncompatibleFileError` for files of another format or version, and
-    ``pickle.UnpicklingError`` for files that would need code execution to load.
+    :class:`UnsafeFileError` (also a ``pickle.UnpicklingError``) for files that are no torch
+    archive or would need code execution to load. A file that loads is checked for internal
+    consistency (sizes, offsets, token ids) before it is returned.
     """
     from .estimator import TabularMoEClassifier
     from .trainer import resolve_device
@@ -268,6 +345,8 @@ def load(path: str | os.PathLike, device: str = "cpu"):
             est.feature_names_in_ = np.asarray(fitted["feature_names_in"], dtype=object)
         est.history_, est.n_iter_ = fitted["history"], fitted["n_iter"]
         est.best_epoch_ = fitted["best_epoch"]
+        check_tokenizer(est.tokenizer_)
+        check_classifier(est)
         est.module_ = est._build_module()
         est.module_.load_state_dict(payload["state_dict"])
         if "train_sample" in payload:  # the stored sample used by adapt()
@@ -277,10 +356,14 @@ def load(path: str | os.PathLike, device: str = "cpu"):
             est.feature_importances_ = np.asarray(fitted["feature_importances"], dtype=np.float64)
         if fitted.get("adapt_history") is not None:
             est.adapt_history_ = fitted["adapt_history"]
+        check_network(est)
     except IncompatibleFileError:
         raise
-    except (KeyError, TypeError, ValueError, IndexError, RuntimeError, AttributeError) as exc:
-        # A file that passed the checksum but does not describe a consistent model.
+    except (MemoryError, RecursionError):
+        raise
+    except Exception as exc:
+        # A file that passed the checksum but does not describe a consistent model: a missing
+        # or mistyped entry, or sizes and token ids that do not fit each other.
         raise IncompatibleFileError(f"{path!r} does not describe a valid model: {exc!r}") from exc
     est.module_.to(target).eval()
     return est
@@ -290,3 +373,102 @@ def _classes_dtype(code: str | None) -> np.dtype | None:
     """dtype of ``classes_`` as saved (bool, int, float, str or object); None if unknown."""
     dtype = None if code is None else np.dtype(code)
     return dtype if dtype is not None and dtype.kind in "biufUO" else None
+
+
+# ------------------------------------------------------- consistency checks
+# Each checks one object rebuilt from a file against itself (to move next to its class's
+# state restoring): a ValueError naming what does not fit, before a wrong size or token id
+# could surface later as an IndexError in predict.
+def _length(name: str, values: Any, n: int, what: str = "columns") -> None:
+    if len(values) != n:
+        raise ValueError(f"{name} has {len(values)} entries for {n} {what}")
+
+
+def check_tokenizer(tok) -> None:
+    """Vocabulary sizes, offsets and bin edges of a rebuilt ``ColumnTokenizer`` agree."""
+    from .tokenizer import N_SPECIAL
+
+    n = tok.n_features_in_
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise ValueError(f"tokenizer n_features_in {n!r} is not a positive integer")
+    for name in ("is_categorical_", "categories_", "_infrequent", "bin_edges_", "offsets_",
+                 "n_tokens_per_column_"):
+        _length(f"tokenizer {name}", getattr(tok, name), n)
+    for name in ("feature_names_in_", "_column_labels"):
+        if getattr(tok, name, None) is not None:
+            _length(f"tokenizer {name}", getattr(tok, name), n)
+    sizes = tok.n_tokens_per_column_
+    if tok.vocabulary == "shared":
+        values = getattr(tok, "shared_values_", None)
+        if values is None or not values.is_unique:
+            raise ValueError("tokenizer shared_values missing or not unique")
+        offsets = np.full(n, N_SPECIAL)
+        expected_sizes = np.full(n, len(values))
+    else:
+        expected_sizes = np.asarray(
+            [len(c) if cat else len(e) + 1
+             for cat, c, e in zip(tok.is_categorical_, tok.categories_, tok.bin_edges_, strict=True)],
+            dtype=np.int64,
+        )
+        offsets = N_SPECIAL + np.concatenate([[0], np.cumsum(expected_sizes)[:-1]])
+    for j in range(n):
+        categorical = bool(tok.is_categorical_[j])
+        if categorical != (tok.categories_[j] is not None) or categorical != (tok.bin_edges_[j] is None) \
+                or categorical != (tok._infrequent[j] is not None):
+            raise ValueError(f"tokenizer column {j}: categories and bin edges do not fit its kind")
+        if categorical and tok.vocabulary == "shared" and (values.get_indexer(tok.categories_[j]) < 0).any():
+            raise ValueError(f"tokenizer column {j}: categories missing from the shared vocabulary")
+        if not categorical:
+            edges = tok.bin_edges_[j]
+            if edges.ndim != 1 or np.isnan(edges).any() or (np.diff(edges) < 0).any():
+                raise ValueError(f"tokenizer column {j}: bin edges are not sorted numbers")
+            if len(edges) + 1 > sizes[j]:
+                raise ValueError(f"tokenizer column {j}: {len(edges) + 1} bins for {sizes[j]} tokens")
+    if not np.array_equal(sizes, expected_sizes):
+        raise ValueError(f"tokenizer n_tokens_per_column {sizes.tolist()} does not fit the vocabularies "
+                         f"({expected_sizes.tolist()})")
+    if not np.array_equal(tok.offsets_, offsets):
+        raise ValueError(f"tokenizer offsets {tok.offsets_.tolist()} are not those of its vocabularies "
+                         f"({offsets.tolist()})")
+    if tok.n_tokens_ != N_SPECIAL + (int(sizes[0]) if tok.vocabulary == "shared" else int(sizes.sum())):
+        raise ValueError(f"tokenizer n_tokens {tok.n_tokens_!r} does not fit its vocabularies")
+
+
+def check_classifier(est) -> None:
+    """Parameters, classes and label token ids of a rebuilt classifier fit its tokenizer."""
+    from .estimator import label_token_ids
+
+    est._validate_params()
+    tok = est.tokenizer_
+    if est.n_features_in_ != tok.n_features_in_:
+        raise ValueError(f"n_features_in {est.n_features_in_!r} is not the tokenizer's {tok.n_features_in_}")
+    if getattr(est, "feature_names_in_", None) is not None:
+        _length("feature_names_in", est.feature_names_in_, est.n_features_in_)
+    classes = est.classes_
+    if classes.ndim != 1 or len(classes) < 2 or len(pd.unique(pd.Series(classes, dtype=object))) != len(classes):
+        raise ValueError(f"classes {classes.tolist()[:10]!r} are not two or more distinct labels")
+    expected = label_token_ids(tok, classes)
+    if not np.array_equal(est.label_token_ids_, expected):
+        raise ValueError(f"label token ids {est.label_token_ids_.tolist()[:10]} are not those of the "
+                         f"classes and vocabulary ({expected.tolist()[:10]})")
+    if not isinstance(est.n_iter_, int) or est.n_iter_ < 0:
+        raise ValueError(f"n_iter {est.n_iter_!r} is not a count")
+
+
+def check_network(est) -> None:
+    """Weights finite; the adapt() sample and importances sized and in range for the network."""
+    n_tokens = int(max(est.tokenizer_.n_tokens_, est.label_token_ids_.max() + 1))
+    for name, tensor in est.module_.state_dict().items():
+        if tensor.is_floating_point() and not torch.isfinite(tensor).all():
+            raise ValueError(f"weights {name} are not all finite")
+    tokens = getattr(est, "train_sample_tokens_", None)
+    if tokens is not None:
+        weight = est.train_sample_weight_
+        if tokens.ndim != 2 or tokens.shape[1] != est.n_features_in_ + 1:
+            raise ValueError(f"stored sample has shape {tokens.shape}, not (rows, {est.n_features_in_ + 1})")
+        if tokens.size and (tokens.min() < 0 or tokens.max() >= n_tokens):
+            raise ValueError(f"stored sample holds token ids outside [0, {n_tokens})")
+        if weight.shape != (len(tokens),) or not np.isfinite(weight).all() or (weight < 0).any():
+            raise ValueError("stored sample weights do not fit its rows")
+    if getattr(est, "feature_importances_", None) is not None:
+        _length("feature_importances", est.feature_importances_, est.n_features_in_)
