@@ -360,7 +360,7 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
         validation = None
         if eval_set is not None:
             X_val, y_val = eval_set
-            y_val = encode_targets(self.classes_, validate_targets(y_val), "eval_set y")
+            y_val = encode_targets(self.classes_, validate_targets(y_val, "eval_set y"), "eval_set y")
             val_tokens = self._tokens(X_val, y_val)
             validation = self._rows(val_tokens, np.ones(len(val_tokens)))
         elif early:

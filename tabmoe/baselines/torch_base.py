@@ -177,7 +177,7 @@ class TorchTabularClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimato
         validation = None
         if eval_set is not None:
             X_val, y_val = eval_set
-            y_val = encode_targets(self.classes_, validate_targets(y_val), "eval_set y")
+            y_val = encode_targets(self.classes_, validate_targets(y_val, "eval_set y"), "eval_set y")
             validation = (to_frame(X_val), y_val)
         early = use_early_stopping(self.early_stopping, eval_set is not None, len(inputs.frame))
         self._train(inputs, validation, early)
