@@ -12,7 +12,7 @@ column of every row, so each step computes, for the ``id`` column, rows x catego
 O(rows x categories) whatever the batch size.
 
     python benchmarks/high_cardinality.py --rows 20000 --categories 10000 --profile
-    python benchmarks/high_cardinality.py --rows 40000 --categories 20000
+    python benchmarks/high_cardinality.py --rows 40000 --categories 20000 [--min-frequency 3]
 """
 
 from __future__ import annotations
@@ -46,13 +46,16 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=20_000)
     parser.add_argument("--categories", type=int, default=10_000)
     parser.add_argument("--batch-size", default="auto")
+    parser.add_argument("--min-frequency", type=int, default=1)
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
     torch.set_num_threads(1)
     X, y = table(args.rows, args.categories)
     batch_size = args.batch_size if args.batch_size == "auto" else int(args.batch_size)
-    clf = TabularMoEClassifier(max_epochs=1, early_stopping=False, batch_size=batch_size, random_state=0)
+    clf = TabularMoEClassifier(max_epochs=1, early_stopping=False, batch_size=batch_size,
+                               min_frequency=args.min_frequency, random_state=0)
     report = {"rows": args.rows, "categories": args.categories, "batch_size": args.batch_size,
+              "min_frequency": args.min_frequency,
               "threads": torch.get_num_threads(), "torch": torch.__version__}
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -359,7 +359,7 @@ def load(path: str | os.PathLike, device: str = "cpu"):
         check_network(est)
     except IncompatibleFileError:
         raise
-    except (MemoryError, RecursionError):
+    except MemoryError:
         raise
     except Exception as exc:
         # A file that passed the checksum but does not describe a consistent model: a missing

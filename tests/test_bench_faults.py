@@ -167,6 +167,7 @@ def _truncated(text: bytes) -> bytes:
         pytest.param(lambda text: b"", id="empty"),
         pytest.param(lambda text: b"\x00\xff\xfe garbage \x80", id="garbage-bytes"),
         pytest.param(lambda text: b'["valid JSON, not a record"]', id="not-a-record"),
+        pytest.param(lambda text: b"[" * 100_000 + b"]" * 100_000, id="nested-too-deeply"),
         pytest.param(lambda text: text.replace(b"seed1", b"seed7"), id="another-run"),
     ],
 )
@@ -254,6 +255,27 @@ def test_record_with_a_wrong_field_is_corrupt(runner, tmp_path, damage, field):
     assert "3 planned, 2 already finished, 1 run now, 0 failed" in again.output
     assert aside.read_bytes() == damaged
     assert table.format(3) in (results / "report.md").read_text()
+
+
+def test_database_record_with_a_wrong_field_is_redone(runner, tmp_path):
+    """The same schema for records read from a database (--storage)."""
+    suite = tiny_suite(tmp_path, seeds=(0, 1))
+    db = tmp_path / "results.db"
+    args = ["--storage", f"sqlite:///{db}"]
+    assert run(runner, suite, tmp_path / "r", *args, "--no-report").exit_code == 0
+    with sqlite3.connect(db) as conn:
+        (text,) = conn.execute("SELECT record FROM tabmoe_runs WHERE run_id LIKE '%seed1'").fetchone()
+        record = json.loads(text)
+        record["seed"] = "zero"
+        conn.execute("UPDATE tabmoe_runs SET record = ? WHERE run_id LIKE '%seed1'", (json.dumps(record),))
+    report = runner.invoke(main, ["report", str(suite), "--results", str(tmp_path / "r"), *args])
+    assert report.exit_code == 0 and "Traceback" not in report.output, report.output
+    assert f"warning: skipping corrupted record of run {LR}/untuned/seed1" in report.output
+    assert "(field seed: expected an integer, got str 'zero')" in report.output
+    assert "1 finished runs" in (tmp_path / "r/report.md").read_text()
+    again = run(runner, suite, tmp_path / "r", *args)
+    assert again.exit_code == 0, again.output
+    assert "2 planned, 1 already finished, 1 run now, 0 failed" in again.output
 
 
 def test_committed_records_match_the_schema():

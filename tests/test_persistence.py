@@ -252,8 +252,9 @@ def test_consistent_file_with_out_of_range_contents_is_refused(saved, tmp_path, 
         lambda p: p["train_sample"].__setitem__("tokens", p["train_sample"]["tokens"][:, :2]),
         lambda p: p["train_sample"].__setitem__("weight", p["train_sample"]["weight"][:3]),
         lambda p: p["state_dict"]["heads.bias"].fill_(float("nan")),
+        lambda p: p.__setitem__("params", "[" * 100_000 + "]" * 100_000),
     ],
-    ids=["sample-token-ids", "sample-columns", "sample-weights", "nan-weights"],
+    ids=["sample-token-ids", "sample-columns", "sample-weights", "nan-weights", "json-nested-too-deeply"],
 )
 def test_consistent_file_with_wrong_tensors_is_refused(saved, tmp_path, change):
     path, _, _ = saved

@@ -184,6 +184,8 @@ class DirectoryStore:
             record = json.loads(data.decode("utf8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ValueError(f"not JSON ({exc})") from None
+        except RecursionError:
+            raise ValueError("not a run record (JSON nested too deeply)") from None
         missing = [k for k in RECORD_KEYS if not isinstance(record, dict) or k not in record]
         if missing:
             raise ValueError(f"not a run record (no {', '.join(missing)})")
@@ -314,6 +316,8 @@ class SQLStore:
             record = json.loads(text)
         except (TypeError, json.JSONDecodeError) as exc:
             raise ValueError(f"not JSON ({exc})") from None
+        except RecursionError:
+            raise ValueError("not a run record (JSON nested too deeply)") from None
         missing = [k for k in RECORD_KEYS if not isinstance(record, dict) or k not in record]
         if missing:
             raise ValueError(f"not a run record (no {', '.join(missing)})")
