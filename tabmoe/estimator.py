@@ -617,11 +617,18 @@ class TabularMoEClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator)
         """Save the fitted model to ``path`` in a format that runs no code on load.
 
         JSON documents + tensors, read back with ``torch.load(weights_only=True)``; see
-        :mod:`tabmoe.persistence`.
+        :mod:`tabmoe.persistence`. The file is written to a temporary file in the same folder
+        and renamed over ``path``, so a failed save leaves an existing file as it was; errors
+        are ``OSError`` exceptions naming ``path`` (folder missing, path is a folder, disk full).
         """
         persistence.save(self, path)
 
     @classmethod
     def load(cls, path: str | os.PathLike, device: str = "cpu") -> TabularMoEClassifier:
-        """Load a model written by :meth:`save` onto ``device`` (default CPU)."""
+        """Load a model written by :meth:`save` onto ``device`` (default CPU).
+
+        Raises :class:`~tabmoe.persistence.IncompatibleFileError` for a damaged, foreign,
+        inconsistent or incompatible file (:class:`~tabmoe.persistence.UnsafeFileError`, also
+        a ``pickle.UnpicklingError``, for one that is no torch archive or would run code).
+        """
         return persistence.load(path, device=device)

@@ -11,6 +11,11 @@ file (bit rot, a truncated copy) is refused instead of loading changed weights. 
 protection against an attacker, who can rewrite the checksum too: what makes loading safe is
 that it runs no code.
 
+A file that passes the checksum is still checked for consistency (``check_tokenizer``,
+``check_classifier``, ``check_network``: sizes, offsets and token ids against each other),
+so every damaged or crafted file raises :class:`IncompatibleFileError` at load rather than
+an ``IndexError`` in predict. ``save`` writes atomically (:func:`write_file`).
+
 ``pickle`` / ``joblib`` also work (and load on CPU-only machines), but loading a pickle runs
 whatever code the file names: only unpickle files you trust. See SECURITY.md.
 """
