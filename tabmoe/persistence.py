@@ -393,6 +393,7 @@ def check_tokenizer(tok) -> None:
     """Vocabulary sizes, offsets and bin edges of a rebuilt ``ColumnTokenizer`` agree."""
     from .tokenizer import N_SPECIAL
 
+    tok._validate_params()
     n = tok.n_features_in_
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise ValueError(f"tokenizer n_features_in {n!r} is not a positive integer")

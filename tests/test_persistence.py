@@ -222,6 +222,7 @@ def _set(key: str, value):
         ("tokenizer", _set("offsets", [3, 10, 20, 30, 40, 50, 10**6])),
         ("tokenizer", _set("offsets", [3, 4])),
         ("tokenizer", _set("n_tokens", 5)),
+        ("tokenizer", lambda d: d["params"].__setitem__("vocabulary", "bogus")),
         ("tokenizer", _set("n_tokens_per_column", [1] * 7)),
         ("tokenizer", _set("is_categorical", [True] * 7)),
         ("tokenizer", lambda d: d["bin_edges"].__setitem__(6, d["bin_edges"][6][::-1])),
