@@ -14,7 +14,7 @@ that it runs no code.
 A file that passes the checksum is still checked for consistency (``check_tokenizer``,
 ``check_classifier``, ``check_network``: sizes, offsets and token ids against each other),
 so every damaged or crafted file raises :class:`IncompatibleFileError` at load rather than
-an ``IndexError`` in predict. ``save`` writes atomically (:func:`write_file`).
+an ``IndexError`` in predict. ``save`` writes atomically (``write_file``).
 
 ``pickle`` / ``joblib`` also work (and load on CPU-only machines), but loading a pickle runs
 whatever code the file names: only unpickle files you trust. See SECURITY.md.

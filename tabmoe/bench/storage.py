@@ -15,7 +15,7 @@ Two stores with one interface (``finished``, ``records``, ``scan``, ``recover``,
 Faults (docs/reliability.md, "Harness faults"): a result that cannot be saved or read (full
 disk, folder or database gone) raises :class:`StoreError`, whose one-line message names the
 run and the file or the URL (password masked). A record that does not parse, or is not the
-run its place says, or does not match the record schema (:mod:`tabmoe.bench.schema`:
+run its place says, or does not match the record schema (``tabmoe.bench.schema``:
 the type and range of every field ``report`` uses), is *corrupt*: ``records`` / ``finished`` skip it (the run counts as not
 finished, so ``run`` redoes it), ``scan`` lists it, and ``recover`` — which ``run`` calls
 while holding the results lock — moves a corrupt file aside to ``<name>.corrupt`` (kept for
