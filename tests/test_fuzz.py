@@ -387,7 +387,7 @@ def _schema_paths(spec, prefix: tuple = ()) -> list[tuple]:
     return out
 
 
-@settings(suppress_health_check=HEALTH)
+@settings(max_examples=min(200, settings.default.max_examples), suppress_health_check=HEALTH)
 @given(data=st.data())
 def test_a_record_the_schema_accepts_never_breaks_the_report(data):
     """Any JSON value in any field the report uses (or the field deleted): the schema refuses
