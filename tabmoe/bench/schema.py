@@ -46,7 +46,7 @@ def _unit() -> Field:
 
 #: Scores of one part of a split (``classification_scores``); undefined metrics are null.
 SCORES = Field("object", null=True, fields={
-    "n": Field("int", required=True, low=0),
+    "n": Field("int", low=0),
     "accuracy": _unit(),
     "balanced_accuracy": _unit(),
     "roc_auc": _unit(),
