@@ -11,12 +11,13 @@ import os
 from typing import TYPE_CHECKING
 
 import numpy as np
+import pandas as pd
 import torch
 from sklearn.utils.validation import check_is_fitted
 
 from . import persistence
 from .nn.trainer import resolve_device
-from .tokenizer import ColumnTokenizer
+from .tokenizer import ColumnTokenizer, _length
 
 if TYPE_CHECKING:
     from .estimator import TabularMoEClassifier
@@ -29,13 +30,20 @@ class EstimatorStateMixin:
         """Save the fitted model to ``path`` in a format that runs no code on load.
 
         JSON documents + tensors, read back with ``torch.load(weights_only=True)``; see
-        :mod:`tabmoe.persistence`.
+        :mod:`tabmoe.persistence`. The file is written to a temporary file in the same folder
+        and renamed over ``path``, so a failed save leaves an existing file as it was; errors
+        are ``OSError`` exceptions naming ``path`` (folder missing, path is a folder, disk full).
         """
         persistence.save(self, path)
 
     @classmethod
     def load(cls, path: str | os.PathLike, device: str = "cpu") -> TabularMoEClassifier:
-        """Load a model written by :meth:`save` onto ``device`` (default CPU)."""
+        """Load a model written by :meth:`save` onto ``device`` (default CPU).
+
+        Raises :class:`~tabmoe.persistence.IncompatibleFileError` for a damaged, foreign,
+        inconsistent or incompatible file (:class:`~tabmoe.persistence.UnsafeFileError`, also
+        a ``pickle.UnpicklingError``, for one that is no torch archive or would run code).
+        """
         target = resolve_device(device)
         est = persistence.load(cls, path)
         est.module_.to(target).eval()
@@ -88,6 +96,7 @@ class EstimatorStateMixin:
             est.feature_names_in_ = np.asarray(fitted["feature_names_in"], dtype=object)
         est.history_, est.n_iter_ = fitted["history"], fitted["n_iter"]
         est.best_epoch_ = fitted["best_epoch"]
+        check_classifier(est)
         est.module_ = est._build_module()
         est.module_.load_state_dict(tensors["state_dict"])
         if "train_sample" in tensors:  # the stored sample used by adapt()
@@ -97,4 +106,43 @@ class EstimatorStateMixin:
             est.feature_importances_ = np.asarray(fitted["feature_importances"], dtype=np.float64)
         if fitted.get("adapt_history") is not None:
             est.adapt_history_ = fitted["adapt_history"]
+        check_network(est)
         return est
+
+
+def check_classifier(est) -> None:
+    """Parameters, classes and label token ids of a rebuilt classifier fit its tokenizer."""
+    est._validate_params()
+    tok = est.tokenizer_
+    if est.n_features_in_ != tok.n_features_in_:
+        raise ValueError(f"n_features_in {est.n_features_in_!r} is not the tokenizer's {tok.n_features_in_}")
+    if getattr(est, "feature_names_in_", None) is not None:
+        _length("feature_names_in", est.feature_names_in_, est.n_features_in_)
+    classes = est.classes_
+    if classes.ndim != 1 or len(classes) < 2 or len(pd.unique(pd.Series(classes, dtype=object))) != len(classes):
+        raise ValueError(f"classes {classes.tolist()[:10]!r} are not two or more distinct labels")
+    expected = tok.label_token_ids(classes)
+    if not np.array_equal(est.label_token_ids_, expected):
+        raise ValueError(f"label token ids {est.label_token_ids_.tolist()[:10]} are not those of the "
+                         f"classes and vocabulary ({expected.tolist()[:10]})")
+    if not isinstance(est.n_iter_, int) or est.n_iter_ < 0:
+        raise ValueError(f"n_iter {est.n_iter_!r} is not a count")
+
+
+def check_network(est) -> None:
+    """Weights finite; the adapt() sample and importances sized and in range for the network."""
+    n_tokens = int(max(est.tokenizer_.n_tokens_, est.label_token_ids_.max() + 1))
+    for name, tensor in est.module_.state_dict().items():
+        if tensor.is_floating_point() and not torch.isfinite(tensor).all():
+            raise ValueError(f"weights {name} are not all finite")
+    tokens = getattr(est, "train_sample_tokens_", None)
+    if tokens is not None:
+        weight = est.train_sample_weight_
+        if tokens.ndim != 2 or tokens.shape[1] != est.n_features_in_ + 1:
+            raise ValueError(f"stored sample has shape {tokens.shape}, not (rows, {est.n_features_in_ + 1})")
+        if tokens.size and (tokens.min() < 0 or tokens.max() >= n_tokens):
+            raise ValueError(f"stored sample holds token ids outside [0, {n_tokens})")
+        if weight.shape != (len(tokens),) or not np.isfinite(weight).all() or (weight < 0).any():
+            raise ValueError("stored sample weights do not fit its rows")
+    if getattr(est, "feature_importances_", None) is not None:
+        _length("feature_importances", est.feature_importances_, est.n_features_in_)

@@ -11,12 +11,19 @@ file (bit rot, a truncated copy) is refused instead of loading changed weights. 
 protection against an attacker, who can rewrite the checksum too: what makes loading safe is
 that it runs no code.
 
+A file that passes the checksum is still checked for consistency by the classes that own
+the state (each ``_from_state``: sizes, offsets and token ids against each other), so every
+damaged or crafted file raises :class:`IncompatibleFileError` at load rather than an
+``IndexError`` in predict. ``save`` writes atomically (``write_file``).
+
 ``pickle`` / ``joblib`` also work (and load on CPU-only machines), but loading a pickle runs
 whatever code the file names: only unpickle files you trust. See SECURITY.md.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import json
 import math
@@ -36,7 +43,13 @@ FORMAT_VERSION = 1
 
 
 class IncompatibleFileError(ValueError):
-    """The file is not a tabmoe model, or was written by an incompatible version."""
+    """The file is not a tabmoe model, is damaged, or was written by an incompatible version."""
+
+
+class UnsafeFileError(IncompatibleFileError, pickle.UnpicklingError):
+    """The file is no tabmoe archive: damaged where the archive starts, or a pickle that
+    would run code to load. Both an :class:`IncompatibleFileError` and a
+    ``pickle.UnpicklingError``."""
 
 
 # ------------------------------------------------------------- values
@@ -140,7 +153,68 @@ def save(estimator: Any, path: str | os.PathLike) -> None:
         **{key: {k: v.detach().cpu() for k, v in tensors[key].items()} for key in CHECKED_TENSORS},
     }
     payload["checksum"] = checksum(payload)
-    torch.save(payload, os.fspath(path))
+    write_file(payload, path)
+
+
+# ------------------------------------------------------------- writing
+def write_file(payload: dict, path: str | os.PathLike) -> None:
+    """``torch.save`` ``payload`` to ``path`` atomically: into a temporary file in the same
+    folder, flushed and fsynced, then renamed over ``path`` (``os.replace``). A failed write
+    leaves an existing ``path`` as it was and removes the temporary file; the error
+    (an ``OSError``) names ``path`` in plain words."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"Cannot save the model to {path!r}: it is a folder; give a file name.")
+    if not os.path.isdir(folder):
+        what = "is not a folder" if os.path.exists(folder) else "does not exist"
+        raise FileNotFoundError(f"Cannot save the model to {path!r}: the folder {folder!r} {what}.")
+    tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    except OSError as exc:
+        raise _write_error(path, exc) from exc
+    try:
+        with os.fdopen(fd, "wb") as file:
+            torch.save(payload, file)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, Exception):
+            raise _write_error(path, exc) from exc
+        raise
+    with contextlib.suppress(OSError):  # make the rename itself durable
+        dir_fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+
+
+def _write_error(path: str, exc: BaseException) -> Exception:
+    """An ``OSError`` in plain words for a failed write of ``path`` (torch reports a full
+    disk as ``RuntimeError: [enforce fail at inline_container.cc] unexpected pos``, the
+    ``OSError`` it hit being its context)."""
+    cause: BaseException | None = exc
+    while cause is not None and not isinstance(cause, OSError):
+        cause = cause.__cause__ or cause.__context__
+    if cause is None:
+        return OSError(f"Cannot save the model to {path!r}: writing it failed ({type(exc).__name__}: {exc}).")
+    if cause.errno in (errno.ENOSPC, errno.EDQUOT):
+        why = "the disk is full"
+    elif cause.errno == errno.EFBIG:
+        why = "the file is larger than the file system or the file-size limit allows"
+    elif cause.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        why = "no permission to write in its folder"
+    else:
+        why = "writing it failed"
+    error = type(cause)(f"Cannot save the model to {path!r}: {why} ({cause.strerror or cause}); "
+                        "an existing file of that name was left as it was.")
+    error.errno = cause.errno
+    return error
 
 
 #: The JSON documents of an estimator's state (see :func:`save`).
@@ -168,8 +242,14 @@ def _read(path: str) -> dict:
     with open(path, "rb") as file:  # errors opening the file propagate as they are
         try:
             payload = torch.load(file, map_location="cpu", weights_only=True)
-        except (pickle.UnpicklingError, MemoryError):
-            raise  # UnpicklingError: refused, loading it would run code (or it is no pickle)
+        except pickle.UnpicklingError as exc:  # refused: it is no torch archive (a damaged
+            # start, a plain pickle) or its pickle names something that would run code
+            raise UnsafeFileError(
+                f"{path!r} is refused: it is not a tabmoe file (damaged, or a pickle that would "
+                f"run code to load): {exc}"
+            ) from exc
+        except MemoryError:
+            raise
         except Exception as exc:  # a damaged archive: RuntimeError, OSError, EOFError, ...
             raise IncompatibleFileError(f"{path!r} is not a readable tabmoe file: {exc}") from exc
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
@@ -198,9 +278,10 @@ def load(cls: type, path: str | os.PathLike) -> Any:
     tensors; :meth:`TabularMoEClassifier.load <tabmoe.TabularMoEClassifier.load>` moves
     the network to its device).
 
-    Raises :class:`IncompatibleFileError` for files of another format or version, or whose
-    contents do not describe a valid model, and ``pickle.UnpicklingError`` for files that
-    would need code execution to load.
+    Raises :class:`IncompatibleFileError` for files of another format or version, and
+    :class:`UnsafeFileError` (also a ``pickle.UnpicklingError``) for files that are no torch
+    archive or would need code execution to load. A file that loads is checked for internal
+    consistency (sizes, offsets, token ids) before it is returned.
     """
     path = os.fspath(path)
     payload = _read(path)
@@ -211,8 +292,11 @@ def load(cls: type, path: str | os.PathLike) -> Any:
         return cls._from_state(documents, tensors)
     except IncompatibleFileError:
         raise
-    except (KeyError, TypeError, ValueError, IndexError, RuntimeError, AttributeError) as exc:
-        # A file that passed the checksum but does not describe a consistent model.
+    except MemoryError:
+        raise
+    except Exception as exc:
+        # A file that passed the checksum but does not describe a consistent model: a missing
+        # or mistyped entry, or sizes and token ids that do not fit each other.
         raise IncompatibleFileError(f"{path!r} does not describe a valid model: {exc!r}") from exc
 
 
@@ -220,3 +304,9 @@ def classes_dtype(code: str | None) -> np.dtype | None:
     """dtype of ``classes_`` as saved (bool, int, float, str or object); None if unknown."""
     dtype = None if code is None else np.dtype(code)
     return dtype if dtype is not None and dtype.kind in "biufUO" else None
+
+
+# ------------------------------------------------------- consistency checks
+# Each checks one object rebuilt from a file against itself (to move next to its class's
+# state restoring): a ValueError naming what does not fit, before a wrong size or token id
+# could surface later as an IndexError in predict.

@@ -525,5 +525,60 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         tok.n_tokens_ = state["n_tokens"]
         if state["shared_values"] is not None:
             tok.shared_values_ = decode_index(state["shared_values"])
+        _check_state(tok)
         tok._lookup = [tok._build_lookup(j) for j in range(tok.n_features_in_)]
         return tok
+
+
+def _length(name: str, values: Any, n: int, what: str = "columns") -> None:
+    if len(values) != n:
+        raise ValueError(f"{name} has {len(values)} entries for {n} {what}")
+
+
+def _check_state(tok: ColumnTokenizer) -> None:
+    """Vocabulary sizes, offsets and bin edges of a rebuilt ``ColumnTokenizer`` agree."""
+    tok._validate_params()
+    n = tok.n_features_in_
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        raise ValueError(f"tokenizer n_features_in {n!r} is not a positive integer")
+    for name in ("is_categorical_", "categories_", "_infrequent", "bin_edges_", "offsets_",
+                 "n_tokens_per_column_"):
+        _length(f"tokenizer {name}", getattr(tok, name), n)
+    for name in ("feature_names_in_", "_column_labels"):
+        if getattr(tok, name, None) is not None:
+            _length(f"tokenizer {name}", getattr(tok, name), n)
+    sizes = tok.n_tokens_per_column_
+    if tok.vocabulary == "shared":
+        values = getattr(tok, "shared_values_", None)
+        if values is None or not values.is_unique:
+            raise ValueError("tokenizer shared_values missing or not unique")
+        offsets = np.full(n, N_SPECIAL)
+        expected_sizes = np.full(n, len(values))
+    else:
+        expected_sizes = np.asarray(
+            [len(c) if cat else len(e) + 1
+             for cat, c, e in zip(tok.is_categorical_, tok.categories_, tok.bin_edges_, strict=True)],
+            dtype=np.int64,
+        )
+        offsets = N_SPECIAL + np.concatenate([[0], np.cumsum(expected_sizes)[:-1]])
+    for j in range(n):
+        categorical = bool(tok.is_categorical_[j])
+        if categorical != (tok.categories_[j] is not None) or categorical != (tok.bin_edges_[j] is None) \
+                or categorical != (tok._infrequent[j] is not None):
+            raise ValueError(f"tokenizer column {j}: categories and bin edges do not fit its kind")
+        if categorical and tok.vocabulary == "shared" and (values.get_indexer(tok.categories_[j]) < 0).any():
+            raise ValueError(f"tokenizer column {j}: categories missing from the shared vocabulary")
+        if not categorical:
+            edges = tok.bin_edges_[j]
+            if edges.ndim != 1 or np.isnan(edges).any() or (np.diff(edges) < 0).any():
+                raise ValueError(f"tokenizer column {j}: bin edges are not sorted numbers")
+            if len(edges) + 1 > sizes[j]:
+                raise ValueError(f"tokenizer column {j}: {len(edges) + 1} bins for {sizes[j]} tokens")
+    if not np.array_equal(sizes, expected_sizes):
+        raise ValueError(f"tokenizer n_tokens_per_column {sizes.tolist()} does not fit the vocabularies "
+                         f"({expected_sizes.tolist()})")
+    if not np.array_equal(tok.offsets_, offsets):
+        raise ValueError(f"tokenizer offsets {tok.offsets_.tolist()} are not those of its vocabularies "
+                         f"({offsets.tolist()})")
+    if tok.n_tokens_ != N_SPECIAL + (int(sizes[0]) if tok.vocabulary == "shared" else int(sizes.sum())):
+        raise ValueError(f"tokenizer n_tokens {tok.n_tokens_!r} does not fit its vocabularies")

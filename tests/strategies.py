@@ -202,7 +202,8 @@ def rows_of(draw, schema: Schema, n_rows: int, unseen: bool = False) -> pd.DataF
 
 @st.composite
 def labels(draw, n_rows: int) -> np.ndarray:
-    """y: ints, unicode strings or bools; every drawn class occurs (one class is refused)."""
+    """y: ints, unicode strings or bools; every drawn class occurs (one class is refused);
+    one time in ten, one label is None, NaN or pd.NA (refused)."""
     kind = draw(st.sampled_from(["int", "text", "bool"]))
     n_classes = draw(st.sampled_from([2, 2, 2, 2, 3, 3, 1]))
     if kind == "bool":
@@ -211,7 +212,11 @@ def labels(draw, n_rows: int) -> np.ndarray:
         values = st.integers(-2, 5) if kind == "int" else text
         pool = draw(st.lists(values, min_size=n_classes, max_size=n_classes, unique=True))
     y = pool[:n_rows] + draw(st.lists(st.sampled_from(pool), min_size=n_rows, max_size=n_rows))
-    return np.asarray(draw(st.permutations(y[:n_rows])))
+    y = np.asarray(draw(st.permutations(y[:n_rows])))
+    if draw(st.integers(0, 9)) == 0:  # a missing label (refused: "Input y contains NaN")
+        y = y.astype(object)
+        y[draw(st.integers(0, n_rows - 1))] = draw(st.sampled_from([None, np.nan, pd.NA]))
+    return y
 
 
 def inf_columns(schema: Schema, frame: pd.DataFrame) -> list:

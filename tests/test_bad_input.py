@@ -65,6 +65,50 @@ def test_missing_extra_or_renamed_column_named(name, change, match):
         clf.predict(change(X))
 
 
+def _labels_with_missing(kind: str, n: int):
+    """Labels of several containers and dtypes with one missing value at position 5."""
+    base = ["no", "yes"] * (n // 2)
+    if kind == "object-nan":
+        return np.array([*base[:5], np.nan, *base[6:]], dtype=object)
+    if kind == "list-none":
+        return [*base[:5], None, *base[6:]]
+    if kind == "string-na":
+        return pd.Series([*base[:5], pd.NA, *base[6:]], dtype="string")
+    if kind == "float-nan":
+        return np.array([*[0.0, 1.0] * (n // 2)][:5] + [np.nan] + [0.0, 1.0] * ((n - 6) // 2), dtype=float)
+    if kind == "Int64-na":
+        return pd.Series([*[0, 1] * (n // 2)][:5] + [pd.NA] + [0, 1] * ((n - 6) // 2), dtype="Int64")
+    if kind == "category-nan":
+        return pd.Series(pd.Categorical([*base[:5], None, *base[6:]]))
+    raise AssertionError(kind)
+
+
+MISSING_LABELS = ["object-nan", "list-none", "string-na", "float-nan", "Int64-na", "category-nan"]
+
+
+@pytest.mark.parametrize("kind", MISSING_LABELS)
+def test_missing_labels_are_a_clear_error(name, kind):
+    """NaN / None / pd.NA in y: scikit-learn's "Input y contains NaN", for every classifier
+    and container (an object array of str and NaN used to fail with a TypeError in sorting)."""
+    X, _ = frame()
+    y = _labels_with_missing(kind, len(X))
+    assert len(y) == len(X)
+    with pytest.raises(ValueError, match=r"Input y contains NaN.*position\(s\) \[5\]"):
+        CLASSIFIER_FACTORIES[name]().fit(X, y)
+
+
+@pytest.mark.parametrize("kind", ["object-nan", "string-na"])
+def test_missing_labels_in_eval_set_are_a_clear_error(name, kind):
+    import inspect
+
+    clf = CLASSIFIER_FACTORIES[name]()
+    if "eval_set" not in inspect.signature(clf.fit).parameters:
+        pytest.skip(f"{name} takes no eval_set")
+    X, y = frame()
+    with pytest.raises(ValueError, match=r"Input eval_set y contains NaN"):
+        clf.fit(X, y, eval_set=(X, _labels_with_missing(kind, len(X))))
+
+
 def test_single_class_is_refused(name):
     X, y = frame()
     with pytest.raises(ValueError, match="class"):

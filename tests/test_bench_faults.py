@@ -167,6 +167,7 @@ def _truncated(text: bytes) -> bytes:
         pytest.param(lambda text: b"", id="empty"),
         pytest.param(lambda text: b"\x00\xff\xfe garbage \x80", id="garbage-bytes"),
         pytest.param(lambda text: b'["valid JSON, not a record"]', id="not-a-record"),
+        pytest.param(lambda text: b"[" * 100_000 + b"]" * 100_000, id="nested-too-deeply"),
         pytest.param(lambda text: text.replace(b"seed1", b"seed7"), id="another-run"),
     ],
 )
@@ -199,6 +200,95 @@ def test_corrupted_record_is_reported_then_redone(runner, tmp_path, damage):
     assert seed0.stat().st_mtime_ns == mtime  # the other record untouched
     clean = runner.invoke(main, ["report", str(suite), "--results", str(results)])
     assert clean.exit_code == 0 and "warning" not in clean.output
+
+
+def _edit(key: str, value, part: str | None = None):
+    """Valid JSON, a wrong field: ``record[key] = value`` (in ``record[part]`` if given)."""
+
+    def damage(text: bytes) -> bytes:
+        record = json.loads(text)
+        (record if part is None else record[part])[key] = value
+        return json.dumps(record).encode()
+
+    return damage
+
+
+@pytest.mark.parametrize(
+    ("damage", "field"),
+    [
+        pytest.param(_edit("ood_test", "garbage"), "ood_test", id="ood_test-garbage"),
+        pytest.param(_edit("seed", "zero"), "seed", id="seed-zero"),
+        pytest.param(_edit("accuracy", "high", "ood_test"), "ood_test.accuracy", id="accuracy-high"),
+        pytest.param(_edit("accuracy", 1.5, "id_test"), "id_test.accuracy", id="accuracy-out-of-range"),
+        pytest.param(_edit("fit_seconds", -1.0), "fit_seconds", id="negative-seconds"),
+        pytest.param(_edit("model", 7), "model", id="model-not-a-string"),
+    ],
+)
+def test_record_with_a_wrong_field_is_corrupt(runner, tmp_path, damage, field):
+    """Valid JSON but a field of the wrong type or range: warned about by name, skipped by
+    ``report`` (whose seed count drops), moved aside and redone by ``run``, which then
+    writes its report."""
+    suite = tiny_suite(tmp_path, seeds=(0, 1, 2))
+    results = tmp_path / "results"
+    assert run(runner, suite, results).exit_code == 0
+    table = "| price | logistic_regression | {} |"
+    assert table.format(3) in (results / "report.md").read_text()
+    bad = results / "runs/tiny/price/logistic_regression/untuned-seed1.json"
+    damaged = damage(bad.read_bytes())
+    bad.write_bytes(damaged)
+
+    report = runner.invoke(main, ["report", str(suite), "--results", str(results)])
+    assert report.exit_code == 0, report.output
+    assert "Traceback" not in report.output
+    assert f"warning: skipping corrupted result file {bad} (field {field}" in report.output
+    text = (results / "report.md").read_text()
+    assert "2 finished runs" in text and f"- `{LR}/untuned/seed1`: corrupted result file {bad}" in text
+    assert table.format(2) in text  # the seed count tells the truth
+    assert bad.read_bytes() == damaged
+
+    (results / "report.md").unlink()
+    again = run(runner, suite, results)
+    assert again.exit_code == 0, again.output
+    assert "Traceback" not in again.output
+    aside = bad.with_name("untuned-seed1.json.corrupt")
+    assert f"warning: corrupted result file {bad} (field {field}" in again.output and str(aside) in again.output
+    assert "3 planned, 2 already finished, 1 run now, 0 failed" in again.output
+    assert aside.read_bytes() == damaged
+    assert table.format(3) in (results / "report.md").read_text()
+
+
+def test_database_record_with_a_wrong_field_is_redone(runner, tmp_path):
+    """The same schema for records read from a database (--storage)."""
+    suite = tiny_suite(tmp_path, seeds=(0, 1))
+    db = tmp_path / "results.db"
+    args = ["--storage", f"sqlite:///{db}"]
+    assert run(runner, suite, tmp_path / "r", *args, "--no-report").exit_code == 0
+    with sqlite3.connect(db) as conn:
+        (text,) = conn.execute("SELECT record FROM tabmoe_runs WHERE run_id LIKE '%seed1'").fetchone()
+        record = json.loads(text)
+        record["seed"] = "zero"
+        conn.execute("UPDATE tabmoe_runs SET record = ? WHERE run_id LIKE '%seed1'", (json.dumps(record),))
+    report = runner.invoke(main, ["report", str(suite), "--results", str(tmp_path / "r"), *args])
+    assert report.exit_code == 0 and "Traceback" not in report.output, report.output
+    assert f"warning: skipping corrupted record of run {LR}/untuned/seed1" in report.output
+    assert "(field seed: expected an integer, got str 'zero')" in report.output
+    assert "1 finished runs" in (tmp_path / "r/report.md").read_text()
+    again = run(runner, suite, tmp_path / "r", *args)
+    assert again.exit_code == 0, again.output
+    assert "2 planned, 1 already finished, 1 run now, 0 failed" in again.output
+
+
+def test_committed_records_match_the_schema():
+    """Every record under benchmarks/results passes the schema ``run`` and ``report`` check."""
+    from tabmoe.bench.schema import check_record
+
+    files = sorted((ROOT / "benchmarks/results").glob("*/runs/**/*.json"))
+    assert len(files) > 100
+    for path in files:
+        try:
+            check_record(json.loads(path.read_text()))
+        except ValueError as exc:
+            pytest.fail(f"{path}: {exc}")
 
 
 def test_corrupted_failure_file_and_stale_temporaries(runner, tmp_path):

@@ -64,6 +64,8 @@ def expected_error(schema: Schema, X: pd.DataFrame, y: np.ndarray | None, vocabu
             r"Feature names are only supported if all input features have string",
             "str/int names",
         )
+    if y is not None and pd.isna(y).any():
+        return ValueError, r"Input y contains NaN", "missing label"
     if y is not None and len(np.unique(y)) < 2:
         return ValueError, r"only one class", "one class"
     return inf_error(schema, X, vocabulary)
@@ -364,3 +366,63 @@ def test_duplicated_and_reordered_numeric_column_names():
     with pytest.raises(ValueError, match=r"same order as they were in fit: fitted \['0', '1'\]"):
         clf.predict(X[[1, 0]])
     assert clf.predict(X.to_numpy()[:, [1, 0]]).shape == (4,)  # arrays are positional
+
+
+# ------------------------------------------------------------------ run records
+SMOKE = Path(__file__).resolve().parents[1] / "benchmarks/results/smoke/runs/smoke/car-cluster/hist_gradient_boosting"
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+def _schema_paths(spec, prefix: tuple = ()) -> list[tuple]:
+    """Every field path the record schema names (nested ones included)."""
+    out = []
+    for key, sub in spec.fields.items():
+        out.append((*prefix, key))
+        out += _schema_paths(sub, (*prefix, key))
+    return out
+
+
+@settings(max_examples=min(200, settings.default.max_examples), suppress_health_check=HEALTH)
+@given(data=st.data())
+def test_a_record_the_schema_accepts_never_breaks_the_report(data):
+    """Any JSON value in any field the report uses (or the field deleted): the schema refuses
+    the record with a RecordError naming a field, or every report table is built from it."""
+    from tabmoe.bench import report
+    from tabmoe.bench.schema import RECORD, RecordError, check_record
+
+    records = [json.loads((SMOKE / f"{protocol}-seed{k}.json").read_text())
+               for protocol in ("untuned", "tuned") for k in (0, 1)]
+    record = records[data.draw(st.integers(0, 3), label="record")]
+    path = data.draw(st.sampled_from(_schema_paths(RECORD)), label="field")
+    parent = record
+    for key in path[:-1]:
+        parent = parent.get(key) if isinstance(parent, dict) else None
+    if not isinstance(parent, dict):
+        event("field under a null part: nothing to change")
+        return
+    if data.draw(st.booleans(), label="delete"):
+        parent.pop(path[-1], None)
+    else:
+        parent[path[-1]] = data.draw(JSON_VALUES, label="value")
+    record = json.loads(json.dumps(record))  # as stored
+    try:
+        check_record(record)
+    except RecordError as exc:
+        assert str(exc).startswith("field ")
+        event("refused by the schema")
+        return
+    event("accepted")
+    runs = report.runs_frame(records)
+    table = report.per_split(runs)
+    overall = report.summary(table)
+    for protocol in dict.fromkeys(table["protocol"]):
+        report._summary_md(overall[overall["protocol"] == protocol], "tabmoe")
+        report._per_split_md(table[table["protocol"] == protocol])
+        report._budget_text(records, protocol)
+    report._cost_md(runs)
+    report._compute_text(records)
+    report.paired_with_paper(runs)

@@ -27,7 +27,13 @@ from hypothesis import strategies as st
 
 import tabmoe
 from tabmoe import TabularMoEClassifier
-from tabmoe.persistence import FORMAT, FORMAT_VERSION, IncompatibleFileError, checksum
+from tabmoe.persistence import (
+    FORMAT,
+    FORMAT_VERSION,
+    IncompatibleFileError,
+    UnsafeFileError,
+    checksum,
+)
 
 from .conftest import REPO
 
@@ -194,6 +200,73 @@ def test_changed_contents_fail_the_checksum(saved, tmp_path, change, match):
         TabularMoEClassifier.load(tmp_path / "m.tabmoe")
 
 
+def _rewrite_document(src: Path, dst: Path, key: str, change) -> None:
+    """Copy ``src`` to ``dst`` with ``change(document)`` applied to the JSON document ``key``,
+    its checksum recomputed: a consistent file with wrong contents."""
+    payload = torch.load(src, weights_only=True)
+    document = json.loads(payload[key])
+    change(document)
+    payload[key] = json.dumps(document)
+    payload["checksum"] = checksum(payload)
+    torch.save(payload, dst)
+
+
+def _set(key: str, value):
+    return lambda document: document.__setitem__(key, value)
+
+
+@pytest.mark.parametrize(
+    ("key", "change"),
+    [
+        ("tokenizer", _set("offsets", [10**6] * 7)),
+        ("tokenizer", _set("offsets", [3, 10, 20, 30, 40, 50, 10**6])),
+        ("tokenizer", _set("offsets", [3, 4])),
+        ("tokenizer", _set("n_tokens", 5)),
+        ("tokenizer", lambda d: d["params"].__setitem__("vocabulary", "bogus")),
+        ("tokenizer", _set("n_tokens_per_column", [1] * 7)),
+        ("tokenizer", _set("is_categorical", [True] * 7)),
+        ("tokenizer", lambda d: d["bin_edges"].__setitem__(6, d["bin_edges"][6][::-1])),
+        ("tokenizer", lambda d: d["categories"][0].pop()),
+        ("fitted", _set("label_token_ids", [1, 2])),
+        ("fitted", _set("label_token_ids", [10**6, 10**6 + 1])),
+        ("fitted", _set("classes", [["str", "no"]])),
+        ("fitted", _set("classes", [["str", "no"], ["str", "no"]])),
+        ("fitted", _set("n_features_in", 3)),
+        ("fitted", _set("feature_importances", [1.0])),
+        ("params", _set("d_model", -8)),
+        ("params", _set("n_heads", "two")),
+    ],
+)  # fmt: skip
+def test_consistent_file_with_out_of_range_contents_is_refused(saved, tmp_path, key, change):
+    """A file whose checksum matches but whose sizes and token ids do not fit each other is
+    refused at load, not by an IndexError in predict_proba."""
+    path, _, X = saved
+    _rewrite_document(path, tmp_path / "m.tabmoe", key, change)
+    with pytest.raises(IncompatibleFileError, match="does not describe a valid model"):
+        TabularMoEClassifier.load(tmp_path / "m.tabmoe").predict_proba(X)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda p: p["train_sample"].__setitem__("tokens", p["train_sample"]["tokens"] + 10**6),
+        lambda p: p["train_sample"].__setitem__("tokens", p["train_sample"]["tokens"][:, :2]),
+        lambda p: p["train_sample"].__setitem__("weight", p["train_sample"]["weight"][:3]),
+        lambda p: p["state_dict"]["heads.bias"].fill_(float("nan")),
+        lambda p: p.__setitem__("params", "[" * 100_000 + "]" * 100_000),
+    ],
+    ids=["sample-token-ids", "sample-columns", "sample-weights", "nan-weights", "json-nested-too-deeply"],
+)
+def test_consistent_file_with_wrong_tensors_is_refused(saved, tmp_path, change):
+    path, _, _ = saved
+    payload = torch.load(path, weights_only=True)
+    change(payload)
+    payload["checksum"] = checksum(payload)
+    torch.save(payload, tmp_path / "m.tabmoe")
+    with pytest.raises(IncompatibleFileError, match="does not describe a valid model"):
+        TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+
+
 def test_consistent_but_wrong_contents_give_a_clear_error(saved, tmp_path):
     """A file whose checksum matches but whose documents do not fit the weights."""
     path, _, _ = saved
@@ -351,8 +424,143 @@ def test_damaged_bytes_are_refused_or_harmless(saved, tmp_path_factory, data, fa
     damaged.write_bytes(bytes(raw))
     try:
         loaded = TabularMoEClassifier.load(damaged)
-    except REFUSED as exc:
+    except IncompatibleFileError as exc:  # UnsafeFileError included; nothing else
         event(f"{fault}: {type(exc).__name__}")
         return
     event(f"{fault}: loaded (damage outside the contents)")
     assert np.array_equal(loaded.predict_proba(X), clf.predict_proba(X))
+
+
+def _flip_offsets(path: Path, every: int) -> list[int]:
+    """Offsets to damage in the archive ``path``: every byte of its first 64, of the zip
+    structure (local headers, padding, central directory) and of data.pkl (the JSON
+    documents, the checksum, the pickle opcodes); every ``every``-th byte elsewhere (tensor
+    data, whose changes the checksum catches)."""
+    size = path.stat().st_size
+    with zipfile.ZipFile(path) as archive:
+        tensors = [
+            range(info.header_offset + len(info.FileHeader()), info.header_offset + len(info.FileHeader()) + info.compress_size)
+            for info in archive.infolist() if "/data/" in info.filename and not info.filename.endswith("serialization_id")
+        ]  # fmt: skip
+    inside = {offset for block in tensors for offset in block}
+    return [k for k in range(size) if k < 64 or k not in inside or k % every == 0]
+
+
+def test_every_flipped_byte_is_refused_or_harmless(saved, tmp_path):
+    """A byte flipped anywhere, offsets 0 and 1 (the zip signature) included: load raises
+    IncompatibleFileError or returns the same model; never another exception. Every one of
+    the first 64 bytes; then every 32nd byte of the structure and documents (the ci profile:
+    every 8th), every 16 times that in the tensor data (in the random damage test below,
+    Hypothesis hits any byte)."""
+    path, clf, X = saved
+    expected = clf.predict_proba(X)
+    raw = path.read_bytes()
+    step = 8 if settings.default.max_examples >= 1000 else 32
+    offsets = [k for k in _flip_offsets(path, every=16 * step) if k < 64 or k % step == 0]
+    assert {0, 1} <= set(offsets)
+    damaged = tmp_path / "m.tabmoe"
+    outcomes: dict[str, int] = {}
+    for k in offsets:
+        data = bytearray(raw)
+        data[k] ^= (0x01, 0x80, 0xFF)[k % 3]
+        damaged.write_bytes(bytes(data))
+        try:
+            loaded = TabularMoEClassifier.load(damaged)
+        except IncompatibleFileError as exc:
+            outcomes[type(exc).__name__] = outcomes.get(type(exc).__name__, 0) + 1
+            continue
+        except Exception as exc:  # noqa: BLE001 - the point of the test
+            pytest.fail(f"flipping byte {k} of {len(raw)}: {type(exc).__name__}: {exc}")
+        assert np.array_equal(loaded.predict_proba(X), expected), f"byte {k} changed the model"
+        outcomes["loaded"] = outcomes.get("loaded", 0) + 1
+    assert outcomes.get("IncompatibleFileError", 0) > len(offsets) // 2, outcomes
+
+
+@pytest.mark.parametrize("offset", [0, 1])
+def test_damaged_zip_signature_is_an_incompatible_file(saved, tmp_path, offset):
+    """The first two bytes ("PK") damaged: no longer a torch archive, which torch reads as a
+    pickle and refuses; that is an IncompatibleFileError (and an UnpicklingError)."""
+    path, _, _ = saved
+    data = bytearray(path.read_bytes())
+    data[offset] ^= 0xFF
+    (tmp_path / "m.tabmoe").write_bytes(bytes(data))
+    with pytest.raises(IncompatibleFileError, match="is refused: it is not a tabmoe file") as info:
+        TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+    assert isinstance(info.value, UnsafeFileError) and isinstance(info.value, pickle.UnpicklingError)
+
+
+# ---------------------------------------------------------------- saving
+def test_save_replaces_a_file_atomically(saved, tmp_path):
+    path, clf, X = saved
+    target = tmp_path / "m.tabmoe"
+    target.write_bytes(b"an older file")
+    clf.save(target)
+    assert np.array_equal(TabularMoEClassifier.load(target).predict_proba(X), clf.predict_proba(X))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.tabmoe"]  # no temporary left
+
+
+def test_save_failing_mid_write_leaves_the_old_file(saved, tmp_path, monkeypatch):
+    """torch.save raising half way (a full disk, as /dev/full answers writes): the old file
+    is untouched, the temporary removed, the error in plain words."""
+    path, clf, X = saved
+    target = tmp_path / "m.tabmoe"
+    target.write_bytes(path.read_bytes())
+    real_open = os.open
+
+    def full_disk(file, flags, *args, **kwargs):
+        if str(file).endswith(".tmp"):
+            real_open(file, flags, *args, **kwargs)  # the temporary exists...
+            return real_open("/dev/full", os.O_WRONLY)  # ...but its writes fail with ENOSPC
+        return real_open(file, flags, *args, **kwargs)
+
+    if not Path("/dev/full").exists():
+        pytest.skip("needs /dev/full")
+    monkeypatch.setattr(os, "open", full_disk)
+    with pytest.raises(OSError, match=r"Cannot save the model to .*m\.tabmoe.*: the disk is full") as info:
+        clf.save(target)
+    monkeypatch.undo()
+    assert "inline_container" not in str(info.value)
+    assert target.read_bytes() == path.read_bytes()
+    assert np.array_equal(TabularMoEClassifier.load(target).predict_proba(X), clf.predict_proba(X))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.tabmoe"]
+
+
+def test_save_over_the_file_size_limit_leaves_the_old_file(saved, tmp_path):
+    """RLIMIT_FSIZE below the model's size (what a full disk does to the write), in a child
+    process: save fails in plain words; the old file still loads and predicts the same."""
+    resource = pytest.importorskip("resource")
+    path, clf, X = saved
+    target = tmp_path / "m.tabmoe"
+    target.write_bytes(path.read_bytes())
+    code = textwrap.dedent(
+        f"""
+        import resource, signal
+        from tabmoe import TabularMoEClassifier
+        clf = TabularMoEClassifier.load({str(path)!r})
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit: EFBIG, no signal
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+        try:
+            clf.save({str(target)!r})
+        except OSError as exc:
+            print("ERROR", exc)
+        """
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert resource.RLIMIT_FSIZE and result.returncode == 0, result.stderr[-2000:]
+    assert f"ERROR Cannot save the model to {str(target)!r}: the file is larger than" in result.stdout
+    assert "inline_container" not in result.stdout
+    assert target.read_bytes() == path.read_bytes()
+    assert np.array_equal(TabularMoEClassifier.load(target).predict_proba(X), clf.predict_proba(X))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.tabmoe"]
+
+
+def test_save_errors_name_the_path_in_plain_words(saved, tmp_path):
+    _, clf, _ = saved
+    with pytest.raises(FileNotFoundError, match=r"Cannot save the model to .*: the folder .*absent.* does not exist"):
+        clf.save(tmp_path / "absent" / "m.tabmoe")
+    with pytest.raises(IsADirectoryError, match=r"Cannot save the model to .*: it is a folder"):
+        clf.save(tmp_path)
+    (tmp_path / "file").write_text("")
+    with pytest.raises(FileNotFoundError, match=r"the folder .*file.* is not a folder"):
+        clf.save(tmp_path / "file" / "m.tabmoe")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]

@@ -55,4 +55,4 @@ with tempfile.TemporaryDirectory() as tmp:
     try:
         TabularMoEClassifier.load(hostile)
     except pickle.UnpicklingError as exc:
-        print("refused:", str(exc).splitlines()[0])
+        print("refused:", str(exc).splitlines()[0].replace(tmp, "<tmp>"))

@@ -15,7 +15,8 @@ Two stores with one interface (``finished``, ``records``, ``scan``, ``recover``,
 Faults (docs/reliability.md, "Harness faults"): a result that cannot be saved or read (full
 disk, folder or database gone) raises :class:`StoreError`, whose one-line message names the
 run and the file or the URL (password masked). A record that does not parse, or is not the
-run its place says, is *corrupt*: ``records`` / ``finished`` skip it (the run counts as not
+run its place says, or does not match the record schema (``tabmoe.bench.schema``:
+the type and range of every field ``report`` uses), is *corrupt*: ``records`` / ``finished`` skip it (the run counts as not
 finished, so ``run`` redoes it), ``scan`` lists it, and ``recover`` — which ``run`` calls
 while holding the results lock — moves a corrupt file aside to ``<name>.corrupt`` (kept for
 inspection; a database row stays until the rerun replaces it) and deletes the temporary
@@ -39,6 +40,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 from ..tuning import database_url
+from .schema import check_record
 
 STUDY_JOURNAL = "optuna.journal"
 LOCK_FILE = ".lock"
@@ -182,12 +184,15 @@ class DirectoryStore:
             record = json.loads(data.decode("utf8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ValueError(f"not JSON ({exc})") from None
+        except RecursionError:
+            raise ValueError("not a run record (JSON nested too deeply)") from None
         missing = [k for k in RECORD_KEYS if not isinstance(record, dict) or k not in record]
         if missing:
             raise ValueError(f"not a run record (no {', '.join(missing)})")
         run_id = record["run_id"]
         if not isinstance(run_id, str) or run_id.count("/") != 4 or self._path("runs", run_id, ".json") != path:
             raise ValueError(f"holds run {run_id!r}, not {self._run_id(path)!r}")
+        check_record(record)
         return record
 
     def scan(self, suite: str) -> tuple[list[dict[str, Any]], list[Corrupt]]:
@@ -311,11 +316,14 @@ class SQLStore:
             record = json.loads(text)
         except (TypeError, json.JSONDecodeError) as exc:
             raise ValueError(f"not JSON ({exc})") from None
+        except RecursionError:
+            raise ValueError("not a run record (JSON nested too deeply)") from None
         missing = [k for k in RECORD_KEYS if not isinstance(record, dict) or k not in record]
         if missing:
             raise ValueError(f"not a run record (no {', '.join(missing)})")
         if record["run_id"] != run_id:
             raise ValueError(f"holds run {record['run_id']!r}")
+        check_record(record)
         return record
 
     def scan(self, suite: str) -> tuple[list[dict[str, Any]], list[Corrupt]]:

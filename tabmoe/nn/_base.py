@@ -91,13 +91,31 @@ def resolve_mixed_precision(
     return False
 
 
-def validate_targets(y: Any) -> np.ndarray:
-    """``y`` as a 1-d array of classification targets (ValueError for None or regression y)."""
+def validate_targets(y: Any, what: str = "y") -> np.ndarray:
+    """``y`` as a 1-d array of classification targets (ValueError for None, missing labels
+    or regression y)."""
     if y is None:
-        raise ValueError("requires y to be passed, but the target y is None.")
+        raise ValueError(f"requires {what} to be passed, but the target {what} is None.")
+    _check_no_missing_labels(y, what)
     y = column_or_1d(y, warn=True)
     check_classification_targets(y)
     return y
+
+
+def _check_no_missing_labels(y: Any, what: str) -> None:
+    """ValueError like scikit-learn's ("Input y contains NaN") for NaN, None, NaT or pd.NA
+    labels, in any container and dtype (an object array mixing NaN and strings would
+    otherwise fail in sorting with a TypeError)."""
+    try:
+        missing = np.asarray(pd.isna(np.asarray(y, dtype=object) if isinstance(y, list) else y), dtype=bool)
+    except (TypeError, ValueError):  # ragged or exotic input: column_or_1d will say what is wrong
+        return
+    if missing.any():
+        rows = np.flatnonzero(missing.reshape(len(missing), -1).any(axis=1)) if missing.ndim else [0]
+        raise ValueError(
+            f"Input {what} contains NaN: {len(rows)} missing label(s) (NaN, None or NA), e.g. at "
+            f"position(s) {[int(i) for i in rows[:5]]}. Drop those rows or fill their labels."
+        )
 
 
 def encode_targets(classes: np.ndarray, y: np.ndarray, what: str = "y") -> np.ndarray:
@@ -323,7 +341,7 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
         validation = None
         if eval_set is not None:
             X_val, y_val = eval_set
-            validation = (X_val, encode_targets(self.classes_, validate_targets(y_val), "eval_set y"))
+            validation = (X_val, encode_targets(self.classes_, validate_targets(y_val, "eval_set y"), "eval_set y"))
         self._train(inputs, validation, early, unlabeled)
         return self
 
