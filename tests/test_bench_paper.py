@@ -12,9 +12,12 @@ from tabmoe.bench.execute import execute
 from tabmoe.bench.plan import plan_runs
 from tabmoe.bench.suites import load_suite
 
+from .authors_data import requires_authors_svd_basis
+
 FIXTURE = Path(__file__).parent / "fixtures" / "authors_sim_5_0.9_0_lr.csv"
 
 
+@requires_authors_svd_basis
 def test_paper_protocol_logistic_regression_matches_the_authors_per_seed():
     authors = pd.read_csv(FIXTURE, comment="#").set_index("seed")["acc_test_lr"]
     runs = plan_runs(load_suite("paper"), models=["logistic_regression"], splits=["sim-5-0.9-0.0"],

@@ -18,6 +18,8 @@ from tabmoe.data import (
     simulation_table,
 )
 
+from .authors_data import requires_authors_svd_basis
+
 FIXTURE = Path(__file__).parent / "fixtures" / "authors_sim_5_0.9_0_lr.csv"
 FEATURES = [f"x{i}" for i in range(5)]
 
@@ -38,6 +40,7 @@ def _authors_lr_accuracy(seed: int) -> tuple[float, float]:
     return model.score(X[:n], y[:n]), model.score(X[n:], y[n:])
 
 
+@requires_authors_svd_basis
 @pytest.mark.parametrize("seed", paper_simulation_seeds(5))
 def test_simulation_reproduces_authors_lr_accuracies(seed):
     """Regenerate config 5/0.9/0 for the authors' first 5 seeds and refit their LR.
