@@ -1,4 +1,4 @@
-"""OOD accuracy of every model on the auto-mpg origin split over seeds (PAPER.md sections 4, 7).
+"""OOD accuracy of every model on the auto-mpg origin split over seeds (docs/paper.md sections 4, 7).
 
     python benchmarks/auto_mpg_baselines.py --seeds 42-51 [--models a,b] [--log runs.jsonl]
 
@@ -8,7 +8,7 @@ Protocols (one thread per process):
 
 * tabmoe: ``paper_config()`` (200 epochs, no early stopping);
 * ft_transformer: rtdl's defaults, early stopping on 20% of the training rows (as the
-  independent measurement of PAPER.md section 7);
+  independent measurement of docs/paper.md section 7);
 * tab_transformer: Huang et al.'s architecture, lr 1e-4 (section 7), 200 epochs;
 * tabnet: pytorch-tabnet's defaults (100 epochs; batches bounded by the 245 rows);
 * logistic_regression: ``max_iter=2000``; random_forest, gradient_boosting,
@@ -35,7 +35,7 @@ from threadpoolctl import threadpool_limits
 from tabmoe.datasets import auto_mpg_origin_split
 from tabmoe.models import available_models, get_model
 
-#: PAPER.md section 4, Table 5 (single seed 42; pytorch_tabular models at defaults).
+#: docs/paper.md section 4, Table 5 (single seed 42; pytorch_tabular models at defaults).
 PAPER_TABLE5 = {
     "tabmoe": 0.7929,
     "logistic_regression": 0.6571,
@@ -46,7 +46,7 @@ PAPER_TABLE5 = {
     "tab_transformer": 0.7071,
     "tabnet": 0.6000,
 }
-#: PAPER.md section 7, independent measurements over seeds 42-51: (mean, SD).
+#: docs/paper.md section 7, independent measurements over seeds 42-51: (mean, SD).
 PAPER_SECTION7 = {
     "tabmoe": (0.732, 0.061),
     "logistic_regression": (0.657, 0.0),

@@ -28,6 +28,7 @@ from sklearn.utils.validation import (
 )
 
 from . import defaults
+from ._stack import user_stacklevel
 from .tokenizer import to_frame
 from .trainer import autocast, resolve_device
 
@@ -62,7 +63,7 @@ def resolve_mixed_precision(
             f"mixed_precision=True has no effect on {where}: bf16 autocast is used on CUDA "
             "devices with bf16 and on the CPU only. Training runs in float32.",
             UserWarning,
-            stacklevel=5,  # the caller of fit: through start_fit, fit and sklearn's _fit_context
+            stacklevel=user_stacklevel(),  # the caller of fit: through start_fit, fit and _fit_context
         )
     return False
 

@@ -204,3 +204,19 @@ def test_tuning_examples_run(capsys):
     result = namespace["result"]
     assert set(result.best_params) == {"d_model", "dropout"} and len(result.study.trials) == 2
     assert "number" in capsys.readouterr().out
+
+
+def test_moe_page_example_runs(capsys):
+    """The code of docs/moe.md section 1 runs as written, and its comments hold."""
+    import torch
+
+    text = (DOCS / "moe.md").read_text()
+    (block,) = [b for b in re.findall(r"```python\n(.*?)```", text, flags=re.S) if "MixtureOfExperts" in b]
+    namespace: dict = {}
+    exec(compile(block, str(DOCS / "moe.md"), "exec"), namespace)
+    moe, tokens, clf = namespace["moe"], namespace["tokens"], namespace["clf"]
+    with torch.no_grad():
+        expected = clf.module_.label_logits(tokens)
+        assert (moe.logits(tokens, clf.module_.label_ids) - expected).abs().max() <= 1e-5
+        assert moe.logits(tokens, namespace["ids_of_column_2"], target=2).shape == (
+            len(tokens), len(namespace["ids_of_column_2"]))

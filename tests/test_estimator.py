@@ -171,3 +171,20 @@ def test_load_refuses_pickled_code_and_foreign_files(mixed_frame, tmp_path):
     torch.save({"weights": torch.zeros(2)}, tmp_path / "other.pt")
     with pytest.raises(IncompatibleFileError, match="not a saved"):
         TabularMoEClassifier.load(tmp_path / "other.pt")
+
+
+def test_warnings_point_at_the_callers_line():
+    """UNKNOWN-category warnings name the user's call (this file), not tabmoe's or sklearn's
+    internals, whichever public method raised them."""
+    import pandas as pd
+
+    X = pd.DataFrame({"a": ["x", "y"] * 20, "b": ["p", "q", "r", "s"] * 10})
+    y = [0, 1] * 20
+    clf = TabularMoEClassifier(max_epochs=1, random_state=0).fit(X, y)
+    unseen = pd.DataFrame({"a": ["z", "x"], "b": ["p", "new"]})
+    calls = [clf.predict, clf.predict_proba, lambda X: clf.score(X, [0, 1]), clf.explain,
+             clf.tokenizer_.transform]
+    for call in calls:
+        with pytest.warns(UserWarning, match="not seen during fit") as record:
+            call(unseen)
+        assert {w.filename for w in record} == {__file__}, [(w.filename, w.lineno) for w in record]

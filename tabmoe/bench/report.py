@@ -435,8 +435,8 @@ def write_report(
         save_csv(comparison, "paper_comparison.csv")
         lines += [
             "", "## The paper's published numbers beside ours", "",
-            "PAPER.md tables 3-4 (simulation: 20 seeds, mean and population SD) and 5 (auto-mpg: "
-            "seed 42 only). Ours: mean and population SD over our seeds; MSE in bin units "
+            "The paper's Tables 3-4 (simulation: 20 seeds, mean and population SD) and 5 "
+            "(auto-mpg: seed 42 only), as in docs/paper.md sections 3-4. Ours: mean and population SD over our seeds; MSE in bin units "
             "(integer labels).", "", *_section("paper-comparison", _paper_md(comparison)),
         ]
         paired = paired_with_paper(runs)
