@@ -158,6 +158,11 @@ def test_seed_lists():
         (["run", "smoke", "--splits", "zzz", "--results", "{tmp}/r"], "has no split 'zzz'"),
         (["report", "smoke", "--results", "{tmp}/r"], "no results folder {tmp}/r"),
         (["report", "smoke", "--results", "{tmp}/empty"], "no finished runs to report for 'smoke'"),
+        (["run", "smoke", "--protocol", "oracle"], "Invalid value for '--protocol': 'oracle' is not one of"),
+        (["report", "smoke", "--tie", "-1"], "report --help)"),
+        (["run"], "Missing argument 'SUITE'"),
+        (["nosuch"], "No such command 'nosuch'"),
+        (["--bogus", "suites"], "No such option '--bogus'"),
     ],
 )
 def test_usage_errors_are_one_plain_line_with_exit_2(runner, tmp_path, args, message):

@@ -50,6 +50,38 @@ def _plain(exc: BaseException) -> str:
     return " ".join(message.split()) or type(exc).__name__
 
 
+def _one_line(exc: click.UsageError) -> click.ClickException:
+    """click's own usage errors (bad option value, unknown option or command) as one line."""
+    path = exc.ctx.command_path if exc.ctx is not None else "tabmoe-bench"
+    return BadUsage(f"{exc.format_message()} (see {path} --help)")
+
+
+_HELP_ERRORS = tuple(
+    cls for cls in (getattr(click.exceptions, "NoArgsIsHelpError", None),) if cls is not None
+)
+
+
+class _OneLineErrors(click.Group):
+    """A group whose usage errors, click's included, print one ``Error: ...`` line (exit 2)."""
+
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.UsageError as exc:
+            if isinstance(exc, _HELP_ERRORS):
+                raise
+            raise _one_line(exc) from exc
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:
+            if isinstance(exc, _HELP_ERRORS):
+                raise
+            raise _one_line(exc) from exc
+
+
 @contextlib.contextmanager
 def _user_errors() -> Iterator[None]:
     """Turn bad input (unknown suite or split, missing data, invalid file) into :class:`BadUsage`."""
@@ -68,7 +100,7 @@ _openml_cache_option = click.option(
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", "-V", prog_name="tabmoe-bench",
                       message="%(prog)s %(version)s")
 @click.option(
