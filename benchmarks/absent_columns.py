@@ -1,4 +1,4 @@
-"""Accuracy as 0..k feature columns are removed at predict time (PAPER.md section 5).
+"""Accuracy as 0..k feature columns are removed at predict time (docs/paper.md section 5).
 
     python benchmarks/absent_columns.py --dataset auto-mpg       # seeds 42-51, OOD test rows
     python benchmarks/absent_columns.py --dataset sim:5/0.9/0    # the authors' first 5 seeds

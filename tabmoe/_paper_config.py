@@ -1,4 +1,4 @@
-"""The paper's configuration, in one place (PAPER.md section 2).
+"""The paper's configuration, in one place (docs/paper.md section 2).
 
 ``TabularMoEClassifier(**PAPER_CONFIG)`` is the authors' setup: d_model 20, 5 heads (key dim
 4), ff_dim 5, one post-LN transformer layer, dropout 0.1, Adam lr 1e-3 (eps 1e-7), batches of
@@ -47,7 +47,7 @@ AUTO_STEPS_PER_EPOCH = 16
 AUTO_BATCH_ROWS = (16, 256)
 #: ``early_stopping="auto"`` turns early stopping on above this many training rows
 #: (HistGradientBoosting's rule). Below it the paper's small tables lost OOD accuracy to a
-#: 20% hold-out (PAPER.md section 8: -0.062 on simulation 5/0.9/0).
+#: 20% hold-out (docs/paper.md section 8: -0.062 on simulation 5/0.9/0).
 AUTO_EARLY_STOPPING_ROWS = 10_000
 
 

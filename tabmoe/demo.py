@@ -2,7 +2,7 @@
 
     python -m tabmoe.demo [--seed 4951] [--epochs 60]
 
-The data are generated (PAPER.md section 3, config 5/0.9/0), so nothing is downloaded.
+The data are generated (docs/paper.md section 3, config 5/0.9/0), so nothing is downloaded.
 """
 
 from __future__ import annotations

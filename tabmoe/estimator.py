@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _paper_config as defaults
 from ._estimator_state import EstimatorStateMixin
+from ._stack import user_stacklevel
 from .interpret.explain import Explanation, explain_tokens, gate_importances
 from .nn._base import (
     FIT_PARAMETER_CONSTRAINTS,
@@ -107,7 +108,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
     missing : {"token", "exclude"}
         ``"token"``: a missing value (NaN / None) is the MISSING token, attended like any
         value; a column absent from a DataFrame at predict time is a ValueError naming it.
-        ``"exclude"`` (PAPER.md section 5, exchangeability): missing values and columns
+        ``"exclude"`` (docs/paper.md section 5, exchangeability): missing values and columns
         absent from the DataFrame (matched by name) are left out of the attention — no
         imputation — at fit, predict, explain and adapt.
     feature_dropout : float
@@ -279,7 +280,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         copies_per_row = n_columns if masking in ("leave_one_out", "copies") else 1
         return max(1, round(defaults.AUTO_BATCH_COPIES / copies_per_row))
 
-    def _cap_rows_for_heads(self, rows: int, stacklevel: int = 7) -> int:
+    def _cap_rows_for_heads(self, rows: int) -> int:
         """Fewer rows per batch when the output layers are huge (see MAX_BATCH_LOGITS)."""
         sizes = self.tokenizer_.n_tokens_per_column_
         width = (int(sizes.sum()) + len(self.classes_)) * self.n_members  # logits a row
@@ -296,7 +297,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
             "time grows with rows x categories; consider min_frequency (e.g. 2 maps values "
             "seen once to UNKNOWN) or dropping the column.",
             UserWarning,
-            stacklevel=stacklevel,  # 7: the caller of fit, through _batch_size, _train, _fit, fit and _fit_context
+            stacklevel=user_stacklevel(),  # the caller of fit, through scikit-learn's _fit_context
         )
         return cap
 
@@ -555,7 +556,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         union of the stored labelled training sample (``train_sample_tokens_``, at most
         ``TRAIN_SAMPLE_ROWS`` rows) and the rows of ``X_target`` (label position MASK, so only
         their features are reconstructed), shuffled together, so every step mixes both.
-        Adapting on target rows alone wrecks the label head (PAPER.md section 8); keeping the
+        Adapting on target rows alone wrecks the label head (docs/paper.md section 8); keeping the
         labelled rows prevents that. ``X_target=None`` runs the same on the training sample
         alone (the control). ``learning_rate`` defaults to the fit's; the optimiser starts
         fresh. ``random_state`` (shuffling, dropout) defaults to the estimator's.
@@ -579,7 +580,6 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
             max_epochs=max_epochs,
             batch_size=self._cap_rows_for_heads(
                 self._rows_per_batch(len(data["tokens"]), data["tokens"].shape[1], masking),
-                stacklevel=3,
             ),
             lr=lr,
             weight_decay=self.weight_decay,

@@ -10,7 +10,7 @@ Every model is scored from the same thing, its ``predict_proba`` (n_rows, n_clas
   one-vs-rest AUCs over the classes present in the part (scikit-learn's ``multi_class="ovr"``
   when every class is present); ``None`` with fewer than two classes present;
 * ``bin_mse``: mean squared difference between predicted and true label, only for integer
-  labels (the paper's binned targets, PAPER.md section 3); ``None`` otherwise.
+  labels (the paper's binned targets, docs/paper.md section 3); ``None`` otherwise.
 """
 
 from __future__ import annotations

@@ -2,7 +2,10 @@
 
 ``get_model(name).make(**params)`` builds the estimator with the paper defaults overridden
 by ``params``; ``make_paper()`` adds the paper's tuning protocol where it had one (the
-5-fold stratified grid search of the scikit-learn references). A search space is a plain
+5-fold stratified grid search of the scikit-learn references) and the paper's own column
+handling where it differs from the general one: tabmoe's ``make()`` reads numeric columns as
+numbers (``categorical_features="auto"``, per-column vocabularies), its ``make_paper()`` is
+``TabularMoEClassifier(**paper_config())`` (every column an integer code, one shared vocabulary). A search space is a plain
 ``suggest(trial) -> dict`` of estimator parameters, Optuna's define-by-run style: Optuna is
 never imported here, the tuner passes its ``Trial``.
 
@@ -23,6 +26,11 @@ from ._paper_config import PAPER_CONFIG
 from .baselines import ft_transformer, reference, tab_transformer, tabnet
 from .estimator import TabularMoEClassifier
 
+#: tabmoe on a general table: the paper's network and training, but columns read by dtype
+#: (numeric ones binned, not one token per distinct value) with one vocabulary per column.
+#: The paper's integer-coded columns in one shared vocabulary: ``make_paper()``.
+TABMOE_GENERAL_COLUMNS = {"categorical_features": "auto", "vocabulary": "per_column"}
+
 
 @dataclass(frozen=True)
 class ModelSpec:
@@ -35,6 +43,13 @@ class ModelSpec:
     description: str
     paper_grid: Mapping[str, list] | None = None
     requires: tuple[str, ...] = field(default=())
+    #: Parameters the paper's protocol (:meth:`make_paper`) sets over ``paper_defaults``.
+    paper_overrides: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def paper_params(self) -> dict[str, Any]:
+        """The parameters :meth:`make_paper` builds with (before ``params`` and its grid)."""
+        return {**self.paper_defaults, **self.paper_overrides}
 
     def available(self) -> bool:
         """Whether the optional packages this model needs are installed."""
@@ -45,8 +60,9 @@ class ModelSpec:
         return self.factory(**{**self.paper_defaults, **params})
 
     def make_paper(self, n_jobs: int | None = None, **params: Any) -> BaseEstimator:
-        """:meth:`make`, inside the paper's grid search when the paper tuned this model."""
-        estimator = self.make(**params)
+        """The paper's configuration (``paper_params`` overridden by ``params``), inside the
+        paper's grid search when the paper tuned this model."""
+        estimator = self.factory(**{**self.paper_params, **params})
         if self.paper_grid is None:
             return estimator
         return reference.paper_grid_search(estimator, dict(self.paper_grid), n_jobs=n_jobs)
@@ -76,9 +92,10 @@ _SPECS = [
     ModelSpec(
         "tabmoe",
         TabularMoEClassifier,
-        PAPER_CONFIG,
+        {**PAPER_CONFIG, **TABMOE_GENERAL_COLUMNS},
         suggest_tabmoe,
         "Bidirectional attention as a mixture of continuous word experts (the paper's model)",
+        paper_overrides={k: PAPER_CONFIG[k] for k in TABMOE_GENERAL_COLUMNS},
     ),
     ModelSpec(
         "ft_transformer",

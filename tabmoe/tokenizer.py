@@ -29,6 +29,8 @@ from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._stack import user_stacklevel
+
 MASK, MISSING, UNKNOWN = 0, 1, 2
 N_SPECIAL = 3
 SPECIAL_TOKENS = {"MASK": MASK, "MISSING": MISSING, "UNKNOWN": UNKNOWN}
@@ -178,7 +180,7 @@ class UnseenValues:
             seen = list(pd.unique(both)[: self.N_EXAMPLES])
         self.examples[j] = seen
 
-    def warn(self, n_rows: int, stacklevel: int) -> None:
+    def warn(self, n_rows: int) -> None:
         for j in sorted(self.counts):
             count = self.counts[j]
             # str() per value: Series.astype(str) fails on e.g. a lone surrogate under pyarrow
@@ -187,7 +189,7 @@ class UnseenValues:
                 f"Column {self.names[j]!r}: {count} value(s) ({count / n_rows:.1%} of rows) "
                 f"were not seen during fit and map to the UNKNOWN token (e.g. {examples}).",
                 UserWarning,
-                stacklevel=stacklevel + 1,
+                stacklevel=user_stacklevel(),  # the user's call (predict, transform, ...)
             )
 
 
@@ -360,7 +362,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         frame = self._checked_frame(X)
         unseen = UnseenValues()
         out = self._tokens(frame, unseen)
-        unseen.warn(len(frame), stacklevel=2)
+        unseen.warn(len(frame))
         return out
 
     def transform_batches(self, X: Any, batch_rows: int) -> Iterator[tuple[slice, np.ndarray]]:
@@ -380,7 +382,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         for start in range(0, len(frame), batch_rows):
             rows = slice(start, min(start + batch_rows, len(frame)))
             yield rows, self._tokens(frame.iloc[rows], unseen)
-        unseen.warn(len(frame), stacklevel=2)
+        unseen.warn(len(frame))
 
     def _checked_frame(self, X: Any) -> pd.DataFrame:
         """``X`` as a frame, checked against the fitted columns (names, number, order)."""

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from tabmoe.bench.cli import EXIT_CODES, main, parse_seed_list
+from tabmoe.bench.cli import EXIT_CODES, METRIC_NAMES, PROTOCOL_NAMES, main, parse_seed_list
 from tabmoe.bench.storage import results_lock
 
 from .bench_helpers import tiny_suite
@@ -95,6 +98,7 @@ def test_failed_runs_exit_1_and_are_retried(runner, tmp_path):
     (failure,) = (results / "failures").rglob("*.txt")
     assert "InvalidParameterError" in failure.read_text() and "'C'" in failure.read_text()
     assert "no finished runs to report" in result.output and not (results / "report.md").exists()
+    assert "report:" not in result.output  # no report was written, so none is announced
     retry = runner.invoke(main, ["run", str(suite), "--results", str(results), "--no-progress"])
     assert retry.exit_code == 1 and "0 already finished, 0 run now, 1 failed" in retry.output
 
@@ -139,3 +143,113 @@ def test_seed_lists():
     assert parse_seed_list(None) is None
     with pytest.raises(ValueError, match="'x' is not an integer"):
         parse_seed_list("1,x")
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["run", "smok"], "no suite 'smok'; available: ['openml-ood', 'paper', 'smoke']"),
+        (["report", "smok"], "no suite 'smok'"),
+        (["shift-report", "smok"], "no suite 'smok'"),
+        (["--suites-dir", "{tmp}/none", "suites"], "suites directory not found"),
+        (["--suites-dir", "{tmp}/none", "run", "smoke"], "suites directory not found"),
+        (["--suites-dir", "{tmp}/none", "report", "smoke"], "suites directory not found"),
+        (["--suites-dir", "{tmp}/none", "shift-report", "smoke"], "suites directory not found"),
+        (["run", "smoke", "--splits", "zzz", "--results", "{tmp}/r"], "has no split 'zzz'"),
+        (["report", "smoke", "--results", "{tmp}/r"], "no results folder {tmp}/r"),
+        (["report", "smoke", "--results", "{tmp}/empty"], "no finished runs to report for 'smoke'"),
+        (["run", "smoke", "--protocol", "oracle"], "Invalid value for '--protocol': 'oracle' is not one of"),
+        (["report", "smoke", "--tie", "-1"], "report --help)"),
+        (["run"], "Missing argument 'SUITE'"),
+        (["nosuch"], "No such command 'nosuch'"),
+        (["--bogus", "suites"], "No such option '--bogus'"),
+    ],
+)
+def test_usage_errors_are_one_plain_line_with_exit_2(runner, tmp_path, args, message):
+    (tmp_path / "empty").mkdir()
+    before = sorted(tmp_path.rglob("*"))
+    result = runner.invoke(main, [a.format(tmp=tmp_path) for a in args])
+    assert result.exit_code == 2, result.output
+    (line,) = result.output.strip().splitlines()  # one line: no usage block, no traceback
+    assert line.startswith("Error: ") and message.format(tmp=tmp_path) in line, line
+    assert "KeyError" not in line and "FileNotFoundError" not in line and "ValueError" not in line
+    assert sorted(tmp_path.rglob("*")) == before  # nothing created
+
+
+def test_report_creates_nothing_and_defaults_to_runs_folder(runner, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(main, ["report", "smoke"])
+    assert result.exit_code == 2, result.output
+    assert "no results folder results/smoke (pass --results FOLDER)" in result.output
+    assert list(tmp_path.iterdir()) == []
+    result = runner.invoke(main, ["report", "smoke", "--results", "/nonexistent/dir"])
+    assert result.exit_code == 2 and "no results folder /nonexistent/dir" in result.output
+    assert not Path("/nonexistent").exists()
+    # `run` without --results writes where `report` without --results reads.
+    suite = tiny_suite(tmp_path / "suite")
+    run = runner.invoke(main, ["run", str(suite), "--no-progress", "--no-report"])
+    assert run.exit_code == 0, run.output
+    assert "Results: results/tiny" in run.output and "report:" not in run.output
+    report = runner.invoke(main, ["report", str(suite)])
+    assert report.exit_code == 0 and "report: results/tiny/report.md" in report.output, report.output
+
+
+def test_version_and_choices(runner):
+    from tabmoe import __version__
+    from tabmoe.bench.plan import PROTOCOLS
+    from tabmoe.metrics import METRICS
+
+    for flag in ("--version", "-V"):
+        result = runner.invoke(main, [flag])
+        assert result.exit_code == 0 and result.output == f"tabmoe-bench {__version__}\n"
+    assert PROTOCOL_NAMES == tuple(PROTOCOLS) and METRIC_NAMES == tuple(METRICS)
+
+
+def test_help_imports_no_heavy_module():
+    """``tabmoe-bench --help`` loads click and the CLI only; torch & co. load inside commands."""
+    code = (
+        "import sys; from tabmoe.bench.cli import main\n"
+        "try:\n    main(['--help'], prog_name='tabmoe-bench')\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('torch', 'pandas', 'sklearn', 'optuna', 'numpy', 'matplotlib') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]", out
+
+
+def test_progress_label_names_the_run_in_flight(tmp_path, monkeypatch):
+    """The bar's label is the run being executed (the next one), not the last finished."""
+    from tabmoe.bench import runner as runner_module
+    from tabmoe.bench.plan import plan_runs
+    from tabmoe.bench.storage import open_store
+    from tabmoe.suites import load_suite
+
+    specs = plan_runs(load_suite(tiny_suite(tmp_path, seeds=(0, 1))), protocols=["untuned"])
+    labels: list[str] = []
+    seen: list[list[str]] = []
+
+    class Bar:
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def set_postfix_str(self, text, refresh=True):
+            labels.append(text)
+
+        def update(self, n=1):
+            pass
+
+        def write(self, text):
+            pass
+
+        def close(self):
+            pass
+
+    def fake_execute_all(todo, jobs, scheduler):
+        for spec in todo:
+            seen.append(list(labels))
+            yield spec.run_id, None, "boom"
+
+    monkeypatch.setattr(runner_module, "tqdm", Bar)
+    monkeypatch.setattr(runner_module, "execute_all", fake_execute_all)
+    runner_module.run_plan(specs, open_store(tmp_path / "r"))
+    ids = [s.run_id.split("/", 1)[-1] for s in specs]
+    assert [s[-1] for s in seen] == ids  # while run k executes, the label names run k

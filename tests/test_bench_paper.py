@@ -25,7 +25,7 @@ def test_paper_protocol_logistic_regression_matches_the_authors_per_seed():
     for spec in runs:
         record = execute(spec)
         assert record["protocol"] == "paper" and record["tuned"] is False
-        # PAPER.md section 7: within 0.0015 (3 of 2000 rows) of their CSV per seed
+        # docs/paper.md section 7: within 0.0015 (3 of 2000 rows) of their CSV per seed
         assert record["ood_test"]["accuracy"] == pytest.approx(authors[spec.seed], abs=0.0016)
         assert record["n_rows"] == {"train": 2000, "validation": 0, "id_test": 0, "ood_test": 2000}
 

@@ -53,9 +53,9 @@ def test_shift_report_suite_file_path(runner, tmp_path):
 
 def test_bad_input_is_a_clean_error(runner):
     result = runner.invoke(main, ["shift-report", "nope"])
-    assert result.exit_code == 1 and "no suite 'nope'" in result.output
+    assert result.exit_code == 2 and "no suite 'nope'" in result.output
     result = runner.invoke(main, ["shift-report", "smoke", "--split", "zzz"])
-    assert result.exit_code == 1 and "has no split 'zzz'" in result.output
+    assert result.exit_code == 2 and "has no split 'zzz'" in result.output
 
 
 @pytest.mark.parametrize("args", [[], ["suites"], ["shift-report"]])

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from tabmoe.bench.cli import main
 
 RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
-SUITES = ["paper", "openml-ood"]
+SUITES = ["smoke", "paper", "openml-ood"]
 
 
 @pytest.mark.parametrize("suite", SUITES)

@@ -186,8 +186,27 @@ def test_load_refuses_pickled_code_and_foreign_files(mixed_frame, tmp_path):
 def test_rows_per_batch_resolves_auto_as_fit_does():
     X = pd.DataFrame({"a": list("xyzx" * 10), "b": list("pq" * 20), "c": list("uvw" * 13) + ["u"]})
     y = np.arange(40) % 2
-    clf = TabularMoEClassifier(max_epochs=1, d_model=4, n_heads=2, ff_dim=2, device="cpu").fit(X, y)
+    clf = TabularMoEClassifier(max_epochs=1, d_model=4, n_heads=2, ff_dim=2, device="cpu", batch_size="paper").fit(X, y)
     assert clf.rows_per_batch(40) == 32  # 128 masked copies of 3 features + the label
     assert clf.rows_per_batch(20_000) == 256  # above 10,000 rows
+    clf.set_params(batch_size="auto")
+    assert clf.rows_per_batch(40) == 16 and clf.rows_per_batch(2100) == 131
     clf.set_params(batch_size=7)
     assert clf.rows_per_batch(40) == 7
+
+
+def test_warnings_point_at_the_callers_line():
+    """UNKNOWN-category warnings name the user's call (this file), not tabmoe's or sklearn's
+    internals, whichever public method raised them."""
+    import pandas as pd
+
+    X = pd.DataFrame({"a": ["x", "y"] * 20, "b": ["p", "q", "r", "s"] * 10})
+    y = [0, 1] * 20
+    clf = TabularMoEClassifier(max_epochs=1, random_state=0).fit(X, y)
+    unseen = pd.DataFrame({"a": ["z", "x"], "b": ["p", "new"]})
+    calls = [clf.predict, clf.predict_proba, lambda X: clf.score(X, [0, 1]), clf.explain,
+             clf.tokenizer_.transform]
+    for call in calls:
+        with pytest.warns(UserWarning, match="not seen during fit") as record:
+            call(unseen)
+        assert {w.filename for w in record} == {__file__}, [(w.filename, w.lineno) for w in record]

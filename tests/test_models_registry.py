@@ -43,10 +43,28 @@ def test_make_applies_the_paper_defaults(name):
     clone(estimator)
 
 
-def test_tabmoe_paper_defaults_are_the_paper_config():
+def test_tabmoe_reads_general_tables_by_dtype_and_make_paper_is_the_paper_config():
     spec = get_model("tabmoe")
-    assert dict(spec.paper_defaults) == paper_config()
-    assert isinstance(spec.make(), TabularMoEClassifier)
+    general = spec.make()
+    assert isinstance(general, TabularMoEClassifier)
+    assert general.categorical_features == "auto" and general.vocabulary == "per_column"
+    expected = {**paper_config(), "categorical_features": "auto", "vocabulary": "per_column"}
+    assert dict(spec.paper_defaults) == expected
+    paper = spec.make_paper()
+    assert {k: v for k, v in paper.get_params().items() if k in paper_config()} == paper_config()
+    assert spec.paper_params == paper_config()
+
+
+def test_registry_tabmoe_bins_numeric_columns():
+    """A float column (a fare, an age) is binned, not one token per distinct value."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"fare": rng.exponential(30, 200), "port": rng.choice(["C", "Q", "S"], 200)})
+    y = (X["fare"] > 30).astype(int)
+    clf = get_model("tabmoe").make(max_epochs=1, random_state=0).fit(X, y)
+    assert clf.tokenizer_.is_categorical_.tolist() == [False, True]
 
 
 @pytest.mark.parametrize("name", NAMES)

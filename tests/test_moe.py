@@ -1,4 +1,4 @@
-"""The MoE reparameterisation reproduces the model (PAPER.md section 1)."""
+"""The MoE reparameterisation reproduces the model (docs/paper.md section 1)."""
 
 import numpy as np
 import pytest

@@ -13,5 +13,5 @@ def optional_import(module: str, name: str, extra: str = "baselines") -> Any:
     except ImportError as exc:
         raise ImportError(
             f"{name} needs the optional package {module.split('.')[0]!r}: "
-            f"pip install 'tabmoe[{extra}]'."
+            f"install the extra {extra!r} (from the tabmoe repository: pip install '.[{extra}]')."
         ) from exc

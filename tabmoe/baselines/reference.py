@@ -13,7 +13,7 @@ type) and see the same codes:
   estimator that splits on categories natively (HistGradientBoosting's
   ``categorical_features``, XGBoost's ``feature_types``).
 
-The factories give the paper's models (PAPER.md section 3): ``LogisticRegression(max_iter=
+The factories give the paper's models (docs/paper.md section 3): ``LogisticRegression(max_iter=
 2000)``, and RandomForest, GradientBoosting and MLP (``learning_rate_init=0.01,
 max_iter=2000``) tuned by a 5-fold stratified grid search over the authors' grids
 (:data:`PAPER_GRIDS`, :func:`paper_grid_search`); HistGradientBoosting with native
@@ -46,7 +46,7 @@ from ._optional import optional_import
 from .encoding import N_RESERVED_CODES, TableEncoder
 from .staged_search import StagedGridSearchCV
 
-#: The authors' grids (PAPER.md section 3), by factory name.
+#: The authors' grids (docs/paper.md section 3), by factory name.
 PAPER_GRIDS: dict[str, dict[str, list]] = {
     "random_forest": {
         "criterion": ["gini", "entropy"],
@@ -313,7 +313,7 @@ def grid_suggester(name: str):
             out[key] = values[choices.index(chosen)]
         return out
 
-    suggest.__doc__ = f"The authors' grid for {name} (PAPER.md section 3) as categorical choices."
+    suggest.__doc__ = f"The authors' grid for {name} (docs/paper.md section 3) as categorical choices."
     return suggest
 
 

@@ -32,7 +32,7 @@ from ._optional import optional_import
 from .torch_base import TRAINER_PARAMETER_CONSTRAINTS, TorchTabularClassifier
 
 #: Huang et al. 2020 (dim 32, depth 6, 8 heads, MLP 4x and 2x the input width, dropout
-#: 0.1 as in the package's README); learning rate 1e-4 as PAPER.md section 7 ran it.
+#: 0.1 as in the package's README); learning rate 1e-4 as docs/paper.md section 7 ran it.
 PAPER_DEFAULTS: dict = {
     "dim": 32,
     "depth": 6,
@@ -102,7 +102,7 @@ class TabTransformerClassifier(TorchTabularClassifier):
     mlp_hidden_mults : tuple of int
         Hidden widths of the head MLP as multiples of its input width.
     learning_rate : float
-        Default 1e-4 (PAPER.md section 7).
+        Default 1e-4 (docs/paper.md section 7).
 
     Notes
     -----

@@ -1,9 +1,12 @@
 """``tabmoe-bench``: list suites and models, run a suite (resumable), report, shift reports.
 
 Structured as one click group, :func:`main`; the group's options (``--suites-dir``) are
-shared through ``ctx.obj``. Exit codes of ``run`` and ``report`` (:data:`EXIT_CODES`):
-0 success, 1 some runs failed (or a result could not be saved), 2 usage error or unusable
-storage (nothing ran), 3 results folder busy.
+shared through ``ctx.obj``. Exit codes of every command (:data:`EXIT_CODES`): 0 success,
+1 some runs failed (or a result could not be saved), 2 usage error or unusable storage
+(nothing ran; one line ``Error: ...``), 3 results folder busy.
+
+Heavy modules (torch, pandas, scikit-learn, optuna) are imported inside the commands, so
+``--help`` and ``--version`` answer at once.
 """
 
 from __future__ import annotations
@@ -15,11 +18,14 @@ from typing import Any
 
 import click
 
-from ..data.shift import markdown_labels, markdown_table, shift_report
-from ..metrics import METRICS
-from .plan import PROTOCOLS, Budget, parse_seed_list, plan_runs
-from .report import write_report
-from .suites import available_suites, default_suites_dir, load_suite
+from .. import __version__
+
+#: Names of :data:`tabmoe.bench.plan.PROTOCOLS` and :data:`tabmoe.metrics.METRICS`,
+#: spelled out so that ``--help`` imports neither (a test checks they agree).
+PROTOCOL_NAMES = ("untuned", "tuned", "paper")
+METRIC_NAMES = ("accuracy", "balanced_accuracy", "log_loss", "roc_auc")
+#: Where ``run`` and ``report`` keep a suite's results when ``--results`` is not given.
+DEFAULT_RESULTS = Path("results")
 
 EXIT_CODES = {
     0: "success: every planned run is finished (now or earlier)",
@@ -32,18 +38,57 @@ EXIT_CODES = {
 _EXIT_HELP = "Exit codes: " + "; ".join(f"{code} {text}" for code, text in EXIT_CODES.items()) + "."
 
 
-@contextlib.contextmanager
-def _user_errors(usage: bool = False) -> Iterator[None]:
-    """Turn bad input (unknown suite or split, missing data, invalid file) into a click error.
+class BadUsage(click.ClickException):
+    """A usage error reported as one plain line, ``Error: <message>``, with exit code 2."""
 
-    ``usage=True``: a :class:`click.UsageError` (exit code 2) instead of exit code 1.
-    """
+    exit_code = 2
+
+
+def _plain(exc: BaseException) -> str:
+    """The exception's own message, without its class name (KeyError's repr quotes included)."""
+    message = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
+    return " ".join(message.split()) or type(exc).__name__
+
+
+def _one_line(exc: click.UsageError) -> click.ClickException:
+    """click's own usage errors (bad option value, unknown option or command) as one line."""
+    path = exc.ctx.command_path if exc.ctx is not None else "tabmoe-bench"
+    return BadUsage(f"{exc.format_message()} (see {path} --help)")
+
+
+_HELP_ERRORS = tuple(
+    cls for cls in (getattr(click.exceptions, "NoArgsIsHelpError", None),) if cls is not None
+)
+
+
+class _OneLineErrors(click.Group):
+    """A group whose usage errors, click's included, print one ``Error: ...`` line (exit 2)."""
+
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.UsageError as exc:
+            if isinstance(exc, _HELP_ERRORS):
+                raise
+            raise _one_line(exc) from exc
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:
+            if isinstance(exc, _HELP_ERRORS):
+                raise
+            raise _one_line(exc) from exc
+
+
+@contextlib.contextmanager
+def _user_errors() -> Iterator[None]:
+    """Turn bad input (unknown suite or split, missing data, invalid file) into :class:`BadUsage`."""
     try:
         yield
-    except (KeyError, FileNotFoundError, ValueError) as exc:
-        message = exc.args[0] if exc.args else repr(exc)
-        error = click.UsageError if usage else click.ClickException
-        raise error(f"{type(exc).__name__}: {message}") from exc
+    except (KeyError, FileNotFoundError, NotADirectoryError, ValueError) as exc:
+        raise BadUsage(_plain(exc)) from exc
 
 
 _openml_cache_option = click.option(
@@ -55,7 +100,9 @@ _openml_cache_option = click.option(
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", "-V", prog_name="tabmoe-bench",
+                      message="%(prog)s %(version)s")
 @click.option(
     "--suites-dir",
     type=click.Path(file_okay=False, path_type=Path),
@@ -66,6 +113,8 @@ _openml_cache_option = click.option(
 @click.pass_context
 def main(ctx: click.Context, suites_dir: Path | None) -> None:
     """Benchmark suites of out-of-distribution splits for tabmoe."""
+    from .suites import default_suites_dir
+
     ctx.obj = {"suites_dir": suites_dir if suites_dir is not None else default_suites_dir()}
 
 
@@ -73,6 +122,8 @@ def main(ctx: click.Context, suites_dir: Path | None) -> None:
 @click.pass_context
 def suites_command(ctx: click.Context) -> None:
     """List the suites and their splits (name, data, rule, seeds, rationale)."""
+    from .suites import available_suites, load_suite
+
     with _user_errors():
         suites = [load_suite(name, ctx.obj["suites_dir"]) for name in available_suites(ctx.obj["suites_dir"])]
     for suite in suites:
@@ -126,6 +177,9 @@ def shift_report_command(
     vs OOD, and the cross-validated ROC AUC of a classifier telling ID from OOD rows.
     Splits with AUC < 0.6 and TV < 0.05 are flagged NEGLIGIBLE SHIFT.
     """
+    from ..data.shift import markdown_labels, markdown_table, shift_report
+    from .suites import load_suite
+
     with _user_errors():
         loaded = load_suite(suite, ctx.obj["suites_dir"])
         definitions = [loaded.split(name) for name in split_names] if split_names else list(loaded.splits)
@@ -149,10 +203,11 @@ def _names(values: tuple[str, ...]) -> list[str] | None:
 
 
 def _results_dir(results: Path | None, suite: str) -> Path:
-    return results if results is not None else Path("results") / Path(suite).stem
+    return results if results is not None else DEFAULT_RESULTS / Path(suite).stem
 
 
-_RESULTS_HELP = "Folder of this suite's results, studies and report. Default: results/<suite>."
+_RESULTS_HELP = ("Folder of this suite's results, studies and report. Default: results/<suite> "
+                 "in the current folder (the same for run and report).")
 _STORAGE_HELP = (
     "Database URL (postgresql://user@host/db, sqlite:///file.db) holding the Optuna studies "
     "and the results instead of the results folder, so several machines share them."
@@ -180,7 +235,7 @@ def models_command() -> None:
 @click.option("--seeds", default=None,
               help="Seeds to run, e.g. 0,1 or 0-4 (split seed = model seed = tuning seed). "
               "Default: each split's seeds in the suite.")
-@click.option("--protocol", "protocols", multiple=True, type=click.Choice(list(PROTOCOLS)),
+@click.option("--protocol", "protocols", multiple=True, type=click.Choice(PROTOCOL_NAMES),
               help="untuned: paper defaults, no search; tuned: Optuna on ID validation; paper: "
               "the paper's own protocol. Repeatable. Default: the suite's, else untuned + tuned.")
 @click.option("--trials", type=click.IntRange(1), default=None,
@@ -188,7 +243,7 @@ def models_command() -> None:
 @click.option("--timeout", type=click.FloatRange(0, min_open=True), default=None,
               help="Tuning budget: seconds per (model, split, seed); a running trial finishes. "
               "Default: the suite's tuning.timeout.")
-@click.option("--metric", type=click.Choice(list(METRICS)), default=None,
+@click.option("--metric", type=click.Choice(METRIC_NAMES), default=None,
               help="ID-validation metric the tuner selects on. Default: the suite's, else accuracy.")
 @click.option("--jobs", type=click.IntRange(1), default=1, show_default=True,
               help="Runs executed at once in local worker processes (joblib/loky).")
@@ -233,6 +288,7 @@ def run_command(
     ID and OOD accuracy, balanced accuracy, log loss, ROC AUC, times, peak memory, versions,
     git revision) written atomically to RESULTS/runs/ (or the --storage database).
     """
+    from .plan import Budget, parse_seed_list, plan_runs
     from .runner import last_line, run_plan
     from .storage import (
         ResultsLocked,
@@ -242,9 +298,10 @@ def run_command(
         results_lock,
         study_storage,
     )
+    from .suites import load_suite
 
     results = _results_dir(results, suite)
-    with _user_errors(usage=True):
+    with _user_errors():
         loaded = load_suite(suite, ctx.obj["suites_dir"])
         budget = Budget.from_dict(
             {**loaded.tuning, **{k: v for k, v in (("n_trials", trials), ("timeout", timeout), ("metric", metric)) if v is not None}},
@@ -256,7 +313,7 @@ def run_command(
             protocols=list(protocols) or None, budget=budget, openml_cache=openml_cache, threads=threads,
             study_storage=study_storage(results, storage),
         )
-    report_error = None
+    report_error = report_path = None
     try:
         with results_lock(results):
             store.probe()
@@ -266,16 +323,16 @@ def run_command(
                 click.echo(f"warning: {warning}", err=True)
             summary = run_plan(specs, store, jobs=jobs, scheduler=scheduler, force=force, progress=progress)
             if report and summary.aborted is None:
-                report_error = _report_after_run(loaded, store, results, [s.run_id for s in specs])
+                report_path, report_error = _report_after_run(loaded, store, results, [s.run_id for s in specs])
     except ResultsLocked as exc:
         click.echo(f"Error: {exc}", err=True)
         ctx.exit(3)
     except StoreError as exc:  # before any run started (after, run_plan keeps it in the summary)
-        raise click.UsageError(str(exc)) from exc
+        raise BadUsage(_plain(exc)) from exc
     except OSError as exc:
         if scheduler is None or "Dask scheduler" not in str(exc):
             raise
-        raise click.UsageError(str(exc)) from exc
+        raise BadUsage(_plain(exc)) from exc
     if summary.stale:
         click.echo(
             f"warning: {len(summary.stale)} finished run(s) were made with another configuration "
@@ -290,7 +347,7 @@ def run_command(
         f"{summary.done} run now, {len(summary.failed)} failed"
         + (f", {summary.not_run} not run" if summary.not_run else "")
         + f". Results: {results}"
-        + (f"; report: {results / 'report.md'}" if report and summary.aborted is None and report_error is None else "")
+        + (f"; report: {report_path}" if report_path is not None else "")
     )
     if summary.failed:
         click.echo("Failed runs (rerun the same command to retry them):", err=True)
@@ -301,32 +358,35 @@ def run_command(
     ctx.exit(0 if summary.ok and report_error is None else 1)
 
 
-def _report_after_run(suite: Any, store: Any, results: Path, planned: list[str]) -> str | None:
-    """Write the report at the end of ``run``; the error text if it could not be written."""
+def _report_after_run(suite: Any, store: Any, results: Path, planned: list[str]) -> tuple[Path | None, str | None]:
+    """Write the report at the end of ``run``: (its path if written, the error text if it failed)."""
     from .storage import StoreError
 
     try:
         if not store.records(suite.name):
-            click.echo(f"no finished runs to report for {suite.name!r}", err=True)
-            return None
-        _write_report(suite, store, results, planned=planned)
+            click.echo(f"no finished runs to report for {suite.name!r}: no report written", err=True)
+            return None, None
+        return _write_report(suite, store, results, planned=planned), None
     except StoreError as exc:
-        return f"report not written: {exc}"
+        return None, f"report not written: {exc}"
     except OSError as exc:
         from .storage import os_error_text
 
-        return f"cannot write the report to {results}: {os_error_text(exc)}"
-    return None
+        return None, f"cannot write the report to {results}: {os_error_text(exc)}"
 
 
 def _write_report(suite: Any, store: Any, out: Path, planned: list[str] | None = None,
                   reference: str = "tabmoe", tie: float = 0.005) -> Path:
+    from .report import write_report
+
     records, corrupt = store.scan(suite.name)
     failures = store.failures(suite.name)
     for item in corrupt:
         click.echo(f"warning: skipping corrupted {item.location} ({item.reason}); `tabmoe-bench run` "
                    "sets it aside and redoes the run", err=True)
         failures[item.run_id] = f"corrupted {item.location}: {item.reason}"
+    if not records:  # before write_report, which creates the output folder
+        raise ValueError(f"no finished runs to report for {suite.name!r}")
     done = {r["run_id"] for r in records}
     for run_id in planned or []:
         if run_id not in done and run_id not in failures:
@@ -360,16 +420,24 @@ def report_command(
     cost; the paper suite adds the paper's published numbers beside ours.
     """
     from .storage import StoreError, open_store, os_error_text
+    from .suites import load_suite
 
+    given = results is not None
     results = _results_dir(results, suite)
     out = out if out is not None else results
-    with _user_errors(usage=True):
+    with _user_errors():
         loaded = load_suite(suite, ctx.obj["suites_dir"])
+        if storage is None and not results.is_dir():  # read-only: create nothing
+            hint = "" if given else " (pass --results FOLDER)"
+            raise BadUsage(
+                f"no results folder {results}{hint}; `tabmoe-bench run {suite}"
+                + (f" --results {results}" if given else "") + "` writes one"
+            )
         store = open_store(results, storage)
         try:
             path = _write_report(loaded, store, out, reference=reference, tie=tie)
         except StoreError as exc:
-            raise click.UsageError(str(exc)) from exc
+            raise BadUsage(_plain(exc)) from exc
         except OSError as exc:
             raise click.ClickException(f"cannot write the report to {out}: {os_error_text(exc)}") from exc
     click.echo(f"report: {path}")

@@ -105,7 +105,7 @@ def execute(spec: RunSpec) -> dict[str, Any]:
         }
         X, y = split.features("train"), split.train[split.target]
         search = oracle = tune_seconds = None
-        params: dict[str, Any] = {**model.paper_defaults}
+        params: dict[str, Any] = dict(model.paper_params if spec.protocol == "paper" else model.paper_defaults)
         if spec.tuned:
             storage = open_storage(spec.study_storage)
             _delete_study(storage, spec.study_name)

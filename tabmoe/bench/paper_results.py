@@ -1,5 +1,5 @@
-"""The paper's published numbers (PAPER.md tables 3, 4 and 5), beside which the ``paper`` suite
-report prints ours.
+"""The paper's published numbers (its Tables 3, 4 and 5; docs/paper.md sections 3-4), beside
+which the ``paper`` suite report prints ours.
 
 Simulation (tables 3-4): OOD test accuracy, mean and population SD over the authors' 20
 seeds, and OOD mean squared error in bin units, per configuration num_corefea/corr/x_noise

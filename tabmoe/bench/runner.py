@@ -81,6 +81,14 @@ def run_plan(
     by_id = {spec.run_id: spec for spec in todo}
     bar = tqdm(total=len(todo), unit="run", disable=not progress or not todo, dynamic_ncols=True,
                desc=f"{specs[0].suite} runs" if specs else "runs")
+    pending = [spec.run_id for spec in todo]  # runs start in this order
+
+    def show_running() -> None:  # the label names the run(s) in flight, not the last finished
+        if pending:
+            more = min(jobs, len(pending)) - 1
+            bar.set_postfix_str(pending[0].split("/", 1)[-1] + (f" (+{more} more)" if more > 0 else ""))
+
+    show_running()
     try:
         with contextlib.closing(execute_all(todo, jobs=jobs, scheduler=scheduler)) as outcomes:
             for run_id, record, error in outcomes:
@@ -98,8 +106,10 @@ def run_plan(
                 else:
                     summary.failed[run_id] = error or "unknown error"
                     bar.write(f"FAILED {run_id}: {last_line(error)}")
+                if run_id in pending:
+                    pending.remove(run_id)
+                show_running()
                 bar.update()
-                bar.set_postfix_str(run_id.split("/", 1)[-1], refresh=False)
     finally:
         bar.close()
     return summary

@@ -1,4 +1,4 @@
-"""The paper's two tabular experiments (PAPER.md sections 3 and 4), reproduced exactly.
+"""The paper's two tabular experiments (docs/paper.md sections 3 and 4), reproduced exactly.
 
 * :func:`correlation_shift_simulation`: the authors' generator, same RNG call order, so
   ``seed`` gives the authors' data.
@@ -70,7 +70,7 @@ def correlation_shift_simulation(
     n_cat: int = 10,
     shift: bool = True,
 ) -> PaperSplit:
-    """The correlation-shift simulation of PAPER.md section 3, bit for bit.
+    """The correlation-shift simulation of docs/paper.md section 3, bit for bit.
 
     RNG calls in the authors' order on a ``RandomState(seed)`` (the same stream as
     ``np.random.seed(seed)``): train x, test x, train noise, test noise, beta, train y noise,
@@ -98,9 +98,10 @@ def correlation_shift_simulation(
 
 
 def default_auto_mpg_path() -> Path:
-    """``$TABMOE_AUTO_MPG``, else ``$TABMOE_SHARED/data/auto-mpg.csv``, else the first
-    ``shared/data/auto-mpg.csv`` found in an ancestor of this package (``../shared`` beside a
-    checkout)."""
+    """``$TABMOE_AUTO_MPG``, else ``$TABMOE_SHARED/data/auto-mpg.csv``, else the copy shipped
+    in the checkout (``benchmarks/data/auto-mpg.csv``, with its source and licence in that
+    folder's README), else the first ``shared/data/auto-mpg.csv`` found in an ancestor of
+    this package (``../shared`` beside a checkout)."""
     env = os.environ.get("TABMOE_AUTO_MPG")
     if env:
         return Path(env)
@@ -108,6 +109,9 @@ def default_auto_mpg_path() -> Path:
     if os.environ.get("TABMOE_SHARED"):
         return Path(os.environ["TABMOE_SHARED"]) / relative
     here = Path(__file__).resolve()
+    for parent in here.parents:
+        if (parent / "benchmarks" / relative).is_file():
+            return parent / "benchmarks" / relative
     for parent in here.parents:
         if (parent / "shared" / relative).is_file():
             return parent / "shared" / relative
@@ -130,7 +134,7 @@ def simulation_table(num_corefea: int, corr: float, x_noise: float, seed: int, *
         name=f"simulation-{num_corefea}-{corr}-{x_noise}",
         source="paper:correlation_shift_simulation",
         description=(
-            f"Correlation-shift simulation (PAPER.md section 3), num_corefea={num_corefea}, "
+            f"Correlation-shift simulation (docs/paper.md section 3), num_corefea={num_corefea}, "
             f"corr={corr}, x_noise={x_noise}, seed={seed}; bins pooled over train + test."
         ),
         meta={"seed": seed},
@@ -138,7 +142,7 @@ def simulation_table(num_corefea: int, corr: float, x_noise: float, seed: int, *
 
 
 def auto_mpg_table(path: str | os.PathLike | None = None) -> Table:
-    """Auto MPG discretised as in PAPER.md section 4, with the ``origin`` column kept.
+    """Auto MPG discretised as in docs/paper.md section 4, with the ``origin`` column kept.
 
     385 rows (horsepower '?' dropped, cylinders in {4, 6, 8}); cylinders -> {0, 1, 2}; mpg
     -> label ``y`` in tertiles; displacement, horsepower, weight, acceleration and model
@@ -148,7 +152,8 @@ def auto_mpg_table(path: str | os.PathLike | None = None) -> Table:
     path = Path(path) if path is not None else default_auto_mpg_path()
     if not path.exists():
         raise FileNotFoundError(
-            f"auto-mpg CSV not found at {path}; pass path= or set TABMOE_AUTO_MPG."
+            f"auto-mpg CSV not found at {path}: set TABMOE_AUTO_MPG to the file (a suite can "
+            "also name it: data: {auto_mpg: {path: ...}}; in Python: auto_mpg_table(path=...))"
         )
     raw = pd.read_csv(path)
     raw = raw[raw["horsepower"].astype(str) != "?"].copy()
@@ -160,11 +165,11 @@ def auto_mpg_table(path: str | os.PathLike | None = None) -> Table:
     data.insert(0, "origin", raw["origin"].astype(int))
     data["y"] = pd.qcut(raw["mpg"], 3, labels=False)
     return Table(data=data, target="y", name="auto-mpg", source=f"file:{path}",
-                 description="UCI Auto MPG, discretised as in PAPER.md section 4.")
+                 description="UCI Auto MPG, discretised as in docs/paper.md section 4.")
 
 
 def auto_mpg_origin_split(path: str | os.PathLike | None = None) -> PaperSplit:
-    """Auto MPG as in PAPER.md section 4: train on origin 1 (US), test on origins 2 and 3.
+    """Auto MPG as in docs/paper.md section 4: train on origin 1 (US), test on origins 2 and 3.
 
     Rows with horsepower '?' are dropped and cylinders kept in {4, 6, 8} (385 rows);
     cylinders -> {0, 1, 2}; mpg -> label ``y`` in tertiles; displacement, horsepower,

@@ -1,4 +1,4 @@
-"""Linear analogy diagnostic (3CosAdd, PAPER.md section 6) for any embedding matrix.
+"""Linear analogy diagnostic (3CosAdd, docs/paper.md section 6) for any embedding matrix.
 
 A question ``(a, b, c, d)`` reads "a is to b as c is to d". With unit-normalised rows
 ``e``, the query is ``f = e_c - e_a + e_b``; every vocabulary word except a, b and c is

@@ -1,4 +1,4 @@
-"""The mixture-of-continuous-word-experts form of a fitted model (PAPER.md section 1).
+"""The mixture-of-continuous-word-experts form of a fitted model (docs/paper.md section 1).
 
 One layer, head h (of H, key dim K), target position i (the label, or a masked feature),
 row x with x_i replaced by MASK, attended positions j (the target's own MASK included):

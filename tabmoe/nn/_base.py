@@ -31,6 +31,7 @@ from sklearn.utils.validation import (
 )
 
 from .. import _paper_config as defaults
+from .._stack import user_stacklevel
 from ..tokenizer import to_frame
 from ._threads import scoped_threads
 from .trainer import LossFn, Trainer, TrainerConfig, TrainResult, autocast, resolve_device, seeded
@@ -86,7 +87,7 @@ def resolve_mixed_precision(
             f"mixed_precision=True has no effect on {where}: bf16 autocast is used on CUDA "
             "devices with bf16 and on the CPU only. Training runs in float32.",
             UserWarning,
-            stacklevel=6,  # the caller of fit: through start_fit, _fit, fit and _fit_context
+            stacklevel=user_stacklevel(),  # the caller of fit: through start_fit, _fit, its thread scope, fit and _fit_context
         )
     return False
 

@@ -1,7 +1,7 @@
 """The attention-MoE network: token + column embeddings -> attention blocks -> column heads.
 
 Shapes: B rows, L columns (the label is the last position), d = ``d_model``, H heads of
-``key_dim`` K each, V = number of token ids. Defaults are the paper's (PAPER.md section 2)
+``key_dim`` K each, V = number of token ids. Defaults are the paper's (docs/paper.md section 2)
 and live in :data:`tabmoe._paper_config.PAPER_ARCHITECTURE`.
 
 Two ways to run the first (only) layer on a row with one column masked:

@@ -13,8 +13,8 @@ optionally ``attend`` (B, L) bool (False = column absent, not attended to).
 
 ``feature_dropout`` (training only, default 0): each feature token of each row is dropped
 with that probability — left out of the attention and not scored, as an absent column — so
-the model learns to predict from subsets of the columns (PAPER.md section 5). Opt-in: it
-cost OOD accuracy on the paper's simulation 5/0.9/0 (PAPER.md section 8).
+the model learns to predict from subsets of the columns (docs/paper.md section 5). Opt-in: it
+cost OOD accuracy on the paper's simulation 5/0.9/0 (docs/paper.md section 8).
 
 The loss of a row is ``sum_j w_j * nll_j`` over its scored positions with ``w_label = 1`` and
 ``w_feature = feature_loss_weight``; the batch loss is the row-weighted sum divided by the

@@ -21,6 +21,8 @@ import torch
 from torch import Tensor, nn
 from tqdm.auto import tqdm
 
+from .._stack import user_stacklevel
+
 Batch = Mapping[str, Tensor]
 LossFn = Callable[[nn.Module, Batch], tuple[Tensor, Tensor]]
 
@@ -211,7 +213,7 @@ class Trainer:
                 f"compile=True: torch.compile failed on this platform "
                 f"({type(exc).__name__}: {reason}); training continues without it.",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
             return self._step(module, batch, loss_fn, optimizer), False
 
