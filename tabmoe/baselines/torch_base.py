@@ -141,6 +141,11 @@ class TorchTabularClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimato
     # default FT-Transformer near its training memory (8192 rows peaked at 2.9 GB).
     _predict_batch_rows = 1024
 
+    def _train_loss(self, module: nn.Module, batch: dict[str, Tensor]) -> tuple[Tensor, Tensor]:
+        """The training loss (``loss_fn`` of the trainer); validation always takes
+        :func:`network_loss` of the eval-mode logits. TabM overrides it (mean over members)."""
+        return network_loss(module, batch)
+
     def _build_network(self, cardinalities: list[int], n_numeric: int, n_classes: int) -> nn.Module:
         raise NotImplementedError  # pragma: no cover - abstract
 
@@ -216,7 +221,13 @@ class TorchTabularClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimato
             self.module_ = self._build_network(
                 cardinalities, self.encoder_.n_numeric_, len(self.classes_)
             ).to(inputs.device)
-            result = Trainer(config).fit(self.module_, train, network_loss, validation=validation)
+            result = Trainer(config).fit(
+                self.module_,
+                train,
+                self._train_loss,
+                validation=validation,
+                val_loss_fn=network_loss,
+            )
         self.history_ = result.history
         self.n_iter_ = len(result.history)
         self.best_epoch_ = result.best_epoch
