@@ -43,7 +43,7 @@ def test_models_lists_the_registry(runner):
 
 
 def test_run_report_and_resume(runner, tmp_path):
-    suite = tiny_suite(tmp_path, seeds=(0, 1), protocols=("untuned", "tuned"), n_trials=2,
+    suite = tiny_suite(tmp_path, seeds=(0, 1), protocols=("fixed-budget", "tuned"), n_trials=2,
                        ood_validation_size=0.2)
     results = tmp_path / "results"
     args = ["run", str(suite), "--results", str(results), "--no-progress"]
@@ -52,10 +52,10 @@ def test_run_report_and_resume(runner, tmp_path):
     assert "tiny: 4 planned, 0 already finished, 4 run now, 0 failed." in first.output
     files = sorted((results / "runs" / "tiny").rglob("*.json"))
     assert [f.relative_to(results / "runs/tiny").as_posix() for f in files] == [
+        "price/logistic_regression/fixed-budget-seed0.json", "price/logistic_regression/fixed-budget-seed1.json",
         "price/logistic_regression/tuned-seed0.json", "price/logistic_regression/tuned-seed1.json",
-        "price/logistic_regression/untuned-seed0.json", "price/logistic_regression/untuned-seed1.json",
     ]
-    record = json.loads(files[0].read_text())
+    record = json.loads(files[2].read_text())
     assert record["tuned"] is True and record["search"]["n_trials"] == 2
     for part in ("validation", "id_test", "ood_test", "ood_validation"):
         assert set(record[part]) >= {"accuracy", "balanced_accuracy", "log_loss", "roc_auc"}
@@ -71,10 +71,10 @@ def test_run_report_and_resume(runner, tmp_path):
     assert again.exit_code == 0 and "4 planned, 4 already finished, 0 run now" in again.output
     assert [f.stat().st_mtime_ns for f in files] == mtimes
 
-    more = runner.invoke(main, [*args, "--seeds", "0-2", "--protocol", "untuned"])
+    more = runner.invoke(main, [*args, "--seeds", "0-2", "--protocol", "fixed-budget"])
     assert more.exit_code == 0 and "3 planned, 2 already finished, 1 run now" in more.output
 
-    forced = runner.invoke(main, [*args, "--seeds", "0", "--protocol", "untuned", "--force", "--no-report"])
+    forced = runner.invoke(main, [*args, "--seeds", "0", "--protocol", "fixed-budget", "--force", "--no-report"])
     assert forced.exit_code == 0 and "1 planned, 0 already finished, 1 run now" in forced.output
 
     changed = runner.invoke(main, [*args, "--seeds", "0", "--protocol", "tuned", "--trials", "3"])

@@ -18,7 +18,7 @@ import click
 from ..shift import markdown_labels, markdown_table, shift_report
 from ..suites import available_suites, default_suites_dir, load_suite
 from .metrics import METRICS
-from .plan import PROTOCOLS, Budget, plan_runs
+from .plan import PROTOCOL_ALIASES, PROTOCOLS, Budget, plan_runs
 from .report import write_report
 
 EXIT_CODES = {
@@ -196,9 +196,13 @@ def models_command() -> None:
 @click.option("--seeds", default=None,
               help="Seeds to run, e.g. 0,1 or 0-4 (split seed = model seed = tuning seed). "
               "Default: each split's seeds in the suite.")
-@click.option("--protocol", "protocols", multiple=True, type=click.Choice(list(PROTOCOLS)),
-              help="untuned: paper defaults, no search; tuned: Optuna on ID validation; paper: "
-              "the paper's own protocol. Repeatable. Default: the suite's, else untuned + tuned.")
+@click.option("--protocol", "protocols", multiple=True,
+              type=click.Choice([*PROTOCOLS, *PROTOCOL_ALIASES]),
+              help="defaults: every model as a user constructs it (Model(), only random_state); "
+              "fixed-budget (alias: untuned): paper defaults + the suite's fixed parameters, no search; "
+              "tuned: Optuna on ID validation; unlabeled-target: half the OOD rows given to fit without "
+              "labels (unlabeled rows, importance weights), the other half scored; paper: the paper's "
+              "own protocol. Repeatable. Default: the suite's, else fixed-budget + tuned.")
 @click.option("--trials", type=click.IntRange(1), default=None,
               help="Tuning budget: Optuna trials per (model, split, seed). Default: the suite's tuning.n_trials.")
 @click.option("--timeout", type=click.FloatRange(0, min_open=True), default=None,
