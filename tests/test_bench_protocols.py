@@ -106,3 +106,13 @@ def test_plan_rejects_unknown_protocols_and_keeps_fixed_params_out_of_bare_ones(
     fixed = {s.protocol: dict(s.fixed) for s in specs}
     assert fixed["defaults"] == fixed["unlabeled-target"] == {}
     assert fixed["fixed-budget"] == fixed["tuned"] == {"max_epochs": 20}
+
+
+def test_catboost_threads_follow_the_run():
+    """CatBoost's own thread pool ignores threadpoolctl: the run sets its thread_count."""
+    pytest.importorskip("catboost")
+    from tabmoe.baselines import reference
+    from tabmoe.bench.execute import _thread_params
+
+    assert _thread_params(reference.catboost(), 2) == {"estimator__thread_count": 2}
+    assert _thread_params(reference.lightgbm(), 2) == {}  # OpenMP: limited_threads covers it

@@ -104,6 +104,17 @@ def _set_params(estimator: Any) -> dict[str, Any]:
     }
 
 
+def _thread_params(estimator: Any, threads: int) -> dict[str, Any]:
+    """CatBoost's own thread pool ignores the OpenMP / BLAS limits of ``limited_threads``:
+    its ``thread_count`` (default -1, every core) follows the run's ``threads`` instead."""
+    found = {"": estimator, **estimator.get_params(deep=True)}
+    return {
+        f"{key}__thread_count" if key else "thread_count": threads
+        for key, value in found.items()
+        if type(value).__module__.split(".")[0] == "catboost"
+    }
+
+
 def execute(spec: RunSpec) -> dict[str, Any]:
     """Fit (and tune) ``spec``'s model on its split and seed; score every part; the record."""
     started = _now()
@@ -129,6 +140,10 @@ def execute(spec: RunSpec) -> dict[str, Any]:
             n_rows.update(ood_adaptation=len(adapt), ood_test=len(test))
         search = oracle = tune_seconds = adaptation = None
         params: dict[str, Any] = {**model.paper_defaults}
+        threads = {
+            key.rsplit("__", 1)[-1]: value
+            for key, value in _thread_params(model.make(), spec.threads).items()
+        }
         if spec.tuned:
             storage = open_storage(spec.study_storage)
             _delete_study(storage, spec.study_name)
@@ -137,7 +152,7 @@ def execute(spec: RunSpec) -> dict[str, Any]:
                 model, X, y,
                 validation=parts["validation"],
                 metric=spec.budget.metric, n_trials=spec.budget.n_trials, timeout=spec.budget.timeout,
-                params=fixed, storage=storage, study_name=spec.study_name, random_state=spec.seed,
+                params={**fixed, **threads}, storage=storage, study_name=spec.study_name, random_state=spec.seed,
                 trial_attrs=_oracle_attrs(parts) if "ood_validation" in parts else None,
             )
             tune_seconds = time.perf_counter() - start
@@ -158,6 +173,7 @@ def execute(spec: RunSpec) -> dict[str, Any]:
             oracle = _oracle(result.study)
         elif spec.protocol in BARE_PROTOCOLS:  # Model(), only random_state set
             estimator = set_random_states(model.factory(), spec.seed)
+            estimator.set_params(**_thread_params(estimator, spec.threads))
             params = _set_params(estimator)
             start = time.perf_counter()
             if spec.adapted:
@@ -167,7 +183,7 @@ def execute(spec: RunSpec) -> dict[str, Any]:
             fit_seconds = time.perf_counter() - start
         else:
             build = model.make_paper if spec.protocol == "paper" else model.make
-            estimator = set_random_states(build(**fixed), spec.seed)
+            estimator = set_random_states(build(**fixed, **threads), spec.seed)
             start = time.perf_counter()
             estimator.fit(X, y)
             fit_seconds = time.perf_counter() - start
