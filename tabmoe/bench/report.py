@@ -415,8 +415,12 @@ def write_report(
         plot_id_vs_ood(rows, out / f"id_vs_ood-{stem}.png", f"{title}: ID vs OOD accuracy ({protocol})")
         plot_gap(rows, out / f"gap_per_split-{stem}.png", f"{title}: ID - OOD gap per split ({protocol})")
         written += [out / f"id_vs_ood-{stem}.png", out / f"gap_per_split-{stem}.png"]
+        mine = [r for r in records if PROTOCOL_ALIASES.get(r.get("protocol"), r.get("protocol")) == protocol]
         lines += [
-            "", f"## Protocol `{protocol}`", "", "### Summary over splits", "",
+            "", f"## Protocol `{protocol}`", "",
+            f"{PROTOCOLS[protocol][:1].upper()}{PROTOCOLS[protocol][1:]}{_budget_text(records, protocol)}. "
+            + _compute_text(mine),
+            "", "### Summary over splits", "",
             *_section(f"summary-{stem}", _summary_md(overall[overall["protocol"] == protocol], reference)
                       + _coverage_note(rows)),
             "", "### Per split", "", *_section(f"per-split-{stem}", _per_split_md(rows)), "",
@@ -542,6 +546,8 @@ def _budget_text(records: Sequence[dict[str, Any]], protocol: str) -> str:
         json.dumps((r.get("config") or {}).get("budget"), sort_keys=True)
         for r in records if r.get("protocol") == "tuned"
     }
+    if not budgets:
+        return ""
     parts = []
     for text in sorted(budgets):
         budget = json.loads(text) or {}
