@@ -309,12 +309,13 @@ def _paper_pm(mean: Any, sd: Any) -> str:
 def _colours(models: Sequence[str]) -> dict[str, Any]:
     from matplotlib import colormaps
 
-    cmap = colormaps["tab10"]
-    return {m: cmap(i % 10) for i, m in enumerate(models)}
+    cmap = colormaps["tab10" if len(models) <= 10 else "tab20"]  # 13 models: no colour twice
+    return {m: cmap(i % cmap.N) for i, m in enumerate(models)}
 
 
 def plot_id_vs_ood(rows: pd.DataFrame, path: Path, title: str) -> None:
-    """Scatter of mean ID vs mean OOD accuracy, one point per (model, split), SD bars."""
+    """Scatter of mean ID vs mean OOD accuracy, one point per (model, split), SD bars; each
+    split's name at the centre of its points."""
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(6.4, 5.2), layout="constrained")
@@ -323,6 +324,10 @@ def plot_id_vs_ood(rows: pd.DataFrame, path: Path, title: str) -> None:
     for model, group in rows.groupby("model", sort=False):
         ax.errorbar(group["id_mean"], group["ood_mean"], xerr=group["id_sd"].fillna(0),
                     yerr=group["ood_sd"].fillna(0), fmt="o", capsize=2, label=model, color=colours[model])
+    for split, group in rows.groupby("split", sort=False):  # split label at its models' centre
+        ax.annotate(split, (group["id_mean"].mean(), group["ood_mean"].mean()), fontsize=6,
+                    color="black", ha="center", va="bottom", xytext=(0, 4), textcoords="offset points",
+                    zorder=5, bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.7})
     low = float(np.nanmin(rows[["id_mean", "ood_mean"]].to_numpy())) - 0.05
     ax.plot([low, 1], [low, 1], "--", color="grey", linewidth=1, label="OOD = ID")
     ax.set_xlabel("ID test accuracy (mean over seeds)")
