@@ -43,7 +43,8 @@ import pandas as pd
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("TABMOE_SHARED", REPO.parent / "shared"))
 EPOCH_PARAM = {"mlp": "max_iter"}
-EPOCH_MODELS = {"tabmoe", "ft_transformer", "tab_transformer", "tabnet", "mlp"}
+TORCH_MODELS = {"tabmoe", "ft_transformer", "tab_transformer", "tabnet", "tabm"}
+EPOCH_MODELS = TORCH_MODELS | {"mlp"}
 
 
 def synthetic_table(n_rows: int, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
@@ -96,12 +97,14 @@ def build(name: str, epochs: int, threads: int, device: str):
     params: dict = {"categorical_features": "auto"}
     if name == "tabmoe":
         params["vocabulary"] = "per_column"
-    if name in ("tabmoe", "ft_transformer", "tab_transformer", "tabnet"):
+    if name in TORCH_MODELS:
         params.update(max_epochs=epochs, early_stopping=False, device=device)
     if name == "mlp":
         params["max_iter"] = epochs
-    if name == "xgboost":
+    if name in ("xgboost", "lightgbm"):
         params["n_jobs"] = threads
+    if name == "catboost":
+        params["thread_count"] = threads
     if name != "logistic_regression":
         params["random_state"] = 0
     return get_model(name).make(**params)

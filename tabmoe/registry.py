@@ -23,7 +23,7 @@ from typing import Any
 from sklearn.base import BaseEstimator
 
 from ._paper_config import PAPER_CONFIG
-from .baselines import ft_transformer, reference, tab_transformer, tabnet
+from .baselines import ft_transformer, reference, tab_transformer, tabm, tabnet
 from .estimator import TabularMoEClassifier
 
 #: tabmoe on a general table: the paper's network and training, but columns read by dtype
@@ -159,6 +159,30 @@ _SPECS = [
         reference.suggest_xgboost,
         "XGBoost with native categorical splits (optional: tabmoe[gbdt])",
         requires=("xgboost",),
+    ),
+    ModelSpec(
+        "catboost",
+        reference.catboost,
+        reference.PAPER_DEFAULTS["catboost"],
+        reference.suggest_catboost,
+        "CatBoost with its own categorical handling, at its defaults (optional: tabmoe[gbdt])",
+        requires=("catboost",),
+    ),
+    ModelSpec(
+        "lightgbm",
+        reference.lightgbm,
+        reference.PAPER_DEFAULTS["lightgbm"],
+        reference.suggest_lightgbm,
+        "LightGBM with native categorical splits, at its defaults (optional: tabmoe[gbdt])",
+        requires=("lightgbm",),
+    ),
+    ModelSpec(
+        "tabm",
+        tabm.TabMClassifier,
+        tabm.PAPER_DEFAULTS,
+        tabm.suggest,
+        "TabM (Gorishniy et al. 2025): parameter-efficient ensemble of 32 MLPs, tabm",
+        requires=("tabm",),
     ),
 ]
 

@@ -13,6 +13,7 @@ from sklearn.base import ClassifierMixin
 
 from tabmoe.baselines import (
     FTTransformerClassifier,
+    TabMClassifier,
     TabNetClassifier,
     TabTransformerClassifier,
     reference,
@@ -32,6 +33,9 @@ BASELINE_FACTORIES: dict[str, Callable[[], ClassifierMixin]] = {
         dim=16, depth=1, heads=2, max_epochs=2, batch_size=1024, random_state=0, device="cpu"
     ),
     "tabnet": lambda: TabNetClassifier(max_epochs=2, random_state=0, device="cpu"),
+    "tabm": lambda: TabMClassifier(
+        k=4, n_blocks=1, d_block=16, max_epochs=2, batch_size=1024, random_state=0, device="cpu"
+    ),
     "logistic_regression": lambda: reference.logistic_regression(),
     "random_forest": lambda: reference.random_forest(n_estimators=10, max_depth=8, random_state=0),
     "gradient_boosting": lambda: reference.gradient_boosting(n_estimators=10, random_state=0),
@@ -42,5 +46,13 @@ BASELINE_FACTORIES: dict[str, Callable[[], ClassifierMixin]] = {
 }
 if importlib.util.find_spec("xgboost") is not None:
     BASELINE_FACTORIES["xgboost"] = lambda: reference.xgboost(
+        n_estimators=10, n_jobs=1, random_state=0
+    )
+if importlib.util.find_spec("catboost") is not None:
+    BASELINE_FACTORIES["catboost"] = lambda: reference.catboost(
+        iterations=10, thread_count=1, random_state=0
+    )
+if importlib.util.find_spec("lightgbm") is not None:
+    BASELINE_FACTORIES["lightgbm"] = lambda: reference.lightgbm(
         n_estimators=10, n_jobs=1, random_state=0
     )

@@ -26,7 +26,7 @@ def tiny_suite(
     name: str = "tiny",
     models: dict | None = None,
     seeds: tuple[int, ...] = (0,),
-    protocols: tuple[str, ...] = ("untuned",),
+    protocols: tuple[str, ...] = ("fixed-budget",),
     n_trials: int = 1,
     splits: tuple[str, ...] = ("price",),
     validation_size: float = 0.15,

@@ -15,6 +15,7 @@ from threadpoolctl import threadpool_limits
 from tabmoe.baselines import (
     FTTransformerClassifier,
     TableEncoder,
+    TabMClassifier,
     TabNetClassifier,
     TabTransformerClassifier,
     reference,
@@ -38,6 +39,7 @@ CHECKED = [
         dim=16, depth=1, heads=2, learning_rate=1e-2, max_epochs=30, device="cpu"
     ),
     TabNetClassifier(max_epochs=15, device="cpu"),
+    TabMClassifier(k=4, n_blocks=1, d_block=32, max_epochs=30, device="cpu"),
     TableEncoder(),
     # random_state is set here: the checks set only top-level random_state parameters.
     reference.logistic_regression(),
@@ -48,11 +50,15 @@ CHECKED = [
 ]
 if importlib.util.find_spec("xgboost") is not None:
     CHECKED.append(reference.xgboost(n_estimators=20, n_jobs=1, random_state=0))
+if importlib.util.find_spec("catboost") is not None:
+    CHECKED.append(reference.catboost(iterations=20, thread_count=1, random_state=0))
+if importlib.util.find_spec("lightgbm") is not None:
+    CHECKED.append(reference.lightgbm(n_estimators=20, n_jobs=1, random_state=0))
 
 
 def expected_failed_checks(estimator) -> dict[str, str]:
     weights = "check_sample_weight_equivalence_on_dense_data"
-    if isinstance(estimator, (FTTransformerClassifier, TabTransformerClassifier)):
+    if isinstance(estimator, (FTTransformerClassifier, TabTransformerClassifier, TabMClassifier)):
         return {weights: MINIBATCH}
     if isinstance(estimator, TabNetClassifier):
         return {
@@ -69,6 +75,11 @@ def expected_failed_checks(estimator) -> dict[str, str]:
             return {
                 weights: "XGBoost's weighted quantile sketch bins weighted rows differently "
                 "from repeated rows"
+            }
+        if inner == "CatBoostClassifier":
+            return {
+                weights: "CatBoost's ordered boosting permutes rows and its default Bayesian "
+                "bootstrap draws per row: a repeated row is two draws, a weighted one is one"
             }
     return {}
 

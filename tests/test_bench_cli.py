@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tabmoe.bench.cli import EXIT_CODES, METRIC_NAMES, PROTOCOL_NAMES, main, parse_seed_list
+from tabmoe.bench.cli import EXIT_CODES, METRIC_NAMES, PROTOCOL_ALIAS_NAMES, PROTOCOL_NAMES, main
+from tabmoe.bench.plan import parse_seed_list
 from tabmoe.bench.storage import results_lock
 
 from .bench_helpers import tiny_suite
@@ -46,7 +47,7 @@ def test_models_lists_the_registry(runner):
 
 
 def test_run_report_and_resume(runner, tmp_path):
-    suite = tiny_suite(tmp_path, seeds=(0, 1), protocols=("untuned", "tuned"), n_trials=2,
+    suite = tiny_suite(tmp_path, seeds=(0, 1), protocols=("fixed-budget", "tuned"), n_trials=2,
                        ood_validation_size=0.2)
     results = tmp_path / "results"
     args = ["run", str(suite), "--results", str(results), "--no-progress"]
@@ -55,10 +56,10 @@ def test_run_report_and_resume(runner, tmp_path):
     assert "tiny: 4 planned, 0 already finished, 4 run now, 0 failed." in first.output
     files = sorted((results / "runs" / "tiny").rglob("*.json"))
     assert [f.relative_to(results / "runs/tiny").as_posix() for f in files] == [
+        "price/logistic_regression/fixed-budget-seed0.json", "price/logistic_regression/fixed-budget-seed1.json",
         "price/logistic_regression/tuned-seed0.json", "price/logistic_regression/tuned-seed1.json",
-        "price/logistic_regression/untuned-seed0.json", "price/logistic_regression/untuned-seed1.json",
     ]
-    record = json.loads(files[0].read_text())
+    record = json.loads(files[2].read_text())
     assert record["tuned"] is True and record["search"]["n_trials"] == 2
     for part in ("validation", "id_test", "ood_test", "ood_validation"):
         assert set(record[part]) >= {"accuracy", "balanced_accuracy", "log_loss", "roc_auc"}
@@ -74,10 +75,10 @@ def test_run_report_and_resume(runner, tmp_path):
     assert again.exit_code == 0 and "4 planned, 4 already finished, 0 run now" in again.output
     assert [f.stat().st_mtime_ns for f in files] == mtimes
 
-    more = runner.invoke(main, [*args, "--seeds", "0-2", "--protocol", "untuned"])
+    more = runner.invoke(main, [*args, "--seeds", "0-2", "--protocol", "fixed-budget"])
     assert more.exit_code == 0 and "3 planned, 2 already finished, 1 run now" in more.output
 
-    forced = runner.invoke(main, [*args, "--seeds", "0", "--protocol", "untuned", "--force", "--no-report"])
+    forced = runner.invoke(main, [*args, "--seeds", "0", "--protocol", "fixed-budget", "--force", "--no-report"])
     assert forced.exit_code == 0 and "1 planned, 0 already finished, 1 run now" in forced.output
 
     changed = runner.invoke(main, [*args, "--seeds", "0", "--protocol", "tuned", "--trials", "3"])
@@ -196,13 +197,14 @@ def test_report_creates_nothing_and_defaults_to_runs_folder(runner, tmp_path, mo
 
 def test_version_and_choices(runner):
     from tabmoe import __version__
-    from tabmoe.bench.plan import PROTOCOLS
+    from tabmoe.bench.plan import PROTOCOL_ALIASES, PROTOCOLS
     from tabmoe.metrics import METRICS
 
     for flag in ("--version", "-V"):
         result = runner.invoke(main, [flag])
         assert result.exit_code == 0 and result.output == f"tabmoe-bench {__version__}\n"
     assert PROTOCOL_NAMES == tuple(PROTOCOLS) and METRIC_NAMES == tuple(METRICS)
+    assert PROTOCOL_ALIAS_NAMES == tuple(PROTOCOL_ALIASES)
 
 
 def test_help_imports_no_heavy_module():
@@ -221,7 +223,7 @@ def test_progress_label_names_the_run_in_flight(tmp_path, monkeypatch):
     from tabmoe.bench import runner as runner_module
     from tabmoe.bench.plan import plan_runs
     from tabmoe.bench.storage import open_store
-    from tabmoe.suites import load_suite
+    from tabmoe.bench.suites import load_suite
 
     specs = plan_runs(load_suite(tiny_suite(tmp_path, seeds=(0, 1))), protocols=["untuned"])
     labels: list[str] = []

@@ -28,7 +28,7 @@ def cluster():
 def test_run_on_a_dask_cluster(cluster, tmp_path):
     address, worker_pids = cluster
     suite = tiny_suite(tmp_path, models={"logistic_regression": {}, "tabmoe": {"max_epochs": 2}},
-                       seeds=(0, 1), protocols=("untuned", "tuned"), n_trials=1)
+                       seeds=(0, 1), protocols=("fixed-budget", "tuned"), n_trials=1)
     results = tmp_path / "results"
     args = ["run", str(suite), "--results", str(results), "--scheduler", address, "--no-progress"]
     result = CliRunner().invoke(main, args)
@@ -57,7 +57,7 @@ def test_unreachable_scheduler_is_a_usage_error(tmp_path):
 def test_run_in_local_worker_processes(tmp_path):
     import os
 
-    suite = tiny_suite(tmp_path, seeds=(0, 1), protocols=("untuned", "tuned"), n_trials=1)
+    suite = tiny_suite(tmp_path, seeds=(0, 1), protocols=("fixed-budget", "tuned"), n_trials=1)
     results = tmp_path / "results"
     result = CliRunner().invoke(main, ["run", str(suite), "--results", str(results), "--jobs", "2",
                                        "--no-progress"])

@@ -128,7 +128,7 @@ def test_full_disk_while_writing_a_record(runner, tmp_path, monkeypatch):
         """The temporary file of seed 1's record is real, but its writes go to /dev/full:
         the kernel answers them with ENOSPC, as a full disk would."""
         fd, path = real_mkstemp(*args, **kwargs)
-        if Path(path).name.startswith(".untuned-seed1.json."):
+        if Path(path).name.startswith(".fixed-budget-seed1.json."):
             os.close(fd)
             fd = os.open("/dev/full", os.O_WRONLY)
         return fd, path
@@ -137,13 +137,13 @@ def test_full_disk_while_writing_a_record(runner, tmp_path, monkeypatch):
     full = run(runner, suite, results)
     assert full.exit_code == 1, full.output
     assert "Traceback" not in full.output
-    target = results / "runs/tiny/price/logistic_regression/untuned-seed1.json"
+    target = results / "runs/tiny/price/logistic_regression/fixed-budget-seed1.json"
     (line,) = [line for line in full.output.splitlines() if line.startswith("Error:")]
-    assert "the disk is full" in line and str(target) in line and f"{LR}/untuned/seed1" in line
+    assert "the disk is full" in line and str(target) in line and f"{LR}/fixed-budget/seed1" in line
     assert "3 planned, 0 already finished, 1 run now, 1 failed, 1 not run" in full.output
-    assert sorted(record_files(results)) == [f"{LR}/untuned/seed0"]  # seed 2 never started
+    assert sorted(record_files(results)) == [f"{LR}/fixed-budget/seed0"]  # seed 2 never started
     assert not target.exists() and not leftovers(results)  # no torn record, no temporary
-    seed0 = results / "runs/tiny/price/logistic_regression/untuned-seed0.json"
+    seed0 = results / "runs/tiny/price/logistic_regression/fixed-budget-seed0.json"
     assert json.loads(seed0.read_text())["seed"] == 0
     mtime = seed0.stat().st_mtime_ns
 
@@ -151,7 +151,7 @@ def test_full_disk_while_writing_a_record(runner, tmp_path, monkeypatch):
     again = run(runner, suite, results)
     assert again.exit_code == 0, again.output
     assert "3 planned, 1 already finished, 2 run now, 0 failed" in again.output
-    assert sorted(record_files(results)) == [f"{LR}/untuned/seed{k}" for k in range(3)]
+    assert sorted(record_files(results)) == [f"{LR}/fixed-budget/seed{k}" for k in range(3)]
     assert seed0.stat().st_mtime_ns == mtime
 
 
@@ -175,8 +175,8 @@ def test_corrupted_record_is_reported_then_redone(runner, tmp_path, damage):
     suite = tiny_suite(tmp_path, seeds=(0, 1))
     results = tmp_path / "results"
     assert run(runner, suite, results, "--no-report").exit_code == 0
-    seed0 = results / "runs/tiny/price/logistic_regression/untuned-seed0.json"
-    bad = seed0.with_name("untuned-seed1.json")
+    seed0 = results / "runs/tiny/price/logistic_regression/fixed-budget-seed0.json"
+    bad = seed0.with_name("fixed-budget-seed1.json")
     damaged = damage(bad.read_bytes())
     bad.write_bytes(damaged)
     mtime = seed0.stat().st_mtime_ns
@@ -187,16 +187,16 @@ def test_corrupted_record_is_reported_then_redone(runner, tmp_path, damage):
     assert f"warning: skipping corrupted result file {bad}" in report.output
     assert bad.read_bytes() == damaged  # report never changes the results
     text = (results / "report.md").read_text()
-    assert "1 finished runs" in text and f"- `{LR}/untuned/seed1`: corrupted result file {bad}" in text
+    assert "1 finished runs" in text and f"- `{LR}/fixed-budget/seed1`: corrupted result file {bad}" in text
 
     again = run(runner, suite, results)
     assert again.exit_code == 0, again.output
     assert "Traceback" not in again.output
-    aside = bad.with_name("untuned-seed1.json.corrupt")
+    aside = bad.with_name("fixed-budget-seed1.json.corrupt")
     assert f"warning: corrupted result file {bad}" in again.output and str(aside) in again.output
     assert "2 planned, 1 already finished, 1 run now, 0 failed" in again.output
     assert aside.read_bytes() == damaged  # kept for inspection, out of the way
-    assert json.loads(bad.read_text())["run_id"] == f"{LR}/untuned/seed1"  # redone
+    assert json.loads(bad.read_text())["run_id"] == f"{LR}/fixed-budget/seed1"  # redone
     assert seed0.stat().st_mtime_ns == mtime  # the other record untouched
     clean = runner.invoke(main, ["report", str(suite), "--results", str(results)])
     assert clean.exit_code == 0 and "warning" not in clean.output
@@ -296,9 +296,9 @@ def test_corrupted_failure_file_and_stale_temporaries(runner, tmp_path):
     results = tmp_path / "results"
     assert run(runner, suite, results, "--seeds", "0", "--no-report").exit_code == 0
     folder = results / "runs/tiny/price/logistic_regression"
-    torn = folder / ".untuned-seed1.json.abc123.tmp"  # a writer killed before its rename
+    torn = folder / ".fixed-budget-seed1.json.abc123.tmp"  # a writer killed before its rename
     torn.write_text('{"run_id": "tiny/pri')
-    failure = results / "failures/tiny/price/logistic_regression/untuned-seed1.txt"
+    failure = results / "failures/tiny/price/logistic_regression/fixed-budget-seed1.txt"
     failure.parent.mkdir(parents=True)
     failure.write_bytes(b"\xff\xfe not utf-8")
     report = runner.invoke(main, ["report", str(suite), "--results", str(results)])
@@ -318,14 +318,14 @@ def test_corrupted_database_record_is_redone(runner, tmp_path):
         conn.execute("UPDATE tabmoe_runs SET record = '{\"torn' WHERE run_id LIKE '%seed1'")
     report = runner.invoke(main, ["report", str(suite), "--results", str(tmp_path / "r"), *args])
     assert report.exit_code == 0, report.output
-    assert f"warning: skipping corrupted record of run {LR}/untuned/seed1 in sqlite:///{db}" in report.output
+    assert f"warning: skipping corrupted record of run {LR}/fixed-budget/seed1 in sqlite:///{db}" in report.output
     again = run(runner, suite, tmp_path / "r", *args)
     assert again.exit_code == 0, again.output
-    assert f"warning: corrupted record of run {LR}/untuned/seed1" in again.output
+    assert f"warning: corrupted record of run {LR}/fixed-budget/seed1" in again.output
     assert "2 planned, 1 already finished, 1 run now, 0 failed" in again.output
     with sqlite3.connect(db) as conn:
         rows = dict(conn.execute("SELECT run_id, record FROM tabmoe_runs").fetchall())
-    assert sorted(rows) == [f"{LR}/untuned/seed0", f"{LR}/untuned/seed1"]
+    assert sorted(rows) == [f"{LR}/fixed-budget/seed0", f"{LR}/fixed-budget/seed1"]
     assert all(json.loads(text)["run_id"] == run_id for run_id, text in rows.items())
 
 
@@ -436,14 +436,14 @@ def test_database_going_away_mid_suite(runner, tmp_path, monkeypatch, damage):
     assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output
     (line,) = [line for line in result.output.splitlines() if line.startswith("Error:")]
-    assert f"cannot save the result of {LR}/untuned/seed1 in the database {url}" in line
+    assert f"cannot save the result of {LR}/fixed-budget/seed1 in the database {url}" in line
     assert (f"the file {db} no longer exists" in line) == (damage is _move_away)
     assert "3 planned, 0 already finished, 1 run now, 1 failed, 1 not run" in result.output
     if damage is not _garbage:  # the finished run is kept where the database went
         kept = db.with_name("moved.db") if damage is _move_away else db
         with sqlite3.connect(kept) as conn:
             (text,) = conn.execute("SELECT record FROM tabmoe_runs").fetchone()
-        assert json.loads(text)["run_id"] == f"{LR}/untuned/seed0"
+        assert json.loads(text)["run_id"] == f"{LR}/fixed-budget/seed0"
 
     monkeypatch.undo()  # the database is back (or, replaced by garbage, a new one)
     if damage is _move_away:

@@ -19,10 +19,10 @@ def test_smoke_plan_uses_the_suite_settings():
     runs = plan_runs(SMOKE)
     assert len(runs) == 2 * 2 * 4 * 2  # splits x seeds x models x protocols
     assert len({r.run_id for r in runs}) == len(runs)
-    assert runs[0].run_id == "smoke/car-buying-vhigh/tabmoe/untuned/seed0"
+    assert runs[0].run_id == "smoke/car-buying-vhigh/tabmoe/fixed-budget/seed0"
     assert dict(runs[0].fixed) == SMOKE.models["tabmoe"]
     assert runs[0].budget == Budget(**SMOKE.tuning)
-    assert {r.protocol for r in runs} == {"untuned", "tuned"}
+    assert {r.protocol for r in runs} == {"fixed-budget", "tuned"}
 
 
 def test_subsets_and_overrides():
@@ -53,7 +53,7 @@ def test_paper_suite_defaults_to_the_paper_protocol():
     runs = plan_runs(paper, splits=["sim-5-0.9-0.0"], seeds=[4951])
     assert {r.protocol for r in runs} == {"paper"}
     assert {r.model for r in runs} >= {"tabmoe", "logistic_regression", "random_forest", "gradient_boosting", "mlp"}
-    with pytest.raises(ValueError, match=r"no ID validation part .* --protocol untuned or paper"):
+    with pytest.raises(ValueError, match=r"no ID validation part .* --protocol fixed-budget, defaults or paper"):
         plan_runs(paper, protocols=["tuned"])
 
 
@@ -80,4 +80,4 @@ def test_bad_budgets_are_named(tmp_path):
     suite = load_suite(tiny_suite(tmp_path))
     with pytest.raises(ValueError, match=r"unknown key\(s\) \['trials'\]"):
         Budget.from_dict({"trials": 3})
-    assert plan_runs(suite)[0].run_id == "tiny/price/logistic_regression/untuned/seed0"
+    assert plan_runs(suite)[0].run_id == "tiny/price/logistic_regression/fixed-budget/seed0"

@@ -30,7 +30,7 @@ OOD = {
 }
 
 
-def make_record(split, model, seed, protocol="untuned", oracle=None, id_accuracy=0.9):
+def make_record(split, model, seed, protocol="fixed-budget", oracle=None, id_accuracy=0.9):
     i = int(split[1:]) if split[1:].isdigit() else 0
     return {
         "run_id": f"t/{split}/{model}/{protocol}/seed{seed}", "suite": "t", "split": split,
@@ -79,20 +79,20 @@ def test_summary_counts_wins_ties_losses_and_tests_them(records):
 def test_write_report_files_and_content(tmp_path, records):
     tuned = [make_record(s, m, seed, "tuned", oracle=0.99) for s in SPLITS[:2] for m in OOD for seed in (0, 1)]
     paths = write_report(records + tuned, tmp_path, title="t", description="A test suite.",
-                         failures={"t/s0/mlp/untuned/seed0": "Traceback\nValueError: boom"})
+                         failures={"t/s0/mlp/fixed-budget/seed0": "Traceback\nValueError: boom"})
     names = {p.name for p in paths}
-    assert names >= {"report.md", "runs.csv", "per_split.csv", "summary.csv", "id_vs_ood-untuned.png",
-                     "gap_per_split-untuned.png", "id_vs_ood-tuned.png", "gap_per_split-tuned.png"}
+    assert names >= {"report.md", "runs.csv", "per_split.csv", "summary.csv", "id_vs_ood-fixed-budget.png",
+                     "gap_per_split-fixed-budget.png", "id_vs_ood-tuned.png", "gap_per_split-tuned.png"}
     for png in tmp_path.glob("*.png"):
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
     assert len(pd.read_csv(tmp_path / "runs.csv")) == len(records) + len(tuned)
     text = (tmp_path / "report.md").read_text()
-    assert "## Protocol `untuned`" in text and "## Protocol `tuned`" in text
+    assert "## Protocol `fixed-budget`" in text and "## Protocol `tuned`" in text
     assert "| logistic_regression | 7 | 3 | 0.900 ± 0.000 | 0.750 ± 0.020 | 0.150 ± 0.020 | 1.00 | 7/0/0 | 0.016 |" in text
     # The oracle has its own, labelled section, only under the tuned protocol.
     head, oracle = text.split("### ORACLE (not a fair result)")
     assert "## Protocol `tuned`" in head and "0.990" in oracle and "0.990" not in head
-    assert "`t/s0/mlp/untuned/seed0`: ValueError: boom" in text
+    assert "`t/s0/mlp/fixed-budget/seed0`: ValueError: boom" in text
     assert "published" not in text  # not the paper suite
 
 
@@ -169,9 +169,9 @@ def test_report_marks_sections_for_docs_and_sums_compute(tmp_path, records):
         record.update(started_at="2026-01-01T00:00:00+00:00", finished_at=f"2026-01-01T00:00:{i % 2 * 30:02d}+00:00")
     write_report(records, tmp_path, title="t")
     text = (tmp_path / "report.md").read_text()
-    summary_part = text.split("<!-- --8<-- [start:summary-untuned] -->")[1].split("<!-- --8<-- [end:summary-untuned] -->")[0]
+    summary_part = text.split("<!-- --8<-- [start:summary-fixed-budget] -->")[1].split("<!-- --8<-- [end:summary-fixed-budget] -->")[0]
     assert summary_part.strip().startswith("| model |") and "| tabmoe |" in summary_part
-    assert "<!-- --8<-- [start:per-split-untuned] -->" in text
+    assert "<!-- --8<-- [start:per-split-fixed-budget] -->" in text
     expected_hours = sum(i % 2 * 30 for i in range(len(records))) / 3600
     assert f"Total compute: {expected_hours:.2f} hours" in text and f"over {len(records)} runs" in text
 

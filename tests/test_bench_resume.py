@@ -23,7 +23,7 @@ from .bench_helpers import tiny_suite
 def test_sigkill_then_rerun_skips_finished_work(tmp_path):
     suite = tiny_suite(
         tmp_path, models={"tabmoe": {"max_epochs": 4}, "logistic_regression": {}},
-        seeds=(0, 1), protocols=("untuned", "tuned"), n_trials=2,
+        seeds=(0, 1), protocols=("fixed-budget", "tuned"), n_trials=2,
     )
     results = tmp_path / "results"
     command = [sys.executable, "-m", "tabmoe.bench", "run", str(suite), "--results", str(results),
@@ -51,7 +51,7 @@ def test_sigkill_then_rerun_skips_finished_work(tmp_path):
     assert len(after) == 8
     records = [json.loads(p.read_text()) for p in after]
     expected = {f"tiny/price/{m}/{p}/seed{s}" for m in ("tabmoe", "logistic_regression")
-                for p in ("untuned", "tuned") for s in (0, 1)}
+                for p in ("fixed-budget", "tuned") for s in (0, 1)}
     assert sorted(r["run_id"] for r in records) == sorted(expected)  # each run exactly once
     assert all(p.stat().st_mtime_ns == mtime for p, mtime in before.items())  # skipped, not redone
     assert not [p for p in after if p.name.startswith(".")]

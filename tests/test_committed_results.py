@@ -34,3 +34,24 @@ def test_committed_report_is_regenerated_from_committed_runs(suite, tmp_path):
     )
     for name in ("summary.csv", "per_split.csv"):
         assert (tmp_path / name).read_text() == (folder / name).read_text(), name
+
+
+@pytest.mark.parametrize("suite", ["smoke", "paper", "openml-ood"])
+def test_committed_runs_match_the_plan_of_their_suite(suite):
+    """Every committed record has the run id and configuration hash the suite plans today
+    (so the renamed ``untuned`` -> ``fixed-budget`` records are resumed, not rerun)."""
+    from tabmoe.bench.plan import plan_runs
+    from tabmoe.bench.storage import open_store
+    from tabmoe.suites import load_suite
+
+    folder = RESULTS / suite
+    if not (folder / "runs").is_dir():
+        pytest.skip(f"no committed runs for {suite}")
+    finished = open_store(folder, None).finished(suite)
+    loaded = load_suite(suite)
+    protocols = sorted({run_id.split("/")[3] for run_id in finished})
+    models = sorted({run_id.split("/")[2] for run_id in finished})
+    planned = {s.run_id: s.config_hash for s in plan_runs(loaded, models=models, protocols=protocols)}
+    assert "untuned" not in protocols
+    mismatched = [run_id for run_id, digest in finished.items() if planned.get(run_id) != digest]
+    assert not mismatched, mismatched[:5]

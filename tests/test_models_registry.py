@@ -25,6 +25,9 @@ def test_registry_holds_tabmoe_and_every_baseline():
         "hist_gradient_boosting",
         "mlp",
         "xgboost",
+        "catboost",
+        "lightgbm",
+        "tabm",
     }
     assert set(NAMES) <= set(MODELS)
     with pytest.raises(ValueError, match="Unknown model 'nope'.*tabmoe"):

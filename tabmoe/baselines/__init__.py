@@ -2,9 +2,12 @@
 
 * :class:`FTTransformerClassifier` (rtdl-revisiting-models), :class:`TabTransformerClassifier`
   (tab-transformer-pytorch), both trained by tabmoe's :class:`~tabmoe.nn.trainer.Trainer`;
+* :class:`TabMClassifier` (tabm: parameter-efficient ensembling of MLPs), also trained by
+  the trainer;
 * :class:`TabNetClassifier` (pytorch-tabnet, its own training loop behind an adapter);
 * :mod:`~tabmoe.baselines.reference`: scikit-learn's LogisticRegression, RandomForest,
-  GradientBoosting, HistGradientBoosting and MLP (and XGBoost when installed), with the
+  GradientBoosting, HistGradientBoosting and MLP (and XGBoost, CatBoost and LightGBM when
+  installed), with the
   paper's grid searches (:class:`StagedGridSearchCV` scores GradientBoosting's
   ``n_estimators`` axis from one fit).
 
@@ -18,12 +21,14 @@ from .ft_transformer import FTTransformerClassifier
 from .reference import EncodedClassifier
 from .staged_search import StagedGridSearchCV
 from .tab_transformer import TabTransformerClassifier
+from .tabm import TabMClassifier
 from .tabnet import TabNetClassifier
 
 __all__ = [
     "EncodedClassifier",
     "FTTransformerClassifier",
     "StagedGridSearchCV",
+    "TabMClassifier",
     "TabNetClassifier",
     "TabTransformerClassifier",
     "TableEncoder",

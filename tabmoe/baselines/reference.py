@@ -11,7 +11,9 @@ type) and see the same codes:
   auto-mpg origin split scores 0.6571, the paper's Table 5 figure (0.7214 without);
 * ``categorical_encoding="native"``: the codes themselves, declared categorical to an
   estimator that splits on categories natively (HistGradientBoosting's
-  ``categorical_features``, XGBoost's ``feature_types``).
+  ``categorical_features``, XGBoost's ``feature_types``, LightGBM's ``categorical_feature``,
+  CatBoost's ``cat_features``, which take the codes as integers and apply CatBoost's own
+  ordered target statistics to them).
 
 The factories give the paper's models (docs/paper.md section 3): ``LogisticRegression(max_iter=
 2000)``, and RandomForest, GradientBoosting and MLP (``learning_rate_init=0.01,
@@ -27,6 +29,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.ensemble import (
     GradientBoostingClassifier,
@@ -78,6 +81,9 @@ PAPER_DEFAULTS: dict[str, dict[str, Any]] = {
     "hist_gradient_boosting": {},
     "mlp": {"learning_rate_init": 0.01, "max_iter": 2000},
     "xgboost": {},
+    # The anchors run at their libraries' own defaults; these settings only silence them.
+    "catboost": {"verbose": 0, "allow_writing_files": False},
+    "lightgbm": {"verbose": -1},
 }
 
 
@@ -145,24 +151,39 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
             drop=self.drop,
         ).fit(inputs.frame, sample_weight=inputs.weight)
         self.estimator_ = clone(self.estimator)
-        if not one_hot:
-            _declare_categorical(self.estimator_, self.encoder_.categorical_output_mask)
         fit_params = {}
+        if not one_hot:
+            fit_params = _declare_categorical(
+                self.estimator_, self.encoder_.categorical_output_mask
+            )
         if sample_weight is not None:
             if not has_fit_parameter(self.estimator_, "sample_weight"):
                 raise ValueError(
                     f"{type(self.estimator_).__name__} does not support sample_weight."
                 )
             fit_params["sample_weight"] = inputs.weight
-        Z = self.encoder_.transform(inputs.frame)
+        Z = self._estimator_input(self.encoder_.transform(inputs.frame))
         self.estimator_.fit(Z, inputs.y_codes, **fit_params)
         return self
+
+    def _estimator_input(self, Z: Any) -> Any:
+        """CatBoost takes categorical features as integers: a DataFrame with int64 code
+        columns beside the float numeric block. Every other estimator takes ``Z`` as is."""
+        if _library(self.estimator_) != "catboost":
+            return Z
+        mask = self.encoder_.categorical_output_mask
+        return pd.DataFrame(
+            {
+                f"f{j}": Z[:, j].astype(np.int64) if mask[j] else Z[:, j]
+                for j in range(Z.shape[1])
+            }
+        )
 
     def _encoded(self, X: Any):
         check_is_fitted(self)
         frame = to_frame(X)
         validate_data(self, X, skip_check_array=True, reset=False)
-        return self.encoder_.transform(frame)
+        return self._estimator_input(self.encoder_.transform(frame))
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities, shape (n_samples, n_classes), columns in ``classes_`` order."""
@@ -177,8 +198,8 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
     def predict(self, X: Any) -> np.ndarray:
         """Most probable class per row, shape (n_samples,)."""
         Z = self._encoded(X)
-        codes = self.estimator_.predict(Z)
-        return self.classes_[np.asarray(codes, dtype=np.int64)]
+        codes = self.estimator_.predict(Z)  # CatBoost's: shape (n_samples, 1)
+        return self.classes_[np.asarray(codes, dtype=np.int64).reshape(-1)]
 
     @available_if(lambda self: hasattr(self.estimator, "staged_predict"))
     def staged_predict(self, X: Any) -> Iterator[np.ndarray]:
@@ -196,21 +217,34 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
 
-def _declare_categorical(estimator: Any, mask: np.ndarray) -> None:
-    """Tell ``estimator`` which encoded columns are categorical (in place)."""
+def _library(estimator: Any) -> str:
+    """Top-level package of the estimator's class (``"catboost"``, ``"lightgbm"``, ...)."""
+    return type(estimator).__module__.split(".")[0]
+
+
+def _declare_categorical(estimator: Any, mask: np.ndarray) -> dict[str, Any]:
+    """Tell ``estimator`` which encoded columns are categorical (in place); the extra
+    keyword arguments its ``fit`` needs for that (LightGBM's ``categorical_feature``)."""
     params = estimator.get_params(deep=False)
+    indices = [int(j) for j in np.flatnonzero(mask)]
     if "categorical_features" in params:
         estimator.set_params(categorical_features=mask)
     elif "feature_types" in params:
         estimator.set_params(
             feature_types=["c" if m else "q" for m in mask], enable_categorical=True
         )
+    elif _library(estimator) == "catboost":
+        estimator.set_params(cat_features=indices)
+    elif _library(estimator) == "lightgbm":
+        return {"categorical_feature": indices}
     else:
         raise ValueError(
             "categorical_encoding='native' needs an estimator with a categorical_features "
-            f"(scikit-learn) or feature_types (XGBoost) parameter; {type(estimator).__name__} "
-            "has neither. Use categorical_encoding='onehot'."
+            "(scikit-learn) or feature_types (XGBoost) parameter, or a CatBoost or LightGBM "
+            f"classifier; {type(estimator).__name__} is none of these. Use "
+            "categorical_encoding='onehot'."
         )
+    return {}
 
 
 # ------------------------------------------------------------------ factories
@@ -265,6 +299,26 @@ def xgboost(categorical_features: Any = "auto", **params: Any) -> EncodedClassif
     """``xgboost.XGBClassifier`` splitting natively on categories (optional dependency)."""
     XGBClassifier = optional_import("xgboost", "XGBClassifier", extra="gbdt")
     return EncodedClassifier(XGBClassifier(**params), "native", categorical_features)
+
+
+def catboost(categorical_features: Any = "auto", **params: Any) -> EncodedClassifier:
+    """``catboost.CatBoostClassifier`` at CatBoost's defaults, categorical columns passed as
+    ``cat_features`` (its ordered target statistics), numerics as numbers (optional
+    dependency). Only ``random_state`` (CatBoost's own default seed, 0, unless given) and
+    quiet output are set: ``verbose=0`` and ``allow_writing_files=False`` (no
+    ``catboost_info/`` folder). ``thread_count`` (default -1: every core) is CatBoost's."""
+    CatBoostClassifier = optional_import("catboost", "CatBoostClassifier", extra="gbdt")
+    params = {"random_state": 0, "thread_count": -1, **PAPER_DEFAULTS["catboost"], **params}
+    return EncodedClassifier(CatBoostClassifier(**params), "native", categorical_features)
+
+
+def lightgbm(categorical_features: Any = "auto", **params: Any) -> EncodedClassifier:
+    """``lightgbm.LGBMClassifier`` at LightGBM's defaults, categorical columns declared as
+    ``categorical_feature`` (its native category splits); ``verbose=-1`` (optional
+    dependency)."""
+    LGBMClassifier = optional_import("lightgbm", "LGBMClassifier", extra="gbdt")
+    params = {**PAPER_DEFAULTS["lightgbm"], **params}
+    return EncodedClassifier(LGBMClassifier(**params), "native", categorical_features)
 
 
 def paper_grid_search(
@@ -328,4 +382,35 @@ def suggest_xgboost(trial: Any) -> dict:
         "min_child_weight": trial.suggest_float("min_child_weight", 1.0, 100.0, log=True),
         "reg_alpha": trial.suggest_float("reg_alpha", 1e-8, 1e2, log=True),
         "reg_lambda": trial.suggest_float("reg_lambda", 1.0, 4.0, log=True),
+    }
+
+
+def suggest_catboost(trial: Any) -> dict:
+    """CatBoost's tuning guide (learning rate, depth, L2, random strength, bagging
+    temperature, one-hot limit) with the ranges of Gorishniy et al. 2021 / TabM's benchmark;
+    ``iterations`` fixed at CatBoost's default 1000."""
+    return {
+        "learning_rate": trial.suggest_float("learning_rate", 1e-3, 1.0, log=True),
+        "depth": trial.suggest_int("depth", 3, 10),
+        "l2_leaf_reg": trial.suggest_float("l2_leaf_reg", 1.0, 10.0, log=True),
+        "random_strength": trial.suggest_float("random_strength", 1e-2, 10.0, log=True),
+        "bagging_temperature": trial.suggest_float("bagging_temperature", 0.0, 1.0),
+        "one_hot_max_size": trial.suggest_int("one_hot_max_size", 2, 25),
+        "leaf_estimation_iterations": trial.suggest_int("leaf_estimation_iterations", 1, 10),
+    }
+
+
+def suggest_lightgbm(trial: Any) -> dict:
+    """LightGBM's parameter-tuning guide (leaves, minimum leaf size, feature and row
+    subsampling, L1/L2) with the ranges of Gorishniy et al. 2021 / TabM's benchmark."""
+    return {
+        "n_estimators": trial.suggest_int("n_estimators", 50, 1000, log=True),
+        "learning_rate": trial.suggest_float("learning_rate", 1e-3, 0.3, log=True),
+        "num_leaves": trial.suggest_int("num_leaves", 4, 128, log=True),
+        "min_child_samples": trial.suggest_int("min_child_samples", 2, 100, log=True),
+        "min_child_weight": trial.suggest_float("min_child_weight", 1e-5, 1e-1, log=True),
+        "subsample": trial.suggest_float("subsample", 0.5, 1.0),
+        "subsample_freq": 1,
+        "colsample_bytree": trial.suggest_float("colsample_bytree", 0.5, 1.0),
+        "reg_lambda": trial.suggest_float("reg_lambda", 1e-8, 10.0, log=True),
     }

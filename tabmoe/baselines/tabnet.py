@@ -29,6 +29,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..nn._base import FitInputs, validation_split
 from ..nn.trainer import seeded
+from ..tokenizer import to_frame
 from ._optional import optional_import
 from .torch_base import TRAINING_PARAMETER_CONSTRAINTS, TorchTabularClassifier
 
@@ -60,6 +61,7 @@ _TABNET_CHATTER = (
     "Device used",
     "No early stopping will be performed",
     "Best weights from best epoch are automatically used",
+    "Loading weights from unsupervised pretraining",
 )
 
 
@@ -231,6 +233,30 @@ class TabNetClassifier(TorchTabularClassifier):
         self.n_jobs = n_jobs
         self.verbose = verbose
 
+    def fit(
+        self,
+        X: Any,
+        y: Any,
+        sample_weight: Any = None,
+        eval_set: tuple[Any, Any] | None = None,
+        X_unlabeled: Any = None,
+    ) -> TabNetClassifier:
+        """Train on ``X`` (n_samples, n_features) and labels ``y`` (n_samples,).
+
+        ``eval_set=(X_val, y_val)`` replaces the internal validation split for early
+        stopping. ``X_unlabeled`` (n_unlabeled, n_features), same columns as ``X``: rows
+        without labels. pytorch-tabnet's own ``TabNetPretrainer`` (self-supervised
+        reconstruction of masked features, Arik & Pfister 2021 section 4) first trains on the
+        training rows and ``X_unlabeled`` together (the same architecture and encoding), and
+        the classifier starts from its weights (``from_unsupervised``). Set after fit:
+        ``pretrain_history_`` (pre-training loss per epoch), None without ``X_unlabeled``.
+        """
+        self._X_unlabeled = X_unlabeled
+        try:
+            return super().fit(X, y, sample_weight=sample_weight, eval_set=eval_set)
+        finally:
+            del self._X_unlabeled
+
     @property
     def module_(self) -> torch.nn.Module:
         """The fitted TabNet network."""
@@ -240,9 +266,13 @@ class TabNetClassifier(TorchTabularClassifier):
         """TabNet's input: float32 ``[codes | numeric]`` (codes first, as ``cat_idxs`` says)."""
         return self.encoder_.transform(X).astype(np.float32)
 
-    def _tabnet(self, seed: int, device: torch.device) -> Any:
-        """A fresh ``pytorch_tabnet.tab_model.TabNetClassifier`` for the fitted encoder."""
-        TabNet = optional_import("pytorch_tabnet.tab_model", "TabNetClassifier")
+    def _tabnet(
+        self, seed: int, device: torch.device, kind: str = "tab_model.TabNetClassifier"
+    ) -> Any:
+        """A fresh ``pytorch_tabnet.tab_model.TabNetClassifier`` for the fitted encoder
+        (``kind="pretraining.TabNetPretrainer"``: its self-supervised pre-trainer)."""
+        module, name = kind.rsplit(".", 1)
+        TabNet = optional_import(f"pytorch_tabnet.{module}", name)
         cardinalities = [int(c) for c in self.encoder_.cardinalities_]
         return TabNet(
             n_d=self.n_d,
@@ -291,6 +321,7 @@ class TabNetClassifier(TorchTabularClassifier):
         )
         counter = StepCounter()
         with seeded(inputs.seed, inputs.device), quiet(self.verbose):
+            pretrained = self._pretrain(Z, validation, early, inputs)
             self.model_ = self._tabnet(inputs.seed, inputs.device)
             self.model_.fit(
                 Z,
@@ -306,6 +337,7 @@ class TabNetClassifier(TorchTabularClassifier):
                 drop_last=True,
                 callbacks=[counter],
                 compute_importance=False,
+                from_unsupervised=pretrained,
             )
         self.n_steps_ = counter.n_steps
         if self.n_steps_ == 0:
@@ -314,6 +346,34 @@ class TabNetClassifier(TorchTabularClassifier):
                 f"{self.batch_size_}); the model is untrained."
             )
         self._record_history(validation is not None, early)
+
+    def _pretrain(
+        self, Z: np.ndarray, validation: tuple | None, early: bool, inputs: FitInputs
+    ) -> Any:
+        """``TabNetPretrainer`` fitted on the training and unlabeled rows (None without
+        ``X_unlabeled``); early stopping on the validation rows' reconstruction loss when
+        they fill a batch (pytorch-tabnet 4.1 drops the last, partial batch of its
+        validation loader too, so fewer rows would evaluate nothing), else ``max_epochs``."""
+        X_unlabeled = getattr(self, "_X_unlabeled", None)
+        self.pretrain_history_ = None
+        if X_unlabeled is None:
+            return None
+        rows = np.vstack([Z, self._matrix(to_frame(X_unlabeled))])
+        pretrainer = self._tabnet(inputs.seed, inputs.device, "pretraining.TabNetPretrainer")
+        batch, virtual = tabnet_batch_sizes(len(rows), self.batch_size, self.virtual_batch_size)
+        watch = early and validation is not None and len(validation[0]) >= batch
+        pretrainer.fit(
+            rows,
+            eval_set=[validation[0]] if watch else None,
+            eval_name=["val"] if watch else None,
+            max_epochs=self.max_epochs,
+            patience=self.n_iter_no_change if watch else 0,
+            batch_size=batch,
+            virtual_batch_size=virtual,
+            drop_last=True,
+        )
+        self.pretrain_history_ = [float(loss) for loss in pretrainer.history.history["loss"]]
+        return pretrainer
 
     def _record_history(self, validated: bool, early: bool) -> None:
         history = self.model_.history.history

@@ -130,6 +130,11 @@ class TorchTabularClassifier(TorchClassifier):
     # default FT-Transformer near its training memory (8192 rows peaked at 2.9 GB).
     _predict_batch_rows = 1024
 
+    def _train_loss(self, module: nn.Module, batch: dict[str, Tensor]) -> tuple[Tensor, Tensor]:
+        """The training loss (``loss_fn`` of the trainer); validation always takes
+        :func:`network_loss` of the eval-mode logits. TabM overrides it (mean over members)."""
+        return network_loss(module, batch)
+
     def _build_network(self, cardinalities: list[int], n_numeric: int, n_classes: int) -> nn.Module:
         raise NotImplementedError  # pragma: no cover - abstract
 
@@ -169,6 +174,9 @@ class TorchTabularClassifier(TorchClassifier):
         return self._build_network(cardinalities, self.encoder_.n_numeric_, len(self.classes_))
 
     def _get_loss(self) -> LossFn:
+        return self._train_loss
+
+    def _get_val_loss(self) -> LossFn:
         return network_loss
 
     @torch.no_grad()

@@ -20,9 +20,11 @@ import click
 
 from .. import __version__
 
-#: Names of :data:`tabmoe.bench.plan.PROTOCOLS` and :data:`tabmoe.metrics.METRICS`,
+#: Names of :data:`tabmoe.bench.plan.PROTOCOLS`, their aliases and :data:`tabmoe.metrics.METRICS`,
 #: spelled out so that ``--help`` imports neither (a test checks they agree).
-PROTOCOL_NAMES = ("untuned", "tuned", "paper")
+PROTOCOL_NAMES = ("defaults", "fixed-budget", "tuned", "unlabeled-target", "paper")
+#: Old names still accepted (:data:`tabmoe.bench.plan.PROTOCOL_ALIASES`).
+PROTOCOL_ALIAS_NAMES = ("untuned",)
 METRIC_NAMES = ("accuracy", "balanced_accuracy", "log_loss", "roc_auc")
 #: Where ``run`` and ``report`` keep a suite's results when ``--results`` is not given.
 DEFAULT_RESULTS = Path("results")
@@ -235,9 +237,13 @@ def models_command() -> None:
 @click.option("--seeds", default=None,
               help="Seeds to run, e.g. 0,1 or 0-4 (split seed = model seed = tuning seed). "
               "Default: each split's seeds in the suite.")
-@click.option("--protocol", "protocols", multiple=True, type=click.Choice(PROTOCOL_NAMES),
-              help="untuned: paper defaults, no search; tuned: Optuna on ID validation; paper: "
-              "the paper's own protocol. Repeatable. Default: the suite's, else untuned + tuned.")
+@click.option("--protocol", "protocols", multiple=True,
+              type=click.Choice([*PROTOCOL_NAMES, *PROTOCOL_ALIAS_NAMES]),
+              help="defaults: every model as a user constructs it (Model(), only random_state); "
+              "fixed-budget (alias: untuned): paper defaults + the suite's fixed parameters, no search; "
+              "tuned: Optuna on ID validation; unlabeled-target: half the OOD rows given to fit without "
+              "labels (unlabeled rows, importance weights), the other half scored; paper: the paper's "
+              "own protocol. Repeatable. Default: the suite's, else fixed-budget + tuned.")
 @click.option("--trials", type=click.IntRange(1), default=None,
               help="Tuning budget: Optuna trials per (model, split, seed). Default: the suite's tuning.n_trials.")
 @click.option("--timeout", type=click.FloatRange(0, min_open=True), default=None,

@@ -7,6 +7,9 @@ A record is one JSON-able dict (the row of the results table)::
     validation, id_test, ood_test[, ood_validation]
                                 {n, accuracy, balanced_accuracy, log_loss, roc_auc, bin_mse}
     search                      tuned runs: budget, trials, best trial and validation score
+    adaptation                  unlabeled-target runs: whether fit got the unlabeled rows and
+                                importance weights (their summary); ``adapted`` False: run as
+                                in ``defaults``
     oracle                      tuned runs on splits with an ood_validation part: the OOD test
                                 accuracy of the trial best on OOD validation. NOT a fair
                                 result (it peeks at OOD data); never used for selection.
@@ -31,7 +34,8 @@ from ..metrics import classification_scores
 from ..registry import get_model
 from ..tuning import jsonable, open_storage, set_random_states, tune
 from ._environment import git_revision, limited_threads, peak_rss_mb, reset_peak_rss, versions
-from .plan import RunSpec
+from .adaptation import fit_adapted, split_adaptation
+from .plan import BARE_PROTOCOLS, RunSpec
 
 SCORED_PARTS = ("validation", "id_test", "ood_test", "ood_validation")
 _MAX_WARNINGS = 5
@@ -89,6 +93,28 @@ def _grid_params(estimator: Any) -> dict[str, Any]:
     return {key.rsplit("__", 1)[-1]: value for key, value in best.items()}
 
 
+def _set_params(estimator: Any) -> dict[str, Any]:
+    """The estimator's parameters (nested ones of a wrapped estimator by their own name),
+    plain values only: what ``Model()`` amounted to in a ``defaults`` run."""
+    plain = (str, int, float, bool, type(None))
+    return {
+        key.rsplit("__", 1)[-1]: value
+        for key, value in estimator.get_params(deep=True).items()
+        if isinstance(value, plain)
+    }
+
+
+def _thread_params(estimator: Any, threads: int) -> dict[str, Any]:
+    """CatBoost's own thread pool ignores the OpenMP / BLAS limits of ``limited_threads``:
+    its ``thread_count`` (default -1, every core) follows the run's ``threads`` instead."""
+    found = {"": estimator, **estimator.get_params(deep=True)}
+    return {
+        f"{key}__thread_count" if key else "thread_count": threads
+        for key, value in found.items()
+        if type(value).__module__.split(".")[0] == "catboost"
+    }
+
+
 def execute(spec: RunSpec) -> dict[str, Any]:
     """Fit (and tune) ``spec``'s model on its split and seed; score every part; the record."""
     started = _now()
@@ -104,8 +130,20 @@ def execute(spec: RunSpec) -> dict[str, Any]:
             if name in split.parts and len(split.parts[name])
         }
         X, y = split.features("train"), split.train[split.target]
-        search = oracle = tune_seconds = None
+        n_rows = {name: len(part) for name, part in split.parts.items()}
+        X_adapt = None
+        if spec.adapted:  # half the OOD test rows to fit without labels, the other half scored
+            X_ood, y_ood = parts["ood_test"]
+            adapt, test = split_adaptation(X_ood, y_ood, spec.seed)
+            X_adapt = X_ood.iloc[adapt].reset_index(drop=True)
+            parts["ood_test"] = (X_ood.iloc[test].reset_index(drop=True), y_ood.iloc[test])
+            n_rows.update(ood_adaptation=len(adapt), ood_test=len(test))
+        search = oracle = tune_seconds = adaptation = None
         params: dict[str, Any] = dict(model.paper_params if spec.protocol == "paper" else model.paper_defaults)
+        threads = {
+            key.rsplit("__", 1)[-1]: value
+            for key, value in _thread_params(model.make(), spec.threads).items()
+        }
         if spec.tuned:
             storage = open_storage(spec.study_storage)
             _delete_study(storage, spec.study_name)
@@ -114,7 +152,7 @@ def execute(spec: RunSpec) -> dict[str, Any]:
                 model, X, y,
                 validation=parts["validation"],
                 metric=spec.budget.metric, n_trials=spec.budget.n_trials, timeout=spec.budget.timeout,
-                params=fixed, storage=storage, study_name=spec.study_name, random_state=spec.seed,
+                params={**fixed, **threads}, storage=storage, study_name=spec.study_name, random_state=spec.seed,
                 trial_attrs=_oracle_attrs(parts) if "ood_validation" in parts else None,
             )
             tune_seconds = time.perf_counter() - start
@@ -133,9 +171,19 @@ def execute(spec: RunSpec) -> dict[str, Any]:
                 "study_name": spec.study_name,
             }
             oracle = _oracle(result.study)
+        elif spec.protocol in BARE_PROTOCOLS:  # Model(), only random_state set
+            estimator = set_random_states(model.factory(), spec.seed)
+            estimator.set_params(**_thread_params(estimator, spec.threads))
+            params = _set_params(estimator)
+            start = time.perf_counter()
+            if spec.adapted:
+                adaptation = fit_adapted(estimator, X, y, X_adapt, spec.seed)
+            else:
+                estimator.fit(X, y)
+            fit_seconds = time.perf_counter() - start
         else:
             build = model.make_paper if spec.protocol == "paper" else model.make
-            estimator = set_random_states(build(**fixed), spec.seed)
+            estimator = set_random_states(build(**fixed, **threads), spec.seed)
             start = time.perf_counter()
             estimator.fit(X, y)
             fit_seconds = time.perf_counter() - start
@@ -164,12 +212,13 @@ def execute(spec: RunSpec) -> dict[str, Any]:
         **{name: scores.get(name) for name in SCORED_PARTS},
         "search": search,
         "oracle": oracle,
+        **({"adaptation": adaptation} if spec.adapted else {}),
         "fit_seconds": fit_seconds,
         "predict_seconds": predict_seconds,
         "tune_seconds": tune_seconds,
         "peak_rss_mb": peak,
         "peak_rss_scope": scope,
-        "n_rows": {name: len(part) for name, part in split.parts.items()},
+        "n_rows": n_rows,
         "warnings": messages[:_MAX_WARNINGS],
         "versions": versions(tuple(model.requires)),
         "git": git_revision(),

@@ -6,11 +6,22 @@ bad input fails before any work starts.
 
 Protocols (the ``protocol`` of a run; ``tuned`` in results is True for ``tuned``):
 
-* ``untuned`` — the model's paper defaults plus the suite's fixed parameters, no search;
-* ``tuned``   — Optuna on the split's ID validation part (:func:`tabmoe.tuning.tune`), the
-  same budget (:class:`Budget`) for every model; needs ``validation_size > 0``;
-* ``paper``   — the paper's own protocol (``ModelSpec.make_paper``): paper defaults, and the
-  authors' 5-fold grid search on the training rows for the models they tuned that way.
+* ``defaults``         — every model exactly as a user constructs it: the registry's factory
+  with no arguments (``TabularMoEClassifier()``, ``reference.catboost()``, ...), only
+  ``random_state`` set; the suite's ``models:`` parameters are NOT applied;
+* ``fixed-budget``     — the model's paper defaults plus the suite's fixed parameters (on
+  openml-ood: the deep models' shared training budget), no search. Called ``untuned``
+  before; ``untuned`` is still accepted as an alias (:data:`PROTOCOL_ALIASES`);
+* ``tuned``            — Optuna on the split's ID validation part (:func:`tabmoe.tuning.tune`),
+  the same budget (:class:`Budget`) for every model, the registry's search spaces, the
+  suite's fixed parameters kept; needs ``validation_size > 0``;
+* ``unlabeled-target`` — unsupervised domain adaptation: the split's OOD test rows are
+  halved (seeded, stratified by label); ``fit`` gets the adaptation half WITHOUT labels and
+  the other half is scored. Models built as in ``defaults``; what each does with the rows is
+  :func:`tabmoe.bench.adaptation.fit_adapted` (unlabeled rows in fit, importance weights);
+* ``paper``            — the paper's own protocol (``ModelSpec.make_paper``): paper
+  defaults, and the authors' 5-fold grid search on the training rows for the models they
+  tuned that way.
 """
 
 from __future__ import annotations
@@ -25,14 +36,24 @@ from ..data.splits import SplitDefinition
 from ..metrics import METRICS
 from ..registry import MODELS, get_model
 from ..tuning import jsonable
+from .adaptation import adaptation_config
 from .suites import Suite
 
 PROTOCOLS: dict[str, str] = {
-    "untuned": "paper defaults + the suite's fixed parameters, no search",
+    "defaults": "every model exactly as a user constructs it (`Model()`, only random_state set; "
+    "no suite parameters)",
+    "fixed-budget": "paper defaults + the suite's fixed parameters, no search",
     "tuned": "Optuna on the ID validation part, the same budget for every model",
+    "unlabeled-target": "as `defaults`, plus half of each split's OOD test rows (seeded, stratified) "
+    "given to fit without labels, the other half scored: unlabeled rows in fit where the model takes "
+    "them, cross-fitted domain-classifier importance weights where it takes sample_weight",
     "paper": "the paper's protocol: paper defaults, and the authors' 5-fold grid search where they had one",
 }
-DEFAULT_PROTOCOLS = ("untuned", "tuned")
+#: Old protocol names still accepted on input (command line, suite files, old records).
+PROTOCOL_ALIASES: dict[str, str] = {"untuned": "fixed-budget"}
+DEFAULT_PROTOCOLS = ("fixed-budget", "tuned")
+#: Protocols whose models are built with no suite parameters (``Model()``).
+BARE_PROTOCOLS = ("defaults", "unlabeled-target")
 _BUDGET_KEYS = {"n_trials", "timeout", "metric"}
 
 
@@ -92,14 +113,21 @@ class RunSpec:
     def tuned(self) -> bool:
         return self.protocol == "tuned"
 
+    @property
+    def adapted(self) -> bool:
+        return self.protocol == "unlabeled-target"
+
     def config(self) -> dict[str, Any]:
         """What determines the result besides code and seed (stored with it, hashed)."""
-        return {
+        config = {
             "protocol": self.protocol,
             "fixed": jsonable(dict(self.fixed)),
             "budget": jsonable(vars(self.budget)) if self.tuned else None,
             "split": split_config(self.split),
         }
+        if self.adapted:  # absent elsewhere: the hashes of the other protocols unchanged
+            config["adaptation"] = adaptation_config()
+        return config
 
     @property
     def config_hash(self) -> str:
@@ -118,6 +146,16 @@ def split_config(split: SplitDefinition) -> dict[str, Any]:
     if split.max_id_rows is not None or split.max_ood_rows is not None:  # absent: hashes of uncapped runs unchanged
         config["max_rows"] = [split.max_id_rows, split.max_ood_rows]
     return config
+
+
+def canonical_protocols(names: list[str]) -> list[str]:
+    """``names`` with aliases replaced (``untuned`` -> ``fixed-budget``), duplicates dropped;
+    ValueError naming unknown ones."""
+    out = [PROTOCOL_ALIASES.get(name, name) for name in names]
+    bad = [p for p in out if p not in PROTOCOLS]
+    if bad:
+        raise ValueError(f"unknown protocol(s) {bad}; protocols are {list(PROTOCOLS)}")
+    return list(dict.fromkeys(out))
 
 
 def check_models(names: list[str]) -> None:
@@ -146,15 +184,14 @@ def plan_runs(
     """The runs of ``suite`` (subsets by name; ``None``: the suite's defaults), in a stable order.
 
     Defaults: the suite's ``models`` (else every installed model), every split, each split's
-    seeds, the suite's ``protocols`` (else untuned + tuned) and ``tuning`` budget.
+    seeds, the suite's ``protocols`` (else fixed-budget + tuned) and ``tuning`` budget.
     """
     fixed_by_model = suite.models
     models = list(models) if models else list(fixed_by_model) or [n for n, s in MODELS.items() if s.available()]
     check_models(models)
-    protocols = list(protocols) if protocols else list(suite.protocols) or list(DEFAULT_PROTOCOLS)
-    bad = [p for p in protocols if p not in PROTOCOLS]
-    if bad:
-        raise ValueError(f"unknown protocol(s) {bad}; protocols are {list(PROTOCOLS)}")
+    protocols = canonical_protocols(
+        list(protocols) if protocols else list(suite.protocols) or list(DEFAULT_PROTOCOLS)
+    )
     definitions = [suite.split(name) for name in splits] if splits else list(suite.splits)
     if budget is None:
         budget = Budget.from_dict(suite.tuning, f"suite {suite.name!r} tuning")
@@ -163,15 +200,16 @@ def plan_runs(
         if blind:
             raise ValueError(
                 f"split(s) {blind} have no ID validation part (validation_size 0), which the "
-                "tuned protocol selects on; run them with --protocol untuned or paper"
+                "tuned protocol selects on; run them with --protocol fixed-budget, defaults or paper"
             )
     cache = str(openml_cache) if openml_cache is not None else None
     runs = []
     for definition in definitions:
         for seed in seeds if seeds else suite.seeds_for(definition):
             for model in models:
-                fixed = tuple(sorted(fixed_by_model.get(model, {}).items()))
+                suite_fixed = tuple(sorted(fixed_by_model.get(model, {}).items()))
                 for protocol in protocols:
+                    fixed = () if protocol in BARE_PROTOCOLS else suite_fixed
                     runs.append(RunSpec(
                         suite=suite.name, split=definition, model=model, protocol=protocol,
                         seed=int(seed), fixed=fixed, budget=budget, openml_cache=cache,

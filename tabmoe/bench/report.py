@@ -35,7 +35,7 @@ import pandas as pd
 
 from ..registry import MODELS
 from .paper_results import SIMULATION_MODELS, published
-from .plan import PROTOCOLS
+from .plan import PROTOCOL_ALIASES, PROTOCOLS
 from .runner import last_line
 
 PARTS = {"validation": "val", "id_test": "id", "ood_test": "ood", "ood_validation": "ood_val"}
@@ -49,6 +49,7 @@ def runs_frame(records: Sequence[dict[str, Any]]) -> pd.DataFrame:
     rows = []
     for r in records:
         row = {k: r.get(k) for k in ("suite", "split", "model", "protocol", "tuned", "seed")}
+        row["protocol"] = PROTOCOL_ALIASES.get(row["protocol"], row["protocol"])  # old names
         for part, prefix in PARTS.items():
             scores = r.get(part) or {}
             for metric in SCORES:
@@ -308,8 +309,8 @@ def _paper_pm(mean: Any, sd: Any) -> str:
 def _colours(models: Sequence[str]) -> dict[str, Any]:
     from matplotlib import colormaps
 
-    cmap = colormaps["tab10"]
-    return {m: cmap(i % 10) for i, m in enumerate(models)}
+    cmap = colormaps["tab10" if len(models) <= 10 else "tab20"]  # 13 models: no colour twice
+    return {m: cmap(i % cmap.N) for i, m in enumerate(models)}
 
 
 #: One marker per split in the ID-vs-OOD plot (colour = model).
@@ -434,13 +435,20 @@ def write_report(
         plot_id_vs_ood(rows, out / f"id_vs_ood-{stem}.png", f"{title}: ID vs OOD accuracy ({protocol})")
         plot_gap(rows, out / f"gap_per_split-{stem}.png", f"{title}: ID - OOD gap per split ({protocol})")
         written += [out / f"id_vs_ood-{stem}.png", out / f"gap_per_split-{stem}.png"]
+        mine = [r for r in records if PROTOCOL_ALIASES.get(r.get("protocol"), r.get("protocol")) == protocol]
         lines += [
-            "", f"## Protocol `{protocol}`", "", "### Summary over splits", "",
+            "", f"## Protocol `{protocol}`", "",
+            f"{PROTOCOLS[protocol][:1].upper()}{PROTOCOLS[protocol][1:]}{_budget_text(records, protocol)}. "
+            + _compute_text(mine),
+            "", "### Summary over splits", "",
             *_section(f"summary-{stem}", _summary_md(overall[overall["protocol"] == protocol], reference)
                       + _coverage_note(rows)),
             "", "### Per split", "", *_section(f"per-split-{stem}", _per_split_md(rows)), "",
             f"![ID vs OOD accuracy](id_vs_ood-{stem}.png) ![gap per split](gap_per_split-{stem}.png)",
         ]
+        if protocol == "unlabeled-target":
+            lines += ["", "### What each model did with the unlabeled rows", "",
+                      _adaptation_md(records, reference)]
         oracle = rows[rows["oracle_ood_mean"].notna()]
         if not oracle.empty:
             lines += [
@@ -475,6 +483,38 @@ def write_report(
         lines += [f"- `{run_id}`: {last_line(error)}" for run_id, error in sorted(failures.items())]
     (out / "report.md").write_text("\n".join(lines) + "\n", encoding="utf8")
     return [out / "report.md", *written]
+
+
+def _adaptation_md(records: Sequence[dict[str, Any]], reference: str) -> str:
+    """Per model of the unlabeled-target runs: unlabeled rows in fit, importance weights (mean
+    effective sample size and domain AUC), or none (run as in `defaults`)."""
+    by_model: dict[str, list[dict[str, Any]]] = {}
+    for r in records:
+        if PROTOCOL_ALIASES.get(r.get("protocol"), r.get("protocol")) == "unlabeled-target":
+            by_model.setdefault(r["model"], []).append(r.get("adaptation") or {})
+    rows = []
+    for model, items in by_model.items():
+        unlabeled = any(a.get("unlabeled_rows") for a in items)
+        weights = [a["importance_weights"] for a in items if a.get("importance_weights")]
+        used = any(a.get("adapted") for a in items)
+        ess = np.mean([w["effective_sample_size"] / w["n"] for w in weights]) if weights else None
+        auc = np.mean([w["domain_auc"] for w in weights]) if weights else None
+        rows.append([
+            model,
+            "yes" if unlabeled else "no",
+            "yes" if weights else "no",
+            _num(ess), _num(auc),
+            "" if used else "none: run as in `defaults`",
+        ])
+    return (
+        "Half of each split's OOD test rows (seeded, stratified) went to fit without labels; the "
+        "tables above score the other half. Importance weights: cross-fitted logistic-regression "
+        "domain classifier, clipped to [0.1, 10], mean 1 (docs/harness.md). ESS: effective sample "
+        "size of the weights over the ID training rows (mean over runs); domain AUC: how well the "
+        "classifier told ID training rows from adaptation rows.\n\n"
+        + markdown(["model", "unlabeled rows in fit", "importance weights", "ESS / n",
+                    "domain AUC", "note"], rows)
+    )
 
 
 def _coverage_note(rows: pd.DataFrame) -> str:
@@ -526,6 +566,8 @@ def _budget_text(records: Sequence[dict[str, Any]], protocol: str) -> str:
         json.dumps((r.get("config") or {}).get("budget"), sort_keys=True)
         for r in records if r.get("protocol") == "tuned"
     }
+    if not budgets:
+        return ""
     parts = []
     for text in sorted(budgets):
         budget = json.loads(text) or {}

@@ -15,7 +15,7 @@ A suite file ``<dir>/<name>.yaml``::
     models:                     # default models, each with parameters fixed in every run
       tabmoe: {max_epochs: 10}
       logistic_regression: {}
-    protocols: [untuned, tuned] # default protocols
+    protocols: [fixed-budget, tuned] # default protocols
     tuning: {n_trials: 2, timeout: 60, metric: accuracy}   # the budget of every tuned run
 
 Suites are looked up in ``$TABMOE_SUITES_DIR``, else in this package's folder: the shipped

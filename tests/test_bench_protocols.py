@@ -1,0 +1,118 @@
+"""The four leaderboard protocols end to end on a tiny suite: defaults, fixed-budget, tuned,
+unlabeled-target (and the old name ``untuned``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from tabmoe import TabularMoEClassifier
+from tabmoe.bench.cli import main
+from tabmoe.bench.plan import plan_runs
+from tabmoe.bench.suites import load_suite
+from tabmoe.registry import MODELS
+
+from .bench_helpers import tiny_suite
+
+PROTOCOLS = ("defaults", "fixed-budget", "tuned", "unlabeled-target")
+
+
+@pytest.fixture
+def quick_tabmoe(monkeypatch):
+    """tabmoe's registry entry with a 2-epoch CPU factory (runs execute in this process)."""
+    spec = dataclasses.replace(
+        MODELS["tabmoe"],
+        factory=functools.partial(TabularMoEClassifier, max_epochs=2, device="cpu"),
+    )
+    monkeypatch.setitem(MODELS, "tabmoe", spec)
+
+
+def records(results) -> dict[str, dict]:
+    out = {}
+    for path in (results / "runs").rglob("*.json"):
+        record = json.loads(path.read_text())
+        out[f"{record['model']}/{record['protocol']}"] = record
+    return out
+
+
+def test_every_protocol_runs_end_to_end_and_reports(tmp_path, quick_tabmoe):
+    models = {"logistic_regression": {"C": 0.5}, "hist_gradient_boosting": {"max_iter": 20},
+              "tabmoe": {"max_epochs": 1}}
+    suite = tiny_suite(tmp_path, models=models, protocols=PROTOCOLS, n_trials=2)
+    results = tmp_path / "results"
+    out = CliRunner().invoke(main, ["run", str(suite), "--results", str(results), "--no-progress"])
+    assert out.exit_code == 0, out.output
+    runs = records(results)
+    assert len(runs) == 12
+
+    # defaults: Model() -- the suite's parameters are not applied; fixed-budget applies them.
+    assert runs["logistic_regression/defaults"]["params"]["C"] == 1.0
+    assert runs["logistic_regression/defaults"]["config"]["fixed"] == {}
+    assert runs["logistic_regression/fixed-budget"]["params"]["C"] == 0.5
+    assert runs["hist_gradient_boosting/defaults"]["params"]["max_iter"] == 100
+    assert runs["tabmoe/defaults"]["params"]["max_epochs"] == 2  # the (patched) factory's own
+    assert runs["tabmoe/fixed-budget"]["params"]["max_epochs"] == 1
+    assert runs["logistic_regression/tuned"]["search"]["n_trials"] == 2
+
+    # unlabeled-target: half the OOD rows to fit (no labels), the other half scored.
+    adapted = runs["tabmoe/unlabeled-target"]
+    n = adapted["n_rows"]
+    assert n["ood_adaptation"] + n["ood_test"] == runs["tabmoe/defaults"]["n_rows"]["ood_test"]
+    assert abs(n["ood_adaptation"] - n["ood_test"]) <= 1
+    assert adapted["ood_test"]["n"] == n["ood_test"]
+    assert adapted["adaptation"]["unlabeled_rows"] is True  # tabmoe's masked objective
+    assert adapted["adaptation"]["importance_weights"]["n"] == n["train"]
+    lr = runs["logistic_regression/unlabeled-target"]["adaptation"]
+    assert lr["unlabeled_rows"] is False and lr["importance_weights"] and lr["adapted"]
+    assert runs["logistic_regression/unlabeled-target"]["config"]["adaptation"]["fraction"] == 0.5
+    assert "adaptation" not in runs["logistic_regression/defaults"]["config"]
+
+    # One report section per protocol; summary.csv names the protocols.
+    report = (results / "report.md").read_text()
+    for protocol in PROTOCOLS:
+        assert f"## Protocol `{protocol}`" in report
+    assert "### What each model did with the unlabeled rows" in report
+    summary = pd.read_csv(results / "summary.csv")
+    assert list(dict.fromkeys(summary["protocol"])) == list(PROTOCOLS)
+    assert set(summary["model"]) == set(models)
+
+
+def test_untuned_is_an_alias_of_fixed_budget(tmp_path):
+    suite = tiny_suite(tmp_path, protocols=("untuned",))
+    results = tmp_path / "results"
+    out = CliRunner().invoke(
+        main, ["run", str(suite), "--results", str(results), "--no-progress", "--no-report"]
+    )
+    assert out.exit_code == 0, out.output
+    (path,) = (results / "runs").rglob("*.json")
+    assert path.name == "fixed-budget-seed0.json"
+    again = CliRunner().invoke(
+        main, ["run", str(suite), "--results", str(results), "--no-progress", "--no-report",
+               "--protocol", "untuned"]
+    )
+    assert "1 planned, 1 already finished, 0 run now" in again.output
+
+
+def test_plan_rejects_unknown_protocols_and_keeps_fixed_params_out_of_bare_ones():
+    suite = load_suite("smoke")
+    with pytest.raises(ValueError, match="unknown protocol.*'nope'.*defaults"):
+        plan_runs(suite, protocols=["nope"])
+    specs = plan_runs(suite, models=["tabmoe"], seeds=[0], protocols=list(PROTOCOLS))
+    fixed = {s.protocol: dict(s.fixed) for s in specs}
+    assert fixed["defaults"] == fixed["unlabeled-target"] == {}
+    assert fixed["fixed-budget"] == fixed["tuned"] == {"max_epochs": 20}
+
+
+def test_catboost_threads_follow_the_run():
+    """CatBoost's own thread pool ignores threadpoolctl: the run sets its thread_count."""
+    pytest.importorskip("catboost")
+    from tabmoe.baselines import reference
+    from tabmoe.bench.execute import _thread_params
+
+    assert _thread_params(reference.catboost(), 2) == {"estimator__thread_count": 2}
+    assert _thread_params(reference.lightgbm(), 2) == {}  # OpenMP: limited_threads covers it
