@@ -41,7 +41,7 @@ def cross_validate(model: str, X, y, folds: int = 5) -> dict:
     accuracies, seconds = [], []
     splitter = StratifiedKFold(folds, shuffle=True, random_state=0)
     for fold, (train, test) in enumerate(splitter.split(X, y)):
-        estimator = get_model(model).make()
+        estimator = get_model(model).factory()  # as a user constructs it
         estimator.set_params(**{k: fold for k in estimator.get_params() if k == "random_state"})
         start = time.perf_counter()
         with warnings.catch_warnings():

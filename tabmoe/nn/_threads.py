@@ -2,7 +2,8 @@
 
 torch's default is one intra-op thread per core for the whole process. The networks here are
 small, so on a busy machine those threads mostly wait for each other: ``python -m
-tabmoe.demo`` on a loaded 2-core machine ran 40-80x slower than with one thread (issue 16).
+tabmoe.demo`` on a loaded 2-core machine was killed after 11 min at epoch 15 of 60, against
+22 s with ``OMP_NUM_THREADS=1`` (reported in issue 16).
 So a fit or prediction uses ``n_jobs`` threads (``None``: one, unless a joblib
 ``parallel_config(n_jobs=...)`` context says otherwise; ``-1``: every core), and the caller's
 torch setting is restored afterwards.
