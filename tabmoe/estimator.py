@@ -102,7 +102,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
     n_jobs : int or None
         torch CPU threads in ``fit``, prediction, ``explain`` and ``adapt`` (``None``: 1,
         or joblib's ``parallel_config``; ``-1``: every core), the caller's setting restored
-        (see :mod:`tabmoe.nn._threads` for why one thread is the default).
+        (one thread is the default: docs/guide/training.md says why).
     verbose : int
         ``>0`` shows a progress bar over epochs.
     missing : {"token", "exclude"}

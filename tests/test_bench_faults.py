@@ -233,7 +233,7 @@ def test_record_with_a_wrong_field_is_corrupt(runner, tmp_path, damage, field):
     assert run(runner, suite, results).exit_code == 0
     table = "| price | logistic_regression | {} |"
     assert table.format(3) in (results / "report.md").read_text()
-    bad = results / "runs/tiny/price/logistic_regression/untuned-seed1.json"
+    bad = results / "runs/tiny/price/logistic_regression/fixed-budget-seed1.json"
     damaged = damage(bad.read_bytes())
     bad.write_bytes(damaged)
 
@@ -242,7 +242,7 @@ def test_record_with_a_wrong_field_is_corrupt(runner, tmp_path, damage, field):
     assert "Traceback" not in report.output
     assert f"warning: skipping corrupted result file {bad} (field {field}" in report.output
     text = (results / "report.md").read_text()
-    assert "2 finished runs" in text and f"- `{LR}/untuned/seed1`: corrupted result file {bad}" in text
+    assert "2 finished runs" in text and f"- `{LR}/fixed-budget/seed1`: corrupted result file {bad}" in text
     assert table.format(2) in text  # the seed count tells the truth
     assert bad.read_bytes() == damaged
 
@@ -250,7 +250,7 @@ def test_record_with_a_wrong_field_is_corrupt(runner, tmp_path, damage, field):
     again = run(runner, suite, results)
     assert again.exit_code == 0, again.output
     assert "Traceback" not in again.output
-    aside = bad.with_name("untuned-seed1.json.corrupt")
+    aside = bad.with_name("fixed-budget-seed1.json.corrupt")
     assert f"warning: corrupted result file {bad} (field {field}" in again.output and str(aside) in again.output
     assert "3 planned, 2 already finished, 1 run now, 0 failed" in again.output
     assert aside.read_bytes() == damaged
@@ -270,7 +270,7 @@ def test_database_record_with_a_wrong_field_is_redone(runner, tmp_path):
         conn.execute("UPDATE tabmoe_runs SET record = ? WHERE run_id LIKE '%seed1'", (json.dumps(record),))
     report = runner.invoke(main, ["report", str(suite), "--results", str(tmp_path / "r"), *args])
     assert report.exit_code == 0 and "Traceback" not in report.output, report.output
-    assert f"warning: skipping corrupted record of run {LR}/untuned/seed1" in report.output
+    assert f"warning: skipping corrupted record of run {LR}/fixed-budget/seed1" in report.output
     assert "(field seed: expected an integer, got str 'zero')" in report.output
     assert "1 finished runs" in (tmp_path / "r/report.md").read_text()
     again = run(runner, suite, tmp_path / "r", *args)

@@ -395,7 +395,7 @@ def test_a_record_the_schema_accepts_never_breaks_the_report(data):
     from tabmoe.bench.schema import RECORD, RecordError, check_record
 
     records = [json.loads((SMOKE / f"{protocol}-seed{k}.json").read_text())
-               for protocol in ("untuned", "tuned") for k in (0, 1)]
+               for protocol in ("fixed-budget", "tuned") for k in (0, 1)]
     record = records[data.draw(st.integers(0, 3), label="record")]
     path = data.draw(st.sampled_from(_schema_paths(RECORD)), label="field")
     parent = record
