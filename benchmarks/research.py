@@ -20,7 +20,6 @@ beside it.
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import sys
 import time
@@ -29,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from ood_variants import parse_variant as parse_params  # "a=1,b=x" -> {"a": 1, "b": "x"}
 from threadpoolctl import threadpool_limits
 
 from tabmoe import TabularMoEClassifier
@@ -37,18 +37,6 @@ from tabmoe.registry import get_model
 
 RESULTS = Path(__file__).parent / "results" / "research"
 PARTS = ("validation", "id_test", "ood_test")
-
-
-def parse_params(text: str) -> dict:
-    """``"a=1,b=x"`` -> ``{"a": 1, "b": "x"}`` (values as Python literals where they parse)."""
-    out = {}
-    for item in filter(None, text.split(",")):
-        key, _, value = item.partition("=")
-        try:
-            out[key.strip()] = ast.literal_eval(value.strip())
-        except (ValueError, SyntaxError):
-            out[key.strip()] = value.strip()
-    return out
 
 
 def parse_variant(text: str) -> tuple[str, dict]:
