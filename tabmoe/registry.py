@@ -84,7 +84,9 @@ def suggest_tabmoe(trial: Any) -> dict:
         "dropout": trial.suggest_float("dropout", 0.0, 0.3),
         "learning_rate": trial.suggest_float("learning_rate", 1e-4, 1e-2, log=True),
         "feature_loss_weight": trial.suggest_float("feature_loss_weight", 0.0, 2.0),
-        "vocabulary": trial.suggest_categorical("vocabulary", ["per_column", "shared"]),
+        # No "vocabulary": a shared vocabulary makes every column categorical, one token per
+        # distinct float of a numeric column; it is the paper's setup (make_paper), not a
+        # setting for general tables.
     }
 
 

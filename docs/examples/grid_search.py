@@ -42,7 +42,7 @@ pipeline = Pipeline([
 ])
 grid = {
     "model__learning_rate": [1e-3, 3e-3],
-    "model__d_model": [10, 20],  # must stay divisible by n_heads (default 5)
+    "model__d_model": [16, 32],  # must stay divisible by n_heads (default 4)
 }
 search = GridSearchCV(
     pipeline, grid, cv=StratifiedKFold(3, shuffle=True, random_state=0), scoring="accuracy"
