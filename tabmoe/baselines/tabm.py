@@ -150,6 +150,7 @@ class TabMClassifier(TorchTabularClassifier):
         class_weight: dict | str | None = None,
         device: str = "auto",
         random_state: Any = None,
+        n_jobs: int | None = None,
         verbose: int = 0,
         compile: bool = False,
         mixed_precision: bool | str = False,
@@ -172,6 +173,7 @@ class TabMClassifier(TorchTabularClassifier):
         self.class_weight = class_weight
         self.device = device
         self.random_state = random_state
+        self.n_jobs = n_jobs
         self.verbose = verbose
         self.compile = compile
         self.mixed_precision = mixed_precision
