@@ -1,7 +1,11 @@
 """Defaults on scikit-learn's small tables: 5-fold CV accuracy of every model as constructed.
 
     python benchmarks/sklearn_datasets.py [--models tabmoe,logistic_regression,...] \
-        [--datasets breast_cancer,wine,iris,digits] [--threads 1]
+        [--datasets breast_cancer,wine,iris,digits] [--threads 1] \
+        [--params d_model=32,n_bins=20 --label NAME]
+
+``--params`` sets parameters on every model that has them (a research variant; the label
+names it in the results); without it every model is exactly as constructed.
 
 Each model is the registry's estimator exactly as a user constructs it (only
 ``random_state`` set), fitted on the DataFrame of ``sklearn.datasets.load_<name>(as_frame=True)``
@@ -21,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from ood_variants import parse_variant as parse_params  # "a=1,b=x" -> {"a": 1, "b": "x"}
 from sklearn import datasets
 from sklearn.model_selection import StratifiedKFold
 from threadpoolctl import threadpool_limits
@@ -37,20 +42,26 @@ def load(name: str):
     return bunch.data, bunch.target.to_numpy()
 
 
-def cross_validate(model: str, X, y, folds: int = 5) -> dict:
+def cross_validate(model: str, X, y, folds: int = 5, params: dict | None = None) -> dict:
     accuracies, seconds = [], []
     splitter = StratifiedKFold(folds, shuffle=True, random_state=0)
     for fold, (train, test) in enumerate(splitter.split(X, y)):
         estimator = get_model(model).factory()  # as a user constructs it
-        estimator.set_params(**{k: fold for k in estimator.get_params() if k == "random_state"})
+        own = estimator.get_params()
+        estimator.set_params(**{k: v for k, v in (params or {}).items() if k in own})
+        estimator.set_params(**{k: fold for k in own if k == "random_state"})
         start = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             estimator.fit(X.iloc[train], y[train])
         seconds.append(time.perf_counter() - start)
         accuracies.append(float(np.mean(estimator.predict(X.iloc[test]) == y[test])))
-    return {"accuracy": float(np.mean(accuracies)), "accuracy_sd": float(np.std(accuracies)),
-            "folds": accuracies, "fit_seconds": float(np.mean(seconds))}
+    return {
+        "accuracy": float(np.mean(accuracies)),
+        "accuracy_sd": float(np.std(accuracies)),
+        "folds": accuracies,
+        "fit_seconds": float(np.mean(seconds)),
+    }
 
 
 def limited_threads(n: int):
@@ -65,15 +76,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--datasets", default=",".join(DATASETS))
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--out", default=str(OUT))
-    parser.add_argument("--label", default="", help="free text stored with each line (e.g. the git revision)")
+    parser.add_argument("--params", default="", help="k=v,... set on every model that has k")
+    parser.add_argument(
+        "--label", default="", help="free text stored with each line (e.g. the git revision)"
+    )
     args = parser.parse_args(argv)
+    params = parse_params(args.params)
     rows = []
     for name in args.datasets.split(","):
         X, y = load(name)
         for model in args.models.split(","):
             with limited_threads(args.threads):
-                result = cross_validate(model, X, y)
-            line = {"dataset": name, "model": model, "label": args.label, **result}
+                result = cross_validate(model, X, y, params=params)
+            line = {
+                "dataset": name,
+                "model": model,
+                "label": args.label,
+                "params": params,
+                **result,
+            }
             rows.append(line)
             print(json.dumps(line), flush=True)
             if args.out:
@@ -82,7 +103,9 @@ def main(argv: list[str] | None = None) -> int:
                     fh.write(json.dumps(line) + "\n")
     print("\n| dataset | model | accuracy (SD) | fit s |\n|---|---|---|---|")
     for r in rows:
-        print(f"| {r['dataset']} | {r['model']} | {r['accuracy']:.3f} ({r['accuracy_sd']:.3f}) | {r['fit_seconds']:.2f} |")
+        print(
+            f"| {r['dataset']} | {r['model']} | {r['accuracy']:.3f} ({r['accuracy_sd']:.3f}) | {r['fit_seconds']:.2f} |"
+        )
     return 0
 
 

@@ -16,6 +16,8 @@ import torch
 from sklearn.utils.validation import check_is_fitted
 
 from . import persistence
+from .nn.ensemble import StackedModel
+from .nn.network import TabularMoE
 from .nn.trainer import resolve_device
 from .tokenizer import ColumnTokenizer, _length
 
@@ -23,8 +25,42 @@ if TYPE_CHECKING:
     from .estimator import TabularMoEClassifier
 
 
+#: Parameters added after the first saved models, with the values that reproduce those models
+#: (read from pickles and files that lack them).
+ADDED_PARAMETERS = {"n_jobs": None, "unknown_rate": 0.0, "numeric_embedding": "bins"}
+
+
 class EstimatorStateMixin:
     """``save`` / ``load`` and the fitted state of ``TabularMoEClassifier``."""
+
+    def _build_module(self) -> TabularMoE | StackedModel:
+        """A fresh network for the fitted tokenizer and label tokens (``fit`` and ``load``
+        build it alike); with ``n_members > 1`` that many, initialised one after the other and
+        stacked into one batched model."""
+        tok = self.tokenizer_
+        output_ids = [tok.output_token_ids(j) for j in range(tok.n_features_in_)]
+        output_ids.append(self.label_token_ids_)
+        numeric = [] if self.numeric_embedding == "bins" else np.flatnonzero(~tok.is_categorical_)
+        ordered = [output_ids[j] for j in numeric]
+        members = [
+            TabularMoE(
+                int(max(tok.n_tokens_, self.label_token_ids_.max() + 1)),
+                output_ids,
+                d_model=self.d_model,
+                n_heads=self.n_heads,
+                ff_dim=self.ff_dim,
+                n_layers=self.n_layers,
+                dropout=self.dropout,
+                block=self.block,
+                gate=self.gate,
+                ordered_ids=ordered,
+            )
+            for _ in range(self.n_members)
+        ]
+        return members[0] if self.n_members == 1 else StackedModel(members)
+
+    def __setstate__(self, state: dict) -> None:
+        super().__setstate__({**ADDED_PARAMETERS, **state})
 
     def save(self, path: str | os.PathLike) -> None:
         """Save the fitted model to ``path`` in a format that runs no code on load.
@@ -85,7 +121,7 @@ class EstimatorStateMixin:
     @classmethod
     def _from_state(cls, documents: dict, tensors: dict[str, dict[str, torch.Tensor]]) -> TabularMoEClassifier:
         """The fitted model described by :meth:`_get_state`'s data (network on the CPU)."""
-        est = cls(**persistence.load_params(documents["params"]))
+        est = cls(**{**ADDED_PARAMETERS, **persistence.load_params(documents["params"])})
         fitted = documents["fitted"]
         est.tokenizer_ = ColumnTokenizer._from_state(documents["tokenizer"])
         classes = [persistence.decode_value(c) for c in fitted["classes"]]

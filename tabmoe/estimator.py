@@ -20,10 +20,10 @@ from ._stack import user_stacklevel
 from .interpret.explain import Explanation, explain_tokens, gate_importances
 from .nn._base import (
     FIT_PARAMETER_CONSTRAINTS,
-    PREDICT_BATCH_ROWS,
     SPEED_PARAMETER_CONSTRAINTS,
     FitInputs,
     TorchClassifier,
+    predict_batch_rows,
     resolve_mixed_precision,
 )
 from .nn._threads import scoped_threads
@@ -68,6 +68,10 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         Attention coefficients: probabilities, or signed TanhMax coefficients.
     categorical_features, n_bins, min_frequency, vocabulary :
         Passed to :class:`~tabmoe.tokenizer.ColumnTokenizer`.
+    numeric_embedding : {"bins", "ordered"}
+        ``"bins"``: each quantile bin of a numeric column its own embedding (the paper).
+        ``"ordered"``: thermometer embeddings, bin k's is the sum of k + 1 learned steps, so
+        neighbouring bins share parameters (tabmoe.nn.network.TabularMoE._init_ordered).
     masking : {"auto", "leave_one_out", "copies", "random"}
         ``"auto"``: ``"leave_one_out"`` (every column masked in turn, in one pass) for one
         layer, ``"random"`` (the label plus each feature with probability ``mask_rate``)
@@ -170,6 +174,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         "block": [StrOptions(set(BLOCKS))],
         "gate": [StrOptions(set(GATES))],
         "n_bins": [Interval(numbers.Integral, 2, None, closed="left")],
+        "numeric_embedding": [StrOptions({"bins", "ordered"})],
         "vocabulary": [StrOptions({"per_column", "shared"})],
         "masking": [StrOptions(set(MASKINGS))],
         "feature_loss_weight": [Interval(numbers.Real, 0, None, closed="left")],
@@ -194,6 +199,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         gate: Literal["softmax", "tanhmax"] = "softmax",
         categorical_features: Any = "auto",
         n_bins: int = 10,
+        numeric_embedding: Literal["bins", "ordered"] = "bins",
         min_frequency: int = 1,
         vocabulary: Literal["per_column", "shared"] = "per_column",
         masking: Literal["auto", "leave_one_out", "copies", "random"] = "auto",
@@ -228,6 +234,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         self.gate = gate
         self.categorical_features = categorical_features
         self.n_bins = n_bins
+        self.numeric_embedding = numeric_embedding
         self.min_frequency = min_frequency
         self.vocabulary = vocabulary
         self.masking = masking
@@ -380,35 +387,13 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         self.history_ = self._member_means(result.history)
         self._keep_train_sample(labelled, seed)
 
-    def _build_module(self) -> TabularMoE | StackedModel:
-        """A fresh network for the fitted tokenizer and label tokens; with ``n_members > 1``
-        that many, initialised one after the other and stacked into one batched model."""
-        tok = self.tokenizer_
-        output_ids = [tok.output_token_ids(j) for j in range(tok.n_features_in_)]
-        output_ids.append(self.label_token_ids_)
-        members = [
-            TabularMoE(
-                int(max(tok.n_tokens_, self.label_token_ids_.max() + 1)),
-                output_ids,
-                d_model=self.d_model,
-                n_heads=self.n_heads,
-                ff_dim=self.ff_dim,
-                n_layers=self.n_layers,
-                dropout=self.dropout,
-                block=self.block,
-                gate=self.gate,
-            )
-            for _ in range(self.n_members)
-        ]
-        return members[0] if self.n_members == 1 else StackedModel(members)
-
     @torch.no_grad()
     def _label_logits(self, X: Any) -> np.ndarray:
         """(n, n_classes) float32 logits, ``classes_`` order. ``X`` is checked once, then
-        tokenized and run PREDICT_BATCH_ROWS rows at a time: memory beyond ``X`` and the
+        tokenized and run ``_predict_rows()`` rows at a time: memory beyond ``X`` and the
         output does not grow with the rows."""
         frame = self._prepare_X(X)  # checks that the estimator is fitted first
-        batches = self.tokenizer_.transform_batches(frame, PREDICT_BATCH_ROWS)  # checks columns
+        batches = self.tokenizer_.transform_batches(frame, self._predict_rows())  # checks columns
         module, device = self.module_.eval(), self._module_device()
         out = np.empty((len(frame), len(self.classes_)), dtype=np.float32)
         column = np.searchsorted(np.sort(self.label_token_ids_), self.label_token_ids_)
@@ -477,8 +462,11 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
             self.module_,
             torch.from_numpy(features),
             None if attend is None else torch.from_numpy(attend),
-            PREDICT_BATCH_ROWS,
+            self._predict_rows(),
         )
+
+    def _predict_rows(self) -> int:
+        return predict_batch_rows(self.n_features_in_ + 1, self.d_model * self.n_members)
 
     def _prepare_X(self, X: Any) -> pd.DataFrame:
         """Validated frame in the fitted column order; absent columns -> NaN (``"exclude"``)."""
@@ -538,7 +526,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
             self._column_names(X),
             list(self.classes_),
             index,
-            PREDICT_BATCH_ROWS,
+            self._predict_rows(),
         )
 
     @scoped_threads

@@ -116,19 +116,10 @@ def test_label_types_binary_and_multiclass(name, labels):
     assert 0.0 <= clf.score(X, y) <= 1.0
 
 
-#: Known defect, not yet fixed: the tabm library one-hot encodes categorical columns densely
-#: (batch x 10^5 floats a batch, 3.5 GiB resident), and this fit ran over 8 minutes on one
-#: CPU thread before it was stopped. Kept out of CI's slow run until TabM gets embeddings for
-#: wide columns.
-_SLOW_WIDE = {"tabm": "tabm one-hot encodes a 10^5-category column densely: over 8 min, 3.5 GiB"}
-
-
+#: TabM one-hot encodes categorical columns densely: uncapped (``max_categories=None``) this
+#: fit took over 8 minutes and 3.5 GiB on one thread; its default cap of 256 makes it 15 s.
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "name",
-    [pytest.param(n, marks=pytest.mark.skip(reason=_SLOW_WIDE[n])) if n in _SLOW_WIDE else n
-     for n in NAMES],
-)
+@pytest.mark.parametrize("name", NAMES)
 def test_hundred_thousand_category_column(name):
     """10^5 distinct values fit and predict (memory: test_encoder_high_cardinality_memory,
     and the subprocess RSS bound in tests/test_bad_input.py)."""

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from sklearn.base import clone
 
 from tabmoe import TabularMoEClassifier
 
@@ -37,3 +38,6 @@ def test_pickle_of_v0_1_0_loads_and_predicts_identically():
     assert isinstance(est, TabularMoEClassifier)
     assert est.classes_.tolist() == classes
     np.testing.assert_allclose(est.predict_proba(X), expected, rtol=0, atol=1e-6)
+    # parameters added since read as what the old model did; the estimator clones
+    params = clone(est).get_params()
+    assert (params["n_jobs"], params["unknown_rate"], params["numeric_embedding"]) == (None, 0.0, "bins")

@@ -18,7 +18,7 @@ import tabmoe.estimator
 import tabmoe.nn.trainer
 from tabmoe import TabularMoEClassifier
 from tabmoe.baselines import FTTransformerClassifier
-from tabmoe.nn._base import resolve_mixed_precision
+from tabmoe.nn._base import predict_batch_rows, resolve_mixed_precision
 
 FAST = dict(max_epochs=2, batch_size=32, device="cpu", random_state=0)
 TINY_FT = dict(n_blocks=1, d_block=16, attention_n_heads=2, **FAST)
@@ -42,7 +42,7 @@ def test_prediction_batches_give_the_same_outputs_and_one_warning(mixed_frame, m
     X_new = _with_unseen(X)
     with pytest.warns(UserWarning, match="'colour'"):
         expected = clf.predict_proba(X_new)  # 200 rows: one batch
-    monkeypatch.setattr(tabmoe.estimator, "PREDICT_BATCH_ROWS", 7)
+    monkeypatch.setattr(clf, "_predict_rows", lambda: 7)
     with pytest.warns(UserWarning) as caught:
         batched = clf.predict_proba(X_new)
     # Equal up to float32 rounding: matrix kernels may sum in another order for another
@@ -52,6 +52,15 @@ def test_prediction_batches_give_the_same_outputs_and_one_warning(mixed_frame, m
         "Column 'colour': 2 value(s) (1.0% of rows) were not seen during fit and map to the "
         "UNKNOWN token (e.g. ['violet', 'teal'])."
     ]
+
+
+def test_prediction_batch_rows_keep_the_activation_size():
+    """8,192 rows of 51 positions at the paper's width 20 (the measured memory bound); wider
+    networks get proportionally fewer rows, never under 256 nor over 8,192."""
+    assert predict_batch_rows(51, 20) == 8192
+    assert predict_batch_rows(51, 64) == 2**23 // (51 * 64) == 2570
+    assert predict_batch_rows(5, 20) == 8192
+    assert predict_batch_rows(10_000, 512) == 256
 
 
 def test_baseline_prediction_batches_give_the_same_outputs(mixed_frame, monkeypatch):
@@ -67,7 +76,7 @@ def test_baseline_prediction_batches_give_the_same_outputs(mixed_frame, monkeypa
 def test_columns_are_checked_before_any_batch_runs(mixed_frame, monkeypatch):
     X, y = mixed_frame
     clf = TabularMoEClassifier(**FAST).fit(X, y)
-    monkeypatch.setattr(tabmoe.estimator, "PREDICT_BATCH_ROWS", 7)
+    monkeypatch.setattr(clf, "_predict_rows", lambda: 7)
     calls = []
     label_logits = type(clf.module_).label_logits
     monkeypatch.setattr(

@@ -15,7 +15,10 @@ authors' reference training does:
 
 Categorical codes of :class:`~tabmoe.baselines.encoding.TableEncoder` enter one-hot (the
 package's own ``_OneHotEncoding``, sized by the encoder's cardinalities, reserved MISSING
-and UNKNOWN codes included); the standardised numeric block enters as is (plain TabM; the
+and UNKNOWN codes included). One-hot is dense, so a column's width is capped
+(``max_categories=256``: the 254 most frequent values keep their own column, the rest share
+UNKNOWN's); uncapped, a 10^5-category column made one fit take over 8 minutes and 3.3 GiB.
+The standardised numeric block enters as is (plain TabM; the
 optional piecewise-linear numeric embeddings of TabM-dagger are not used).
 
 Shapes: B rows, k members, C classes.
@@ -111,6 +114,9 @@ class TabMClassifier(TorchTabularClassifier):
         The package's weight-sharing variants.
     learning_rate, weight_decay : float
         AdamW; defaults 2e-3 and 3e-4 (the paper's).
+    max_categories : int or None, default=256
+        One-hot width cap per categorical column (MISSING and UNKNOWN included); ``None``
+        keeps every value.
     batch_size : int, default=256
     n_iter_no_change : int, default=16
         The paper's patience.
@@ -128,6 +134,7 @@ class TabMClassifier(TorchTabularClassifier):
         "d_block": [Interval(numbers.Integral, 1, None, closed="left")],
         "dropout": [Interval(numbers.Real, 0, 1, closed="left")],
         "arch_type": [StrOptions({"tabm", "tabm-mini", "tabm-packed"})],
+        "max_categories": [Interval(numbers.Integral, 3, None, closed="left"), None],
     }
 
     def __init__(
@@ -139,6 +146,7 @@ class TabMClassifier(TorchTabularClassifier):
         arch_type: str = "tabm",
         categorical_features: Any = "auto",
         min_frequency: int = 1,
+        max_categories: int | None = 256,
         max_epochs: int = 200,
         batch_size: int = 256,
         learning_rate: float = 2e-3,
@@ -162,6 +170,7 @@ class TabMClassifier(TorchTabularClassifier):
         self.arch_type = arch_type
         self.categorical_features = categorical_features
         self.min_frequency = min_frequency
+        self.max_categories = max_categories
         self.max_epochs = max_epochs
         self.batch_size = batch_size
         self.learning_rate = learning_rate
@@ -177,6 +186,9 @@ class TabMClassifier(TorchTabularClassifier):
         self.verbose = verbose
         self.compile = compile
         self.mixed_precision = mixed_precision
+
+    def _encoder_params(self) -> dict:
+        return {**super()._encoder_params(), "max_categories": self.max_categories}
 
     def _train_loss(self, module: nn.Module, batch: dict[str, Tensor]) -> tuple[Tensor, Tensor]:
         return member_mean_loss(module, batch)

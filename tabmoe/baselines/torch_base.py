@@ -165,9 +165,12 @@ class TorchTabularClassifier(TorchClassifier):
         return self._fit(X, y, sample_weight, eval_set)
 
     def _initialize_front_end(self, inputs: FitInputs) -> None:
-        self.encoder_ = TableEncoder(
-            categorical_features=self.categorical_features, min_frequency=self.min_frequency
-        ).fit(inputs.frame, sample_weight=inputs.weight)
+        params = self._encoder_params()
+        self.encoder_ = TableEncoder(**params).fit(inputs.frame, sample_weight=inputs.weight)
+
+    def _encoder_params(self) -> dict:
+        """Keyword arguments of the :class:`TableEncoder` (a hook for subclasses)."""
+        return {"categorical_features": self.categorical_features, "min_frequency": self.min_frequency}
 
     def _initialize_module(self) -> nn.Module:
         cardinalities = [int(c) for c in self.encoder_.cardinalities_]

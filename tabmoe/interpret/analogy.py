@@ -115,7 +115,7 @@ def model_vocabulary(
     columns = list(columns) if columns is not None else [f"x{j}" for j in range(clf.n_features_in_)]
     with torch.no_grad():
         if kind == "tokens":
-            table = module.token_embedding.weight.detach().cpu().numpy()
+            table = module.token_table().detach().cpu().numpy()
             if tok.vocabulary == "shared":
                 ids = tok.output_token_ids(0)
                 return table[ids], _value_names(clf, 0)

@@ -81,7 +81,7 @@ class MixtureOfExperts:
         block = model.blocks[0]
         att = block.attention
         h = att.n_heads
-        emb = model.token_embedding.weight  # (V, d)
+        emb = model.token_table()  # (V, d)
         pos = model.column_embedding  # (L, d)
         u = model.heads.weight  # (V, d)
         rho = (u @ att.output.weight).unflatten(-1, (h, -1)).transpose(0, 1)  # (H, V, K)

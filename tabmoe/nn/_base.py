@@ -203,8 +203,18 @@ def start_fit(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> FitI
     return FitInputs(frame, y_codes, weight, seed, device, mixed_precision, compile_)
 
 
-#: Rows per forward pass at prediction time.
+#: Rows per forward pass at prediction time (at most).
 PREDICT_BATCH_ROWS = 8192
+#: Floats in one (rows, positions, width) activation at prediction time: 8,192 rows of 51
+#: positions at the paper's width 20, whose memory tests/test_resources.py bounds.
+PREDICT_BATCH_FLOATS = 2**23
+
+
+def predict_batch_rows(n_positions: int, width: int) -> int:
+    """Rows per forward pass for ``n_positions`` x ``width`` activations a row: one
+    activation holds PREDICT_BATCH_FLOATS floats, with 256 to PREDICT_BATCH_ROWS rows."""
+    rows = PREDICT_BATCH_FLOATS // max(1, n_positions * width)
+    return int(min(PREDICT_BATCH_ROWS, max(256, rows)))
 
 
 class TorchClassifierMixin:

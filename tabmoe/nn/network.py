@@ -279,6 +279,7 @@ class TabularMoE(nn.Module):
         dropout: float = 0.1,
         block: str = "transformer",
         gate: str = "softmax",
+        ordered_ids: Sequence[np.ndarray] = (),
     ):
         super().__init__()
         if gate not in GATES:
@@ -297,6 +298,40 @@ class TabularMoE(nn.Module):
         self.heads = ColumnHeads(n_tokens, d_model, output_ids)
         label_ids = np.sort(np.asarray(output_ids[-1]))
         self.register_buffer("label_ids", torch.as_tensor(label_ids), persistent=False)
+        self._init_ordered(n_tokens, ordered_ids)
+
+    def _init_ordered(self, n_tokens: int, ordered_ids: Sequence[np.ndarray]) -> None:
+        """Thermometer embeddings for ``ordered_ids`` (per column, token ids in value order,
+        e.g. a numeric column's bins): the k-th token's embedding is the sum of the first k + 1
+        rows of the column's block of ``token_embedding``, so neighbouring values share
+        parameters (the embedding form of piecewise-linear encoding's thermometer code)."""
+        groups = [np.asarray(ids, dtype=np.int64) for ids in ordered_ids if len(ids)]
+        flat = np.concatenate(groups) if groups else np.zeros(0, dtype=np.int64)
+        sizes = [len(ids) for ids in groups]
+        start = np.repeat(np.cumsum([0, *sizes])[:-1], sizes).astype(np.int64)  # (N,)
+        position = np.full(n_tokens if groups else 0, -1, dtype=np.int64)  # (V,) or empty
+        position[flat] = np.arange(len(flat))
+        for name, value in (("ordered_ids", flat), ("ordered_start", start), ("ordered_position", position)):
+            self.register_buffer(name, torch.as_tensor(value), persistent=False)
+
+    def __setstate__(self, state: dict) -> None:
+        super().__setstate__(state)
+        if "ordered_ids" not in self._buffers:  # pickled before thermometer embeddings existed
+            self._init_ordered(0, ())
+
+    def ordered_table(self) -> Tensor:
+        """(N, d) embeddings of ``ordered_ids``: per group, cumulative sums of its rows."""
+        rows = self.token_embedding.weight[self.ordered_ids]  # (N, d)
+        cumulative = rows.cumsum(0)
+        before = cumulative[self.ordered_start] - rows[self.ordered_start]  # sums of earlier groups
+        return cumulative - before
+
+    def token_table(self) -> Tensor:
+        """(V, d): the embedding every token id enters with (thermometer rows included)."""
+        table = self.token_embedding.weight
+        if not self.ordered_ids.numel():
+            return table
+        return table.index_copy(0, self.ordered_ids, self.ordered_table())
 
     @property
     def label_position(self) -> int:
@@ -304,7 +339,13 @@ class TabularMoE(nn.Module):
 
     def embed(self, tokens: Tensor) -> Tensor:
         """tokens (B, L) -> (B, L, d)"""
-        return self.token_embedding(tokens.long()) + self.column_embedding
+        tokens = tokens.long()
+        x = self.token_embedding(tokens)
+        if self.ordered_ids.numel():
+            position = self.ordered_position[tokens]  # (B, L), -1 for other tokens
+            ordered = self.ordered_table()[position.clamp(min=0)]  # (B, L, d)
+            x = torch.where((position >= 0).unsqueeze(-1), ordered, x)
+        return x + self.column_embedding
 
     def mask_embedding(self) -> Tensor:
         """(L, d): what every position looks like when it is masked."""

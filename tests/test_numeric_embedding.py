@@ -1,0 +1,76 @@
+"""Thermometer ("ordered") embeddings of numeric bins: numeric_embedding="ordered"."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from sklearn.base import clone
+
+from tabmoe import TabularMoEClassifier
+from tabmoe.nn.network import TabularMoE
+from tabmoe.tokenizer import MASK, MISSING, N_SPECIAL
+
+FAST = dict(max_epochs=3, random_state=0, device="cpu")
+
+
+def _model(ordered_columns):
+    ids = [N_SPECIAL + 4 * j + np.arange(4) for j in range(3)]
+    torch.manual_seed(0)
+    ordered = [ids[j] for j in ordered_columns]
+    return TabularMoE(N_SPECIAL + 12, ids, d_model=8, n_heads=2, ff_dim=4, ordered_ids=ordered), ids
+
+
+def test_ordered_rows_are_cumulative_sums_within_each_column():
+    model, ids = _model([0, 2])
+    weight = model.token_embedding.weight.detach()
+    table = model.token_table().detach()
+    for j in (0, 2):
+        expected = weight[ids[j]].cumsum(0)  # bin k = the sum of the first k + 1 steps
+        torch.testing.assert_close(table[ids[j]], expected)
+    torch.testing.assert_close(table[ids[1]], weight[ids[1]])  # a categorical column: as is
+    for special in (MASK, MISSING):
+        torch.testing.assert_close(table[special], weight[special])
+    tokens = torch.as_tensor([[ids[0][3], ids[1][2], MISSING], [ids[0][0], MASK, ids[2][1]]])
+    torch.testing.assert_close(model.embed(tokens), table[tokens] + model.column_embedding)
+
+
+def test_ordered_gradients_reach_every_lower_step():
+    model, ids = _model([0])
+    tokens = torch.as_tensor([[ids[0][2], ids[1][0], ids[2][0]]])
+    model.embed(tokens).sum().backward()
+    grad = model.token_embedding.weight.grad.abs().sum(1)
+    assert (grad[ids[0][:3]] > 0).all() and grad[ids[0][3]] == 0
+
+
+def _table(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"x": rng.normal(size=n), "c": rng.choice(list("abc"), n), "z": rng.uniform(size=n)})
+    X.loc[::11, "x"] = np.nan
+    return X, (X["x"].fillna(0) + X["z"] > 0.5).to_numpy().astype(int)
+
+
+@pytest.mark.parametrize("n_members", [1, 2])
+def test_ordered_estimator_fits_saves_and_loads(tmp_path, n_members):
+    X, y = _table()
+    clf = TabularMoEClassifier(numeric_embedding="ordered", n_members=n_members, **FAST).fit(X, y)
+    module = clf.module_ if n_members == 1 else clf.module_.member(0)
+    assert module.ordered_ids.numel() == 2 * clf.n_bins  # two numeric columns of 10 bins
+    clf.save(tmp_path / "m.tabmoe")
+    loaded = TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+    assert loaded.numeric_embedding == "ordered"
+    np.testing.assert_allclose(loaded.predict_proba(X), clf.predict_proba(X), atol=1e-6)
+    assert clone(clf).get_params()["numeric_embedding"] == "ordered"
+
+
+def test_ordered_changes_nothing_without_numeric_columns():
+    X, y = _table()
+    X = X[["c"]].assign(d=np.where(y == 1, "p", "q"))
+    a = TabularMoEClassifier(numeric_embedding="bins", **FAST).fit(X, y)
+    b = TabularMoEClassifier(numeric_embedding="ordered", **FAST).fit(X, y)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+
+
+def test_numeric_embedding_is_validated():
+    X, y = _table()
+    with pytest.raises(ValueError, match="numeric_embedding"):
+        TabularMoEClassifier(numeric_embedding="linear").fit(X, y)
