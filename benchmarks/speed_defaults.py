@@ -2,6 +2,9 @@
 
     python benchmarks/speed_defaults.py [--rows 5000] [--columns 40] [--models tabmoe,ft_transformer]
 
+A model entry may set parameters after ``+`` (a research variant, timed beside the
+defaults), e.g. ``--models tabmoe,tabmoe+numeric_embedding=bins+n_bins=10``.
+
 Every model is the registry's estimator exactly as a user constructs it (only
 ``random_state`` set), one thread, on the same seeded table of ``--rows`` rows and
 ``--columns`` mixed columns (half categorical with 3-30 string levels, half numeric, 5%
@@ -24,6 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import torch
+from ood_variants import parse_variant as parse_params  # "a=1,b=x" -> {"a": 1, "b": "x"}
 from threadpoolctl import threadpool_limits
 
 from tabmoe.registry import get_model
@@ -73,8 +77,10 @@ def main(argv: list[str] | None = None) -> int:
     X_train, y_train, X_test, y_test = X[: args.rows], y[: args.rows], X[args.rows:], y[args.rows:]
     results = {}
     for model in args.models.split(","):
-        estimator = get_model(model).factory()  # the estimator as a user constructs it
+        name, *overrides = model.split("+")
+        estimator = get_model(name).factory()  # the estimator as a user constructs it
         estimator.set_params(**{k: 0 for k in estimator.get_params() if k == "random_state"})
+        estimator.set_params(**parse_params(",".join(overrides)))
         default_epochs = estimator.get_params().get("max_epochs")
         if model in short:
             estimator.set_params(max_epochs=int(short[model]))

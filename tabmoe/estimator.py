@@ -68,10 +68,11 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         Attention coefficients: probabilities, or signed TanhMax coefficients.
     categorical_features, n_bins, min_frequency, vocabulary :
         Passed to :class:`~tabmoe.tokenizer.ColumnTokenizer`.
-    numeric_embedding : {"bins", "ordered"}
-        ``"bins"``: each quantile bin of a numeric column its own embedding (the paper).
-        ``"ordered"``: thermometer embeddings, bin k's is the sum of k + 1 learned steps, so
-        neighbouring bins share parameters (tabmoe.nn.network.TabularMoE._init_ordered).
+        Default ``n_bins=20`` (docs/research.md#study-5; was 10).
+    numeric_embedding : {"ordered", "bins"}
+        ``"ordered"`` (default, docs/research.md#study-5): thermometer embeddings, bin k's is
+        the sum of k + 1 learned steps, so neighbouring bins share parameters. ``"bins"``:
+        each quantile bin its own embedding (unordered tokens, as before).
     masking : {"auto", "leave_one_out", "copies", "random"}
         ``"auto"``: ``"leave_one_out"`` (every column masked in turn, in one pass) for one
         layer, ``"random"`` (the label plus each feature with probability ``mask_rate``)
@@ -198,8 +199,8 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         block: Literal["transformer", "attention"] = "transformer",
         gate: Literal["softmax", "tanhmax"] = "softmax",
         categorical_features: Any = "auto",
-        n_bins: int = 10,
-        numeric_embedding: Literal["bins", "ordered"] = "bins",
+        n_bins: int = 20,
+        numeric_embedding: Literal["bins", "ordered"] = "ordered",
         min_frequency: int = 1,
         vocabulary: Literal["per_column", "shared"] = "per_column",
         masking: Literal["auto", "leave_one_out", "copies", "random"] = "auto",

@@ -30,6 +30,9 @@ from .estimator import TabularMoEClassifier
 #: (numeric ones binned, not one token per distinct value) with one vocabulary per column.
 #: The paper's integer-coded columns in one shared vocabulary: ``make_paper()``.
 TABMOE_GENERAL_COLUMNS = {"categorical_features": "auto", "vocabulary": "per_column"}
+#: Numeric columns as the committed fixed-budget runs binned them (before the defaults of
+#: docs/research.md#study-5): 10 unordered quantile bins.
+TABMOE_BINNED_NUMERICS = {"n_bins": 10, "numeric_embedding": "bins"}
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,8 @@ def suggest_tabmoe(trial: Any) -> dict:
         "dropout": trial.suggest_float("dropout", 0.0, 0.3),
         "learning_rate": trial.suggest_float("learning_rate", 1e-4, 1e-2, log=True),
         "feature_loss_weight": trial.suggest_float("feature_loss_weight", 0.0, 2.0),
+        "numeric_embedding": trial.suggest_categorical("numeric_embedding", ["ordered", "bins"]),
+        "n_bins": trial.suggest_categorical("n_bins", [10, 20, 40]),
         # No "vocabulary": a shared vocabulary makes every column categorical, one token per
         # distinct float of a numeric column; it is the paper's setup (make_paper), not a
         # setting for general tables.
@@ -94,7 +99,7 @@ _SPECS = [
     ModelSpec(
         "tabmoe",
         TabularMoEClassifier,
-        {**PAPER_CONFIG, **TABMOE_GENERAL_COLUMNS},
+        {**PAPER_CONFIG, **TABMOE_GENERAL_COLUMNS, **TABMOE_BINNED_NUMERICS},
         suggest_tabmoe,
         "Bidirectional attention as a mixture of continuous word experts (the paper's model)",
         paper_overrides={k: PAPER_CONFIG[k] for k in TABMOE_GENERAL_COLUMNS},

@@ -143,7 +143,9 @@ def test_invalid_parameters_are_named(mixed_frame):
 
 def test_deep_model_random_masking_trains(mixed_frame):
     X, y = mixed_frame
-    clf = TabularMoEClassifier(**FAST, n_layers=2).fit(X, y)
+    # lr 3e-3: FAST's 1e-2 leaves two-layer random masking at the majority class on some
+    # seeds whatever the numeric embedding (bins: 0.765-0.98 over seeds 0-3; 3e-3: 1.0)
+    clf = TabularMoEClassifier(**{**FAST, "learning_rate": 3e-3}, n_layers=2).fit(X, y)
     assert clf.score(X, y) > 0.8
 
 

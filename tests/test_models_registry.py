@@ -51,11 +51,13 @@ def test_tabmoe_reads_general_tables_by_dtype_and_make_paper_is_the_paper_config
     general = spec.make()
     assert isinstance(general, TabularMoEClassifier)
     assert general.categorical_features == "auto" and general.vocabulary == "per_column"
-    expected = {**paper_config(), "categorical_features": "auto", "vocabulary": "per_column"}
+    binned = {"n_bins": 10, "numeric_embedding": "bins"}  # how the fixed-budget runs were made
+    expected = {**paper_config(), "categorical_features": "auto", "vocabulary": "per_column", **binned}
     assert dict(spec.paper_defaults) == expected
     paper = spec.make_paper()
     assert {k: v for k, v in paper.get_params().items() if k in paper_config()} == paper_config()
-    assert spec.paper_params == paper_config()
+    # inert in the paper's setup: categorical_features="all" leaves no numeric column
+    assert spec.paper_params == {**paper_config(), **binned}
 
 
 def test_registry_tabmoe_bins_numeric_columns():
