@@ -40,7 +40,7 @@ class EstimatorStateMixin:
         tok = self.tokenizer_
         output_ids = [tok.output_token_ids(j) for j in range(tok.n_features_in_)]
         output_ids.append(self.label_token_ids_)
-        numeric = [] if self.numeric_embedding == "bins" else np.flatnonzero(~tok.is_categorical_)
+        numeric = [] if self.numeric_embedding_ == "bins" else np.flatnonzero(~tok.is_categorical_)
         ordered = [output_ids[j] for j in numeric]
         members = [
             TabularMoE(
@@ -60,7 +60,10 @@ class EstimatorStateMixin:
         return members[0] if self.n_members == 1 else StackedModel(members)
 
     def __setstate__(self, state: dict) -> None:
-        super().__setstate__({**ADDED_PARAMETERS, **state})
+        state = {**ADDED_PARAMETERS, **state}
+        if "module_" in state:  # fitted before the network's mode was recorded
+            state.setdefault("numeric_embedding_", state["numeric_embedding"])
+        super().__setstate__(state)
 
     def save(self, path: str | os.PathLike) -> None:
         """Save the fitted model to ``path`` in a format that runs no code on load.
@@ -101,6 +104,7 @@ class EstimatorStateMixin:
             "history": self.history_,
             "n_iter": self.n_iter_,
             "best_epoch": self.best_epoch_,
+            "numeric_embedding": self.numeric_embedding_,
             "feature_importances": self.feature_importances_.tolist(),
             "adapt_history": getattr(self, "adapt_history_", None),
         }
@@ -132,6 +136,7 @@ class EstimatorStateMixin:
             est.feature_names_in_ = np.asarray(fitted["feature_names_in"], dtype=object)
         est.history_, est.n_iter_ = fitted["history"], fitted["n_iter"]
         est.best_epoch_ = fitted["best_epoch"]
+        est.numeric_embedding_ = fitted.get("numeric_embedding", est.numeric_embedding)
         check_classifier(est)
         est.module_ = est._build_module()
         est.module_.load_state_dict(tensors["state_dict"])
@@ -149,6 +154,8 @@ class EstimatorStateMixin:
 def check_classifier(est) -> None:
     """Parameters, classes and label token ids of a rebuilt classifier fit its tokenizer."""
     est._validate_params()
+    if est.numeric_embedding_ not in ("bins", "ordered"):
+        raise ValueError(f"numeric_embedding {est.numeric_embedding_!r} is not 'bins' or 'ordered'")
     tok = est.tokenizer_
     if est.n_features_in_ != tok.n_features_in_:
         raise ValueError(f"n_features_in {est.n_features_in_!r} is not the tokenizer's {tok.n_features_in_}")

@@ -148,6 +148,8 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
     feature_names_in_ : ndarray of str (DataFrame input with string column names only)
     tokenizer_ : ColumnTokenizer
     module_ : TabularMoE (torch module, eval mode)
+    numeric_embedding_ : str
+        The numeric embedding of ``module_`` (``numeric_embedding`` at fit).
     label_token_ids_ : ndarray of shape (n_classes,)
     history_ : list of dict
         Per epoch: ``epoch``, ``train_loss``, ``seconds`` and ``val_loss`` when validating.
@@ -375,6 +377,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         return self._cap_rows_for_heads(self._rows_per_batch(len(tokens), tokens.shape[1], self._masking()))
 
     def _initialize_module(self) -> TabularMoE | StackedModel:
+        self.numeric_embedding_ = self.numeric_embedding  # the network's, whatever set_params does
         return self._build_module()
 
     def _get_loss(self) -> LossFn:

@@ -4,8 +4,10 @@
 by ``params``; ``make_paper()`` adds the paper's tuning protocol where it had one (the
 5-fold stratified grid search of the scikit-learn references) and the paper's own column
 handling where it differs from the general one: tabmoe's ``make()`` reads numeric columns as
-numbers (``categorical_features="auto"``, per-column vocabularies), its ``make_paper()`` is
-``TabularMoEClassifier(**paper_config())`` (every column an integer code, one shared vocabulary). A search space is a plain
+numbers (``categorical_features="auto"``, per-column vocabularies, 10 unordered bins as the
+committed fixed-budget runs had), its ``make_paper()`` is ``TabularMoEClassifier(**paper_config())``
+(every column an integer code, one shared vocabulary; the binning keys it also carries have no
+numeric column to act on). A search space is a plain
 ``suggest(trial) -> dict`` of estimator parameters, Optuna's define-by-run style: Optuna is
 never imported here, the tuner passes its ``Trial``.
 

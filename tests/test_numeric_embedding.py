@@ -74,3 +74,29 @@ def test_numeric_embedding_is_validated():
     X, y = _table()
     with pytest.raises(ValueError, match="numeric_embedding"):
         TabularMoEClassifier(numeric_embedding="linear").fit(X, y)
+
+
+def test_the_fitted_embedding_is_saved_not_the_parameter(tmp_path):
+    """set_params after fit changes the next fit, not what save writes (the weights would
+    load into the other network without an error)."""
+    X, y = _table()
+    clf = TabularMoEClassifier(numeric_embedding="bins", **FAST).fit(X, y)
+    expected = clf.predict_proba(X)
+    clf.set_params(numeric_embedding="ordered")
+    clf.save(tmp_path / "m.tabmoe")
+    loaded = TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+    assert loaded.numeric_embedding_ == "bins" and loaded.module_.ordered_ids.numel() == 0
+    np.testing.assert_allclose(loaded.predict_proba(X), expected, atol=1e-6)
+    assert clf.fit(X, y).numeric_embedding_ == "ordered"
+
+
+def test_wide_tables_sum_each_column_on_its_own():
+    """2,000 numeric columns: bin 0 of the last column is its own row exactly (a running sum
+    over all columns minus the earlier ones drifted by 1e-3 in float32)."""
+    groups = [N_SPECIAL + 20 * i + np.arange(20) for i in range(2000)]
+    model = TabularMoE(N_SPECIAL + 40_000, [np.arange(10)], d_model=8, n_heads=2, ff_dim=4, ordered_ids=groups)
+    with torch.no_grad():
+        model.token_embedding.weight.uniform_(0.2, 0.4)
+    table, weight = model.token_table().detach(), model.token_embedding.weight.detach()
+    torch.testing.assert_close(table[groups[-1][0]], weight[groups[-1][0]], rtol=0, atol=0)
+    torch.testing.assert_close(table[groups[-1]], weight[groups[-1]].cumsum(0))

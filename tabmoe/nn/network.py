@@ -306,25 +306,39 @@ class TabularMoE(nn.Module):
         rows of the column's block of ``token_embedding``, so neighbouring values share
         parameters (the embedding form of piecewise-linear encoding's thermometer code)."""
         groups = [np.asarray(ids, dtype=np.int64) for ids in ordered_ids if len(ids)]
-        flat = np.concatenate(groups) if groups else np.zeros(0, dtype=np.int64)
-        sizes = [len(ids) for ids in groups]
-        start = np.repeat(np.cumsum([0, *sizes])[:-1], sizes).astype(np.int64)  # (N,)
+        flat = np.concatenate(groups) if groups else np.zeros(0, dtype=np.int64)  # (N,)
+        width = max((len(ids) for ids in groups), default=0)
+        grid = np.full((len(groups), width), len(flat), dtype=np.int64)  # (G, P), pad -> zero row
+        slot = np.zeros(len(flat), dtype=np.int64)  # (N,) each token's cell in the grid
+        start = 0
+        for g, ids in enumerate(groups):
+            grid[g, : len(ids)] = start + np.arange(len(ids))
+            slot[start : start + len(ids)] = g * width + np.arange(len(ids))
+            start += len(ids)
         position = np.full(n_tokens if groups else 0, -1, dtype=np.int64)  # (V,) or empty
         position[flat] = np.arange(len(flat))
-        for name, value in (("ordered_ids", flat), ("ordered_start", start), ("ordered_position", position)):
+        buffers = {"ordered_ids": flat, "ordered_grid": grid, "ordered_slot": slot, "ordered_position": position}
+        for name, value in buffers.items():
             self.register_buffer(name, torch.as_tensor(value), persistent=False)
 
     def __setstate__(self, state: dict) -> None:
         super().__setstate__(state)
-        if "ordered_ids" not in self._buffers:  # pickled before thermometer embeddings existed
-            self._init_ordered(0, ())
+        if "ordered_grid" in self._buffers:
+            return
+        groups, n_tokens = [], 0  # pickled before thermometer embeddings existed: none
+        if "ordered_start" in self._buffers:  # or by 0.1.0's first form of them: regroup
+            flat, start = (self._buffers.pop(k).cpu().numpy() for k in ("ordered_ids", "ordered_start"))
+            groups = np.split(flat, np.flatnonzero(np.diff(start)) + 1) if len(flat) else []
+            n_tokens = len(self._buffers.pop("ordered_position"))
+        self._init_ordered(n_tokens, groups)
 
     def ordered_table(self) -> Tensor:
-        """(N, d) embeddings of ``ordered_ids``: per group, cumulative sums of its rows."""
+        """(N, d) embeddings of ``ordered_ids``: per group, cumulative sums of its rows (each
+        group summed on its own, so no rounding carries over from the groups before it)."""
         rows = self.token_embedding.weight[self.ordered_ids]  # (N, d)
-        cumulative = rows.cumsum(0)
-        before = cumulative[self.ordered_start] - rows[self.ordered_start]  # sums of earlier groups
-        return cumulative - before
+        rows = F.pad(rows, (0, 0, 0, 1))  # (N + 1, d): the last row is the grid's zero padding
+        sums = rows[self.ordered_grid].cumsum(1)  # (G, P, d)
+        return sums.flatten(0, 1)[self.ordered_slot]  # (N, d)
 
     def token_table(self) -> Tensor:
         """(V, d): the embedding every token id enters with (thermometer rows included)."""
