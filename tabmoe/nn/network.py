@@ -323,14 +323,8 @@ class TabularMoE(nn.Module):
 
     def __setstate__(self, state: dict) -> None:
         super().__setstate__(state)
-        if "ordered_grid" in self._buffers:
-            return
-        groups, n_tokens = [], 0  # pickled before thermometer embeddings existed: none
-        if "ordered_start" in self._buffers:  # or by 0.1.0's first form of them: regroup
-            flat, start = (self._buffers.pop(k).cpu().numpy() for k in ("ordered_ids", "ordered_start"))
-            groups = np.split(flat, np.flatnonzero(np.diff(start)) + 1) if len(flat) else []
-            n_tokens = len(self._buffers.pop("ordered_position"))
-        self._init_ordered(n_tokens, groups)
+        if "ordered_grid" not in self._buffers:  # pickled before thermometer embeddings existed
+            self._init_ordered(0, ())
 
     def ordered_table(self) -> Tensor:
         """(N, d) embeddings of ``ordered_ids``: per group, cumulative sums of its rows (each
