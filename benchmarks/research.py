@@ -170,9 +170,11 @@ def summary(args) -> int:
     by = {}
     for r in lines:
         by.setdefault(r["variant"], {})[(r["split"], r["seed"])] = r
-    if args.baseline not in by:
-        raise SystemExit(f"no variant {args.baseline!r} in {sorted(by)}")
-    base = by[args.baseline]
+    base: dict = {}
+    for name in reversed(args.baseline.split(",")):  # the first name listed wins a (split, seed)
+        if name not in by:
+            raise SystemExit(f"no variant {name!r} in {sorted(by)}")
+        base.update(by[name])
     header = ("| variant | n | val | id | ood | val diff (SD) | val W/T/L | ood diff (SD) | ood W/T/L "
               "| fit s (mean / max) | one-class OOD |")
     print(header)

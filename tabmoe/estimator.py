@@ -82,6 +82,10 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         paper: 1.0, which makes the label 1/L of the loss; 0.0 trains the label only).
     mask_rate : float
         Feature masking probability of ``masking="random"``.
+    max_scored_features : int or None
+        ``leave_one_out`` training only: each batch scores the label and this many feature
+        columns, drawn at random (inflated to stand for the rest); None (default): all. A
+        speed option for wide tables; 16 and 8 cost accuracy (docs/research.md#study-7).
     max_epochs : int
         At most this many epochs (default 100; paper: 200).
     batch_size : int, "auto" or "paper"
@@ -182,6 +186,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         "masking": [StrOptions(set(MASKINGS))],
         "feature_loss_weight": [Interval(numbers.Real, 0, None, closed="left")],
         "mask_rate": [Interval(numbers.Real, 0, 1, closed="both")],
+        "max_scored_features": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "batch_size": [StrOptions({"auto", "paper"}), Interval(numbers.Integral, 1, None, closed="left")],
         **FIT_PARAMETER_CONSTRAINTS,
         "missing": [StrOptions(set(MISSING_MODES))],
@@ -208,6 +213,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         masking: Literal["auto", "leave_one_out", "copies", "random"] = "auto",
         feature_loss_weight: float = 0.1,
         mask_rate: float = 0.15,
+        max_scored_features: int | None = None,
         max_epochs: int = 100,
         batch_size: int | Literal["auto", "paper"] = "auto",
         learning_rate: float = 1e-3,
@@ -243,6 +249,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         self.masking = masking
         self.feature_loss_weight = feature_loss_weight
         self.mask_rate = mask_rate
+        self.max_scored_features = max_scored_features
         self.max_epochs = max_epochs
         self.batch_size = batch_size
         self.learning_rate = learning_rate
@@ -428,7 +435,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
     def _objective(self, masking: str):
         objective = MaskedFeatureObjective(
             masking, self.feature_loss_weight, self.mask_rate, self.feature_dropout,
-            self.unknown_rate,
+            self.unknown_rate, self.max_scored_features,
         )
         return objective if self.n_members == 1 else member_loss(objective)
 

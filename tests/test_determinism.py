@@ -13,6 +13,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 from .conftest import REPO
 
 FIT_AND_HASH = textwrap.dedent(
@@ -55,6 +57,7 @@ def run_in_fresh_process(seed: int, hash_seed: str) -> dict:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow  # worker processes: ~20 s; the default suite stays under 10 minutes
 def test_identical_probabilities_across_processes_on_cpu():
     first = run_in_fresh_process(seed=0, hash_seed="1")
     second = run_in_fresh_process(seed=0, hash_seed="2")

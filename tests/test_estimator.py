@@ -63,6 +63,7 @@ def test_pipeline_with_column_transformer(mixed_frame):
     assert pipe2.named_steps["clf"].tokenizer_.is_categorical_.tolist() == [False, True, True]
 
 
+@pytest.mark.slow  # worker processes: ~20 s; the default suite stays under 10 minutes
 def test_grid_search_parallel_cross_val_and_clone(mixed_frame):
     X, y = mixed_frame
     grid = GridSearchCV(TabularMoEClassifier(**FAST), {"d_model": [16, 32]}, cv=2, n_jobs=2)

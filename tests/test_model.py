@@ -110,3 +110,55 @@ def test_random_masking_scores_label_always():
     s, w = MaskedFeatureObjective("random", mask_rate=0.0)(model, {"tokens": tokens, "weight": torch.ones(32)})
     assert w.item() == 32  # only the label of each row is scored
     s.backward()
+
+
+@pytest.mark.parametrize("gate", ["softmax", "tanhmax"])
+def test_one_pass_query_subset_equals_full_at_those_positions(gate):
+    model, ids = make_model(9, 4, gate=gate)
+    tokens = random_tokens(ids, 16)
+    attend = torch.ones(16, 9, dtype=torch.bool)
+    attend[2, 3] = attend[7, 0] = False
+    query = torch.tensor([0, 3, 4, 8])
+    with torch.no_grad():
+        full = model.hidden_loo(tokens, attend)
+        part = model.hidden_loo(tokens, attend, query)
+    assert part.shape == (16, 4, 20)
+    assert (part - full[:, query]).abs().max().item() <= 1e-6
+
+
+def scored_loss(model, tokens, k):
+    objective = MaskedFeatureObjective("leave_one_out", feature_loss_weight=0.3, max_scored_features=k)
+    return objective(model, {"tokens": tokens, "weight": torch.linspace(0.5, 1.5, len(tokens))})
+
+
+def test_scored_features_is_an_unbiased_estimate_of_every_column():
+    model, ids = make_model(7, 2)
+    model.train()  # the subset is drawn in training only; the model has no dropout here
+    for block in model.blocks:
+        block.dropout.p = block.dropout2.p = 0.0
+    tokens = random_tokens(ids, 24)
+    tokens[0, 2] = MISSING  # an unscored target among the drawn ones
+    with torch.no_grad():
+        full_sum, full_weight = scored_loss(model, tokens, None)
+        assert scored_loss(model, tokens, 6)[0].item() == pytest.approx(full_sum.item(), rel=1e-6)  # k >= L - 1
+        torch.manual_seed(0)
+        draws = torch.tensor([[float(v) for v in scored_loss(model, tokens, 2)] for _ in range(3000)])
+    assert not torch.allclose(draws[0], draws[1])  # the subsets differ from batch to batch
+    assert draws[:, 0].mean().item() == pytest.approx(full_sum.item(), rel=0.02)
+    assert draws[:, 1].mean().item() == pytest.approx(full_weight.item(), rel=0.02)
+
+
+def test_scored_features_subset_trains_the_drawn_heads_and_the_label():
+    model, ids = make_model(6, 2)
+    model.train()
+    torch.manual_seed(1)
+    s, w = scored_loss(model, random_tokens(ids, 16), 1)
+    (s / w).backward()
+    touched = (model.heads.weight.grad.abs().sum(1) > 0).nonzero().flatten().tolist()
+    columns = {j for j, i in enumerate(ids) for t in touched if t in set(i.tolist())}
+    assert 5 in columns and len(columns) == 2  # the label and one drawn feature
+
+
+def test_scored_features_rejects_zero():
+    with pytest.raises(ValueError, match="max_scored_features"):
+        MaskedFeatureObjective("leave_one_out", max_scored_features=0)

@@ -101,28 +101,41 @@ class MultiHeadAttention(nn.Module):
         v = self.split(self.value(key_in))  # (B, H, L, K)
         return self.output(self.merge(self.weights(query_in, key_in, attend) @ v))
 
-    def forward_loo(self, x: Tensor, x_mask: Tensor, attend: Tensor | None = None) -> Tensor:
+    def forward_loo(
+        self, x: Tensor, x_mask: Tensor, attend: Tensor | None = None, query: Tensor | None = None
+    ) -> Tensor:
         """Leave-one-out attention in one pass.
 
-        x (B, L, d): the unmasked rows; x_mask (L, d): ``MASK + column embedding``.
-        Returns (B, L, d): output i equals position i's output when row i-th column is
-        replaced by MASK and every other column is kept.
+        x (B, L, d): the unmasked rows; x_mask (L, d): ``MASK + column embedding``; query:
+        positions (Q,) to compute outputs for (default: all L, then Q = L).
+        Returns (B, Q, d): output i equals position query[i]'s output when the row's column
+        query[i] is replaced by MASK and every other column is kept.
         """
-        q_m = self.split(self.query(x_mask))  # (H, L, K) queries of the masked positions
-        k_m = self.split(self.key(x_mask))  # (H, L, K)
-        v_m = self.split(self.value(x_mask))  # (H, L, K)
         k = self.split(self.key(x))  # (B, H, L, K)
         v = self.split(self.value(x))  # (B, H, L, K)
+        if query is not None:
+            x_mask = x_mask[query]  # (Q, d)
+        q_m = self.split(self.query(x_mask))  # (H, Q, K) queries of the masked positions
+        k_m = self.split(self.key(x_mask))  # (H, Q, K)
+        v_m = self.split(self.value(x_mask))  # (H, Q, K)
         scale = 1.0 / math.sqrt(self.key_dim)
-        scores = (q_m @ k.transpose(-1, -2)) * scale  # (B, H, L, L)
+        scores = (q_m @ k.transpose(-1, -2)) * scale  # (B, H, Q, L)
         if attend is not None:
             scores = scores.masked_fill(~attend[:, None, None, :], -math.inf)
         # After the attend mask: the masked position (a MASK token) is always attended to.
-        diag = (q_m * k_m).sum(-1) * scale  # (H, L): q_i^M . k_i^M
-        scores = torch.diagonal_scatter(scores, diag.expand(scores.shape[:-1]), 0, -2, -1)
-        weights = gate_weights(scores, self.gate)  # (B, H, L, L)
-        w_ii = torch.diagonal(weights, 0, -2, -1).unsqueeze(-1)  # (B, H, L, 1)
-        mixed = weights @ v + w_ii * (v_m - v)  # swap v_i for v_i^M on the diagonal
+        diag = (q_m * k_m).sum(-1) * scale  # (H, Q): q_i^M . k_i^M
+        if query is None:
+            scores = torch.diagonal_scatter(scores, diag.expand(scores.shape[:-1]), 0, -2, -1)
+            weights = gate_weights(scores, self.gate)  # (B, H, L, L)
+            w_ii = torch.diagonal(weights, 0, -2, -1).unsqueeze(-1)  # (B, H, L, 1)
+            v_q = v
+        else:
+            at = query.view(1, 1, -1, 1).expand(*scores.shape[:-1], 1)  # (B, H, Q, 1)
+            scores = scores.scatter(-1, at, diag.unsqueeze(-1).expand(at.shape))
+            weights = gate_weights(scores, self.gate)  # (B, H, Q, L)
+            w_ii = weights.gather(-1, at)  # (B, H, Q, 1)
+            v_q = v[:, :, query]  # (B, H, Q, K)
+        mixed = weights @ v + w_ii * (v_m - v_q)  # swap v_i for v_i^M at the masked position
         return self.output(self.merge(mixed))
 
 
@@ -168,9 +181,12 @@ class Block(nn.Module):
         x_q = x if query is None else x[:, query]
         return self.finish(x_q, self.attention(x_q, x, attend))
 
-    def forward_loo(self, x: Tensor, x_mask: Tensor, attend: Tensor | None = None) -> Tensor:
-        """Leave-one-out outputs, (B, L, d); see :meth:`MultiHeadAttention.forward_loo`."""
-        return self.finish(x_mask, self.attention.forward_loo(x, x_mask, attend))
+    def forward_loo(
+        self, x: Tensor, x_mask: Tensor, attend: Tensor | None = None, query: Tensor | None = None
+    ) -> Tensor:
+        """Leave-one-out outputs, (B, Q, d); see :meth:`MultiHeadAttention.forward_loo`."""
+        residual = x_mask if query is None else x_mask[query]
+        return self.finish(residual, self.attention.forward_loo(x, x_mask, attend, query))
 
 
 class ColumnHeads(nn.Module):
@@ -369,11 +385,12 @@ class TabularMoE(nn.Module):
             x = block(x, attend, query if i == self.n_layers - 1 else None)
         return x
 
-    def hidden_loo(self, tokens: Tensor, attend: Tensor | None = None) -> Tensor:
-        """One-layer leave-one-column-out in one pass: (B, L) -> (B, L, d)."""
+    def hidden_loo(self, tokens: Tensor, attend: Tensor | None = None, query: Tensor | None = None) -> Tensor:
+        """One-layer leave-one-column-out in one pass: (B, L) -> (B, Q, d), for the positions
+        ``query`` (Q,) (default: all L)."""
         if self.n_layers != 1:
             raise ValueError("The one-pass leave-one-out form is exact only for n_layers=1.")
-        return self.blocks[0].forward_loo(self.embed(tokens), self.mask_embedding(), attend)
+        return self.blocks[0].forward_loo(self.embed(tokens), self.mask_embedding(), attend, query)
 
     def hidden_copies(self, tokens: Tensor, attend: Tensor | None = None) -> Tensor:
         """Reference: materialise the L masked copies of each row. (B, L) -> (B, L, d)."""

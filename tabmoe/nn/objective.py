@@ -45,6 +45,7 @@ class MaskedFeatureObjective:
     mask_rate: float = 0.15
     feature_dropout: float = 0.0
     unknown_rate: float = 0.0
+    max_scored_features: int | None = None
 
     def __post_init__(self):
         if self.masking not in MASKINGS[1:]:
@@ -53,6 +54,8 @@ class MaskedFeatureObjective:
             raise ValueError(f"feature_dropout must be in [0, 1), got {self.feature_dropout!r}.")
         if not 0.0 <= self.unknown_rate < 1.0:
             raise ValueError(f"unknown_rate must be in [0, 1), got {self.unknown_rate!r}.")
+        if self.max_scored_features is not None and self.max_scored_features < 1:
+            raise ValueError(f"max_scored_features must be None or >= 1, got {self.max_scored_features!r}.")
 
     def position_weights(self, n_columns: int, device: torch.device) -> Tensor:
         w = torch.full((n_columns,), float(self.feature_loss_weight), device=device)
@@ -66,8 +69,12 @@ class MaskedFeatureObjective:
         inputs = tokens
         if self.unknown_rate > 0 and model.training:
             inputs = replace_with_unknown(tokens, self.unknown_rate)
+        inflate = None
         if self.masking == "leave_one_out":
-            hidden, scored = model.hidden_loo(inputs, attend), None
+            query = self.scored_positions(tokens.shape[1], tokens.device) if model.training else None
+            hidden, scored = model.hidden_loo(inputs, attend, query), None
+            if query is not None:
+                hidden, scored, inflate = scatter_scored(hidden, query, tokens.shape[1])
         elif self.masking == "copies":
             hidden, scored = model.hidden_copies(inputs, attend), None
         else:
@@ -81,7 +88,18 @@ class MaskedFeatureObjective:
             valid = valid & scored
         if attend is not None:
             valid = valid & attend
-        return weighted_sum(nll, valid, batch["weight"], self.position_weights(tokens.shape[1], tokens.device))
+        position_weight = self.position_weights(tokens.shape[1], tokens.device)
+        return weighted_sum(nll, valid, batch["weight"], position_weight, inflate)
+
+    def scored_positions(self, n_columns: int, device: torch.device) -> Tensor | None:
+        """(Q,) positions one training batch scores: the label and ``max_scored_features``
+        feature columns drawn without replacement (None: every column)."""
+        k = self.max_scored_features
+        if k is None or k >= n_columns - 1:
+            return None
+        features = torch.rand(n_columns - 1, device=device).argsort()[:k]
+        label = torch.full((1,), n_columns - 1, dtype=features.dtype, device=device)
+        return torch.cat([features.sort().values, label])
 
 
 def random_mask(shape: torch.Size, rate: float, device: torch.device) -> Tensor:
@@ -107,9 +125,28 @@ def replace_with_unknown(tokens: Tensor, rate: float) -> Tensor:
     return tokens.masked_fill(replace, UNKNOWN)
 
 
-def weighted_sum(nll: Tensor, valid: Tensor, row_weight: Tensor, position_weight: Tensor) -> tuple[Tensor, Tensor]:
-    """nll, valid (B, L); row_weight (B,); position_weight (L,) -> (loss sum, normaliser)."""
+def scatter_scored(hidden: Tensor, query: Tensor, n_columns: int) -> tuple[Tensor, Tensor, Tensor]:
+    """Outputs of the scored positions (B, Q, d) placed at ``query`` in (B, L, d) zeros, the
+    (1, L) scored mask, and the (L,) inflation (L - 1) / (Q - 1) of each scored feature, so the
+    loss sum and its normaliser are unbiased estimates of the all-columns ones."""
+    b, q, d = hidden.shape
+    full = hidden.new_zeros(b, n_columns, d).index_copy(1, query, hidden)
+    scored = torch.zeros(n_columns, dtype=torch.bool, device=hidden.device).index_fill(0, query, True)
+    inflate = torch.full((n_columns,), (n_columns - 1) / (q - 1), dtype=hidden.dtype, device=hidden.device)
+    inflate[-1] = 1.0
+    return full, scored.unsqueeze(0), inflate
+
+
+def weighted_sum(
+    nll: Tensor, valid: Tensor, row_weight: Tensor, position_weight: Tensor, inflate: Tensor | None = None
+) -> tuple[Tensor, Tensor]:
+    """nll, valid (B, L); row_weight (B,); position_weight, inflate (L,) -> (loss sum, normaliser).
+
+    ``inflate`` scales a position's term in both the sum and the normaliser (sampled
+    positions standing for the unsampled ones)."""
     v = valid.to(nll.dtype)
+    if inflate is not None:
+        v = v * inflate
     total = (nll * v * position_weight * row_weight[:, None]).sum()
     return total, (v * row_weight[:, None]).sum()
 
