@@ -162,3 +162,17 @@ def test_scored_features_subset_trains_the_drawn_heads_and_the_label():
 def test_scored_features_rejects_zero():
     with pytest.raises(ValueError, match="max_scored_features"):
         MaskedFeatureObjective("leave_one_out", max_scored_features=0)
+
+
+def test_dropout_keeps_one_minus_p_scaled_and_is_identity_in_eval():
+    from tabmoe.nn.network import Dropout
+
+    drop = Dropout(0.25)
+    x = torch.ones(200, 50, 20)
+    torch.manual_seed(0)
+    out = drop(x)
+    kept = out != 0
+    assert abs(kept.float().mean().item() - 0.75) < 0.01
+    assert torch.allclose(out[kept], torch.full_like(out[kept], 1 / 0.75))
+    assert torch.equal(drop.eval()(x), x)
+    assert torch.equal(Dropout(0.0)(x), x)
