@@ -142,10 +142,10 @@ def test_scored_features_is_an_unbiased_estimate_of_every_column():
         full_sum, full_weight = scored_loss(model, tokens, None)
         assert scored_loss(model, tokens, 6)[0].item() == pytest.approx(full_sum.item(), rel=1e-6)  # k >= L - 1
         torch.manual_seed(0)
-        draws = torch.tensor([[float(v) for v in scored_loss(model, tokens, 2)] for _ in range(3000)])
+        draws = torch.tensor([[float(v) for v in scored_loss(model, tokens, 2)] for _ in range(600)])
     assert not torch.allclose(draws[0], draws[1])  # the subsets differ from batch to batch
-    assert draws[:, 0].mean().item() == pytest.approx(full_sum.item(), rel=0.02)
-    assert draws[:, 1].mean().item() == pytest.approx(full_weight.item(), rel=0.02)
+    assert draws[:, 0].mean().item() == pytest.approx(full_sum.item(), rel=0.03)
+    assert draws[:, 1].mean().item() == pytest.approx(full_weight.item(), rel=0.03)
 
 
 def test_scored_features_subset_trains_the_drawn_heads_and_the_label():
