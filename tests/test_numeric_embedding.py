@@ -42,6 +42,23 @@ def test_ordered_gradients_reach_every_lower_step():
     assert (grad[ids[0][:3]] > 0).all() and grad[ids[0][3]] == 0
 
 
+def test_both_lookups_give_the_same_embeddings_and_gradients():
+    """embed() looks up the (V, d) token table once when the batch has at least V tokens,
+    else both tables row by row: the same values and gradients."""
+    model, ids = _model([0, 2])
+    g = torch.Generator().manual_seed(0)
+    tokens = torch.stack([torch.as_tensor(i)[torch.randint(4, (8,), generator=g)] for i in ids], 1)  # (8, 3)
+    assert tokens.numel() >= model.token_embedding.num_embeddings > 3
+    whole = model.embed(tokens)  # one lookup
+    whole.square().sum().backward()
+    grad_whole = model.token_embedding.weight.grad.clone()
+    model.zero_grad()
+    rows = torch.cat([model.embed(tokens[i : i + 1]) for i in range(len(tokens))])  # row by row
+    rows.square().sum().backward()
+    torch.testing.assert_close(whole, rows)
+    torch.testing.assert_close(grad_whole, model.token_embedding.weight.grad)
+
+
 def _table(n=300, seed=0):
     rng = np.random.default_rng(seed)
     X = pd.DataFrame({"x": rng.normal(size=n), "c": rng.choice(list("abc"), n), "z": rng.uniform(size=n)})

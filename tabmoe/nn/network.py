@@ -386,8 +386,17 @@ class TabularMoE(nn.Module):
 
     def embed(self, tokens: Tensor) -> Tensor:
         """tokens (B, L) -> (B, L, d)"""
-        # One lookup in the (V, d) table: cheaper than looking up both tables and choosing.
-        return F.embedding(tokens.long(), self.token_table()) + self.column_embedding
+        tokens = tokens.long()
+        if tokens.numel() >= self.token_embedding.num_embeddings:
+            # One lookup in the (V, d) token table is cheaper than two lookups and a choice
+            # while the table is smaller than the batch (a 10^6-value vocabulary is not).
+            return F.embedding(tokens, self.token_table()) + self.column_embedding
+        x = self.token_embedding(tokens)
+        if self.ordered_ids.numel():
+            position = self.ordered_position[tokens]  # (B, L), -1 for other tokens
+            ordered = self.ordered_table()[position.clamp(min=0)]  # (B, L, d)
+            x = torch.where((position >= 0).unsqueeze(-1), ordered, x)
+        return x + self.column_embedding
 
     def mask_embedding(self) -> Tensor:
         """(L, d): what every position looks like when it is masked."""
