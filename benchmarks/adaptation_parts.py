@@ -7,7 +7,7 @@ the importance weights, both (what the harness gives it), and neither.
 The rows are the harness's (:func:`tabmoe.bench.adaptation.split_adaptation` halves the
 split's OOD rows into adaptation and test rows; the weights are
 :func:`~tabmoe.bench.adaptation.importance_weights`). ``TabularMoEClassifier(random_state=
-seed)`` is fitted four times on the same training rows. Prints one JSON line per variant:
+seed)`` is fitted five times on the same training rows (the last with ``early_stopping=False``). Prints one JSON line per variant:
 ID-validation and OOD-test-half accuracy, epochs, best epoch, and the predicted classes.
 """
 
@@ -44,11 +44,13 @@ def main(argv: list[str] | None = None) -> int:
         "unlabeled_rows": {"X_unlabeled": X_ood.iloc[adapt]},
         "importance_weights": {"sample_weight": weights.weights},
         "both": {"X_unlabeled": X_ood.iloc[adapt], "sample_weight": weights.weights},
+        "importance_weights_no_early_stopping": {"sample_weight": weights.weights},
     }
     for name, fit_params in variants.items():
+        params = {"early_stopping": False} if name.endswith("no_early_stopping") else {}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            est = TabularMoEClassifier(random_state=args.seed).fit(X, y, **fit_params)
+            est = TabularMoEClassifier(random_state=args.seed, **params).fit(X, y, **fit_params)
         pred = est.predict(X_ood.iloc[test])
         classes, counts = np.unique(pred, return_counts=True)
         print(json.dumps({
