@@ -27,11 +27,10 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-import torch
 from ood_variants import parse_variant as parse_params  # "a=1,b=x" -> {"a": 1, "b": "x"}
-from threadpoolctl import threadpool_limits
 
 from tabmoe import TabularMoEClassifier
+from tabmoe.bench import limited_threads
 from tabmoe.bench.suites import load_suite
 from tabmoe.registry import get_model
 
@@ -197,11 +196,6 @@ def summary(args) -> int:
         )
     return 0
 
-
-def limited_threads(n: int):
-    """torch and the BLAS / OpenMP pools (HistGradientBoosting's too) at ``n`` threads."""
-    torch.set_num_threads(n)
-    return threadpool_limits(n)
 
 
 def main(argv: list[str] | None = None) -> int:

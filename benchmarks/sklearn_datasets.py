@@ -24,12 +24,11 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-import torch
 from ood_variants import parse_variant as parse_params  # "a=1,b=x" -> {"a": 1, "b": "x"}
 from sklearn import datasets
 from sklearn.model_selection import StratifiedKFold
-from threadpoolctl import threadpool_limits
 
+from tabmoe.bench import limited_threads
 from tabmoe.registry import get_model
 
 OUT = Path(__file__).parent / "results" / "sklearn-datasets" / "cv.jsonl"
@@ -63,11 +62,6 @@ def cross_validate(model: str, X, y, folds: int = 5, params: dict | None = None)
         "fit_seconds": float(np.mean(seconds)),
     }
 
-
-def limited_threads(n: int):
-    """torch and the BLAS / OpenMP pools (HistGradientBoosting's too) at ``n`` threads."""
-    torch.set_num_threads(n)
-    return threadpool_limits(n)
 
 
 def main(argv: list[str] | None = None) -> int:

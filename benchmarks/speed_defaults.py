@@ -26,10 +26,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import torch
 from ood_variants import parse_variant as parse_params  # "a=1,b=x" -> {"a": 1, "b": "x"}
-from threadpoolctl import threadpool_limits
 
+from tabmoe.bench import limited_threads
 from tabmoe.registry import get_model
 
 OUT = Path(__file__).parent / "results" / "speed" / "defaults.jsonl"
@@ -53,11 +52,6 @@ def mixed_table(n_rows: int, n_columns: int, seed: int = 0) -> tuple[pd.DataFram
     score += rng.normal(scale=0.3, size=n_rows)
     return pd.DataFrame(columns), np.where(score > np.median(score), "yes", "no")
 
-
-def limited_threads(n: int):
-    """torch and the BLAS / OpenMP pools (HistGradientBoosting's too) at ``n`` threads."""
-    torch.set_num_threads(n)
-    return threadpool_limits(n)
 
 
 def main(argv: list[str] | None = None) -> int:
