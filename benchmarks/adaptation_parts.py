@@ -1,5 +1,6 @@
 """tabmoe under the ``unlabeled-target`` protocol, one part at a time: the unlabeled rows,
-the importance weights, both (what the harness gives it), and neither.
+the importance weights, both (what the harness gives it), neither, and the weights without
+early stopping (how much of the harm is the weighted hold-out's choice of epoch).
 
     python benchmarks/adaptation_parts.py --split breast-cancer-over-50 --seed 0 \
         --openml-cache ../shared/openml-cache
@@ -7,8 +8,9 @@ the importance weights, both (what the harness gives it), and neither.
 The rows are the harness's (:func:`tabmoe.bench.adaptation.split_adaptation` halves the
 split's OOD rows into adaptation and test rows; the weights are
 :func:`~tabmoe.bench.adaptation.importance_weights`). ``TabularMoEClassifier(random_state=
-seed)`` is fitted five times on the same training rows (the last with ``early_stopping=False``). Prints one JSON line per variant:
-ID-validation and OOD-test-half accuracy, epochs, best epoch, and the predicted classes.
+seed)`` is fitted five times on the same training rows (the last with
+``early_stopping=False``). Prints one JSON line per variant: ID-validation and OOD-test-half
+accuracy, epochs, best epoch, and the predicted classes.
 """
 
 from __future__ import annotations
@@ -39,15 +41,15 @@ def main(argv: list[str] | None = None) -> int:
     X_ood, y_ood = split.features("ood_test"), np.asarray(split.parts["ood_test"][split.target])
     adapt, test = split_adaptation(X_ood, y_ood, args.seed)
     weights = importance_weights(X, X_ood.iloc[adapt], random_state=args.seed)
-    variants = {
-        "neither": {},
-        "unlabeled_rows": {"X_unlabeled": X_ood.iloc[adapt]},
-        "importance_weights": {"sample_weight": weights.weights},
-        "both": {"X_unlabeled": X_ood.iloc[adapt], "sample_weight": weights.weights},
-        "importance_weights_no_early_stopping": {"sample_weight": weights.weights},
+    unlabeled, weighted = {"X_unlabeled": X_ood.iloc[adapt]}, {"sample_weight": weights.weights}
+    variants = {  # name: (estimator parameters, fit parameters)
+        "neither": ({}, {}),
+        "unlabeled_rows": ({}, unlabeled),
+        "importance_weights": ({}, weighted),
+        "both": ({}, {**unlabeled, **weighted}),
+        "importance_weights_no_early_stopping": ({"early_stopping": False}, weighted),
     }
-    for name, fit_params in variants.items():
-        params = {"early_stopping": False} if name.endswith("no_early_stopping") else {}
+    for name, (params, fit_params) in variants.items():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             est = TabularMoEClassifier(random_state=args.seed, **params).fit(X, y, **fit_params)

@@ -63,7 +63,6 @@ def cross_validate(model: str, X, y, folds: int = 5, params: dict | None = None)
     }
 
 
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default=",".join(MODELS))

@@ -53,7 +53,6 @@ def mixed_table(n_rows: int, n_columns: int, seed: int = 0) -> tuple[pd.DataFram
     return pd.DataFrame(columns), np.where(score > np.median(score), "yes", "no")
 
 
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=5000)
