@@ -27,7 +27,10 @@ if TYPE_CHECKING:
 
 #: Parameters added after the first saved models, with the values that reproduce those models
 #: (read from pickles and files that lack them).
-ADDED_PARAMETERS = {"n_jobs": None, "unknown_rate": 0.0, "numeric_embedding": "bins", "max_scored_features": None}
+ADDED_PARAMETERS = {
+    "n_jobs": None, "unknown_rate": 0.0, "numeric_embedding": "bins", "max_scored_features": None,
+    "unknown": "token", "label_smoothing": 0.0,
+}
 
 
 class EstimatorStateMixin:

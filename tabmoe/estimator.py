@@ -31,7 +31,7 @@ from .nn.ensemble import StackedModel, member_loss
 from .nn.network import BLOCKS, GATES, TabularMoE
 from .nn.objective import MASKINGS, MaskedFeatureObjective, label_loss
 from .nn.trainer import LossFn, Trainer, TrainerConfig, TrainResult, seeded
-from .tokenizer import MISSING, ColumnTokenizer, to_frame
+from .tokenizer import MISSING, UNKNOWN, ColumnTokenizer, to_frame
 
 #: At most this many labelled training rows are kept after ``fit`` (``train_sample_tokens_``):
 #: :meth:`TabularMoEClassifier.adapt` mixes them into every step and
@@ -68,7 +68,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         Attention coefficients: probabilities, or signed TanhMax coefficients.
     categorical_features, n_bins, min_frequency, vocabulary :
         Passed to :class:`~tabmoe.tokenizer.ColumnTokenizer`.
-        Default ``n_bins=20`` (docs/research.md#study-5; was 10).
+        Default ``n_bins=20`` (docs/research.md#study-5; was 10); ``"auto"``: the Rice rule.
     numeric_embedding : {"ordered", "bins"}
         ``"ordered"`` (default, docs/research.md#study-5): thermometer embeddings, bin k's is
         the sum of k + 1 learned steps, so neighbouring bins share parameters. ``"bins"``:
@@ -120,6 +120,12 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         ``"exclude"`` (docs/paper.md section 5, exchangeability): missing values and columns
         absent from the DataFrame (matched by name) are left out of the attention — no
         imputation — at fit, predict, explain and adapt.
+    unknown : {"token", "exclude"}
+        ``"token"``: a category unseen at fit (or rarer than ``min_frequency``) is the UNKNOWN
+        token. ``"exclude"``: it is left out of the attention, as an absent column.
+    label_smoothing : float
+        Training only: targets of every scored column put ``1 - label_smoothing`` on the true
+        value and spread the rest evenly over the column's values (default 0).
     feature_dropout : float
         Training only: each feature token of each row is left out of the attention (and not
         scored) with this probability, so the model learns to predict from column subsets.
@@ -180,7 +186,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         "dropout": [Interval(numbers.Real, 0, 1, closed="left")],
         "block": [StrOptions(set(BLOCKS))],
         "gate": [StrOptions(set(GATES))],
-        "n_bins": [Interval(numbers.Integral, 2, None, closed="left")],
+        "n_bins": [Interval(numbers.Integral, 2, None, closed="left"), StrOptions({"auto"})],
         "numeric_embedding": [StrOptions({"bins", "ordered"})],
         "vocabulary": [StrOptions({"per_column", "shared"})],
         "masking": [StrOptions(set(MASKINGS))],
@@ -190,6 +196,8 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         "batch_size": [StrOptions({"auto", "paper"}), Interval(numbers.Integral, 1, None, closed="left")],
         **FIT_PARAMETER_CONSTRAINTS,
         "missing": [StrOptions(set(MISSING_MODES))],
+        "unknown": [StrOptions(set(MISSING_MODES))],
+        "label_smoothing": [Interval(numbers.Real, 0, 1, closed="left")],
         "feature_dropout": [Interval(numbers.Real, 0, 1, closed="left")],
         "n_members": [Interval(numbers.Integral, 1, None, closed="left")],
         "unknown_rate": [Interval(numbers.Real, 0, 1, closed="left")],
@@ -206,7 +214,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         block: Literal["transformer", "attention"] = "transformer",
         gate: Literal["softmax", "tanhmax"] = "softmax",
         categorical_features: Any = "auto",
-        n_bins: int = 20,
+        n_bins: int | Literal["auto"] = 20,
         numeric_embedding: Literal["bins", "ordered"] = "ordered",
         min_frequency: int = 1,
         vocabulary: Literal["per_column", "shared"] = "per_column",
@@ -233,6 +241,8 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         compile: bool = False,
         mixed_precision: bool | Literal["auto"] = False,
         unknown_rate: float = 0.0,
+        unknown: Literal["token", "exclude"] = "token",
+        label_smoothing: float = 0.0,
     ):
         self.d_model = d_model
         self.n_heads = n_heads
@@ -269,6 +279,8 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         self.compile = compile
         self.mixed_precision = mixed_precision
         self.unknown_rate = unknown_rate
+        self.unknown = unknown
+        self.label_smoothing = label_smoothing
 
     # ----------------------------------------------------------- resolved
     def _masking(self) -> str:
@@ -419,10 +431,9 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
 
     # ------------------------------- MoE view, missing columns, unlabeled rows, ensembles
     def _attend(self, tokens: np.ndarray) -> np.ndarray | None:
-        """(n, L) bool: False where a token is left out of the attention (``missing="exclude"``)."""
-        if self.missing != "exclude":
-            return None
-        return tokens != MISSING  # a label token is never MISSING
+        """(n, L) bool: False where a token is left out of the attention (``"exclude"``)."""
+        left_out = [t for t, mode in ((MISSING, self.missing), (UNKNOWN, self.unknown)) if mode == "exclude"]
+        return ~np.isin(tokens, left_out) if left_out else None  # a label is never either
 
     def _rows(self, tokens: np.ndarray, weight: np.ndarray) -> dict[str, torch.Tensor]:
         """Training tensors of rows with tokens (n, L): tokens, weight and, if needed, attend."""
@@ -435,7 +446,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
     def _objective(self, masking: str):
         objective = MaskedFeatureObjective(
             masking, self.feature_loss_weight, self.mask_rate, self.feature_dropout,
-            self.unknown_rate, self.max_scored_features,
+            self.unknown_rate, self.max_scored_features, self.label_smoothing,
         )
         return objective if self.n_members == 1 else member_loss(objective)
 
@@ -529,15 +540,9 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         """
         tokens, attend = self._feature_tokens(X)
         index = X.index if isinstance(X, pd.DataFrame) else pd.RangeIndex(len(tokens))
+        names, classes = self._column_names(X), list(self.classes_)
         return explain_tokens(
-            self.module_,
-            tokens,
-            attend,
-            self.label_token_ids_,
-            self._column_names(X),
-            list(self.classes_),
-            index,
-            self._predict_rows(),
+            self.module_, tokens, attend, self.label_token_ids_, names, classes, index, self._predict_rows()
         )
 
     @scoped_threads
@@ -573,13 +578,10 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
             target = self._tokens(self._prepare_X(X_target), None)
             extra = self._rows(target, np.ones(len(target)))
             data = {k: torch.cat([v, extra[k]]) for k, v in data.items()}
-        masking = self._masking()
-        device = self._module_device()
+        masking, device, tokens = self._masking(), self._module_device(), data["tokens"]
         config = TrainerConfig(
             max_epochs=max_epochs,
-            batch_size=self._cap_rows_for_heads(
-                self._rows_per_batch(len(data["tokens"]), data["tokens"].shape[1], masking),
-            ),
+            batch_size=self._cap_rows_for_heads(self._rows_per_batch(len(tokens), tokens.shape[1], masking)),
             lr=lr,
             weight_decay=self.weight_decay,
             device=device,

@@ -123,6 +123,12 @@ def _numeric_values(column: pd.Series, name: Any) -> np.ndarray:
     return values
 
 
+def auto_bins(n_rows: int) -> int:
+    """Bins for ``n_bins="auto"``: the Rice rule, 2 n^(1/3) (10 at 125 rows, 20 at 1,000,
+    43 at 10,000)."""
+    return max(2, round(2 * n_rows ** (1 / 3)))
+
+
 def _bin_edges(values: np.ndarray, n_bins: int) -> np.ndarray:
     """Inner bin edges (k-1 of them for k bins) from the finite training values."""
     finite = values[~np.isnan(values)]
@@ -202,8 +208,9 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         Which columns are categorical. ``"auto"``: pandas category, object, string and bool
         dtypes. ``"all"``: every column (e.g. already-integer-coded data). Otherwise column
         names, column indices or a boolean mask of length ``n_features``.
-    n_bins : int, default=10
-        Maximum number of quantile bins for a numeric column.
+    n_bins : int or "auto", default=10
+        Maximum number of quantile bins for a numeric column. ``"auto"``: the Rice rule,
+        ``round(2 * n_samples ** (1/3))`` bins (at least 2), from the rows given to ``fit``.
     min_frequency : int, default=1
         Categories seen fewer times than this at fit map to UNKNOWN.
     vocabulary : {"per_column", "shared"}, default="per_column"
@@ -223,11 +230,13 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         Number of value tokens each column can take.
     n_tokens_ : int
         Size of the id space, reserved ids included.
+    n_bins_ : int
+        The maximum number of bins used (``n_bins`` with ``"auto"`` resolved).
     """
 
     _parameter_constraints: dict = {
         "categorical_features": [StrOptions({"auto", "all"}), "array-like"],
-        "n_bins": [Interval(numbers.Integral, 2, None, closed="left")],
+        "n_bins": [Interval(numbers.Integral, 2, None, closed="left"), StrOptions({"auto"})],
         "min_frequency": [Interval(numbers.Integral, 1, None, closed="left")],
         "vocabulary": [StrOptions({"per_column", "shared"})],
     }
@@ -235,7 +244,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
     def __init__(
         self,
         categorical_features: Literal["auto", "all"] | Sequence = "auto",
-        n_bins: int = 10,
+        n_bins: int | Literal["auto"] = 10,
         min_frequency: int = 1,
         vocabulary: Literal["per_column", "shared"] = "per_column",
     ):
@@ -292,6 +301,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         # refused instead of being read by position.
         self._column_labels = None if hasattr(self, "feature_names_in_") else _label_reprs(frame)
         self.is_categorical_ = self._categorical_mask(frame)
+        self.n_bins_ = auto_bins(len(frame)) if self.n_bins == "auto" else self.n_bins
         self.categories_, self.bin_edges_, self._infrequent = [], [], []
         sizes = []
         for j, (name, column) in enumerate(frame.items()):
@@ -302,7 +312,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
                 self.bin_edges_.append(None)
                 sizes.append(len(kept))
             else:
-                edges = _bin_edges(_numeric_values(column, name), self.n_bins)
+                edges = _bin_edges(_numeric_values(column, name), self.n_bins_)
                 self.categories_.append(None)
                 self._infrequent.append(None)
                 self.bin_edges_.append(edges)
@@ -505,6 +515,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
             "offsets": self.offsets_.tolist(),
             "n_tokens_per_column": self.n_tokens_per_column_.tolist(),
             "n_tokens": int(self.n_tokens_),
+            "n_bins": int(self.n_bins_),
             "shared_values": encode_index(getattr(self, "shared_values_", None)),
         }
 
@@ -525,6 +536,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         tok.offsets_ = np.asarray(state["offsets"], dtype=np.int64)
         tok.n_tokens_per_column_ = np.asarray(state["n_tokens_per_column"], dtype=np.int64)
         tok.n_tokens_ = state["n_tokens"]
+        tok.n_bins_ = state.get("n_bins", tok.n_bins)  # absent in files saved before it existed
         if state["shared_values"] is not None:
             tok.shared_values_ = decode_index(state["shared_values"])
         _check_state(tok)

@@ -261,14 +261,16 @@ class ColumnHeads(nn.Module):
         logits = torch.einsum("bgd,gpd->bgp", h, self.weight[safe]) + self.bias[safe]
         return logits.masked_fill(~valid, -math.inf)
 
-    def nll(self, h: Tensor, targets: Tensor) -> tuple[Tensor, Tensor]:
+    def nll(self, h: Tensor, targets: Tensor, smoothing: float = 0.0) -> tuple[Tensor, Tensor]:
         """h (B, L, d), targets (B, L) token ids -> (nll (B, L), valid (B, L) bool).
 
         A target outside its column's output ids (MISSING, UNKNOWN, MASK) is not valid and
-        its nll is 0.
+        its nll is 0. ``smoothing`` > 0: the cross-entropy with a target that puts
+        ``1 - smoothing`` on the true value and spreads ``smoothing`` evenly over the column's
+        values (label smoothing, as ``torch.nn.CrossEntropyLoss(label_smoothing=...)``).
         """
         if self.all_in_one_group:  # then columns == arange(L): no gathers or scatters
-            nll, valid = self.group_nll(0, h, targets)
+            nll, valid = self.group_nll(0, h, targets, smoothing)
             return nll.to(h.dtype), valid
         # One gather into group order and one back: a gather per group would cost a
         # (B, L, d) zero gradient per group in the backward pass (a tenth of a step).
@@ -276,20 +278,25 @@ class ColumnHeads(nn.Module):
         order = torch.cat(columns)  # (L,)
         sizes = [len(c) for c in columns]
         h_groups, t_groups = h[:, order].split(sizes, 1), targets[:, order].split(sizes, 1)
-        parts = [self.group_nll(g, h_g, t_g) for g, (h_g, t_g) in enumerate(zip(h_groups, t_groups, strict=True))]
+        pairs = enumerate(zip(h_groups, t_groups, strict=True))
+        parts = [self.group_nll(g, h_g, t_g, smoothing) for g, (h_g, t_g) in pairs]
         back = torch.argsort(order)
         nll = torch.cat([part for part, _ in parts], 1)[:, back]
         valid = torch.cat([ok for _, ok in parts], 1)[:, back]
         return nll.to(h.dtype), valid
 
-    def group_nll(self, g: int, h: Tensor, targets: Tensor) -> tuple[Tensor, Tensor]:
+    def group_nll(self, g: int, h: Tensor, targets: Tensor, smoothing: float = 0.0) -> tuple[Tensor, Tensor]:
         """Group g's columns: h (B, G, d), targets (B, G) -> (nll (B, G) float32, valid (B, G))."""
         ids = getattr(self, f"ids_{g}")
         logits = self.logits_for(h, ids)  # (B, G, P)
         local, ok = self.slots(g, ids, targets)  # (B, G)
         logp = torch.log_softmax(logits.float(), dim=-1)
-        picked = logp.gather(-1, local.unsqueeze(-1)).squeeze(-1)  # (B, G)
-        return torch.where(ok, -picked, torch.zeros_like(picked)), ok
+        nll = -logp.gather(-1, local.unsqueeze(-1)).squeeze(-1)  # (B, G)
+        if smoothing > 0:  # mean -log p over the column's values; padded slots are -inf
+            values = torch.isfinite(logp)
+            uniform = -logp.masked_fill(~values, 0.0).sum(-1) / values.sum(-1)
+            nll = (1.0 - smoothing) * nll + smoothing * uniform
+        return torch.where(ok, nll, torch.zeros_like(nll)), ok
 
     def column_logits(self, h: Tensor, ids: Tensor) -> Tensor:
         """Logits of one column: h (B, d), ids (P,) -> (B, P)."""

@@ -11,6 +11,8 @@ optionally ``attend`` (B, L) bool (False = column absent, not attended to).
   ``mask_rate`` are replaced by MASK; the loss covers the masked positions. One pass of a
   deep network cannot leave each column out in turn, so this is the multi-layer objective.
 
+``label_smoothing`` (training only, default 0) smooths the targets of every scored column.
+
 ``feature_dropout`` (training only, default 0): each feature token of each row is dropped
 with that probability — left out of the attention and not scored, as an absent column — so
 the model learns to predict from subsets of the columns (docs/paper.md section 5). Opt-in: it
@@ -46,6 +48,7 @@ class MaskedFeatureObjective:
     feature_dropout: float = 0.0
     unknown_rate: float = 0.0
     max_scored_features: int | None = None
+    label_smoothing: float = 0.0
 
     def __post_init__(self):
         if self.masking not in MASKINGS[1:]:
@@ -54,6 +57,8 @@ class MaskedFeatureObjective:
             raise ValueError(f"feature_dropout must be in [0, 1), got {self.feature_dropout!r}.")
         if not 0.0 <= self.unknown_rate < 1.0:
             raise ValueError(f"unknown_rate must be in [0, 1), got {self.unknown_rate!r}.")
+        if not 0.0 <= self.label_smoothing < 1.0:
+            raise ValueError(f"label_smoothing must be in [0, 1), got {self.label_smoothing!r}.")
         if self.max_scored_features is not None and self.max_scored_features < 1:
             raise ValueError(f"max_scored_features must be None or >= 1, got {self.max_scored_features!r}.")
 
@@ -83,7 +88,8 @@ class MaskedFeatureObjective:
                 scored = scored & attend  # an absent / dropped column is neither masked nor scored
             masked = inputs.masked_fill(scored, MASK)
             hidden = model.hidden(masked, attend)
-        nll, valid = model.heads.nll(hidden, tokens)
+        # Smoothed targets in training only: the validation loss early stopping reads is the NLL.
+        nll, valid = model.heads.nll(hidden, tokens, self.label_smoothing if model.training else 0.0)
         if scored is not None:
             valid = valid & scored
         if attend is not None:
