@@ -15,11 +15,17 @@ defaults instead (a reference row, e.g. logistic regression). One JSON line per
 ID-test and OOD-test accuracy, fit seconds, epochs, and whether all OOD predictions are one
 class. Decisions are made on the ID-validation column (docs/research.md); OOD is reported
 beside it.
+
+``run --unseen-check`` adds an ID-only check of how unseen categories are read (study 12):
+every ID-validation row gets, in one categorical column drawn at random (seeded), a value
+never seen at fit, and the fitted network predicts those rows with ``unknown="token"`` and
+with ``"exclude"`` (``validation_unseen_token`` / ``_exclude``); ``unseen`` pairs the two.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import sys
 import time
@@ -27,6 +33,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 from ood_variants import parse_variant as parse_params  # "a=1,b=x" -> {"a": 1, "b": "x"}
 
 from tabmoe import TabularMoEClassifier
@@ -95,6 +102,39 @@ def fit_and_score(estimator, X, y, parts: dict) -> dict:
     return out
 
 
+UNSEEN = "<a value unseen at fit>"
+
+
+def with_unseen_values(estimator, X: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """``X`` with one categorical column per row, drawn at random, set to a value never seen at fit."""
+    columns = np.flatnonzero(estimator.tokenizer_.is_categorical_)
+    pick = np.random.RandomState(seed).choice(columns, size=len(X))
+    out = X.copy()
+    for j in columns:
+        rows = pick == j
+        if rows.any():
+            name = out.columns[j]
+            out[name] = out[name].astype(object)
+            out.loc[out.index[rows], name] = UNSEEN
+    return out
+
+
+def unseen_scores(estimator, X: pd.DataFrame, y, seed: int) -> dict:
+    """Accuracy on the altered rows with each way of reading an unseen value (same network:
+    ``unknown`` acts only where UNKNOWN tokens occur, and training holds none at
+    ``min_frequency=1``)."""
+    if not estimator.tokenizer_.is_categorical_.any():
+        return {}
+    altered = with_unseen_values(estimator, X, seed)
+    out = {}
+    for mode in ("token", "exclude"):
+        reader = copy.copy(estimator).set_params(unknown=mode)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out[f"validation_unseen_{mode}"] = float(np.mean(reader.predict(altered) == np.asarray(y)))
+    return out
+
+
 def run(args) -> int:
     suite = load_suite(args.suite)
     out_path = Path(args.out or RESULTS / f"{args.study}.jsonl")
@@ -123,6 +163,8 @@ def run(args) -> int:
                     estimator = TabularMoEClassifier(**resolved, random_state=seed)
                 with limited_threads(args.threads):
                     scores = fit_and_score(estimator, X, y, parts)
+                    if args.unseen_check:
+                        scores.update(unseen_scores(estimator, *parts["validation"], seed))
                 line = {"study": args.study, "variant": variant, "split": name, "seed": seed,
                         "params": config, **scores, "n_train": len(X)}
                 with open(out_path, "a", encoding="utf8") as fh:
@@ -197,6 +239,19 @@ def summary(args) -> int:
     return 0
 
 
+def unseen(args) -> int:
+    lines = [r for r in read_lines(RESULTS / f"{args.study}.jsonl") if "validation_unseen_token" in r]
+    token = np.array([r["validation_unseen_token"] for r in lines])
+    exclude = np.array([r["validation_unseen_exclude"] for r in lines])
+    plain = np.array([r["validation"] for r in lines])
+    d = exclude - token
+    print("| n | ID val | altered, token | altered, exclude | exclude - token (SD) | W/T/L |")
+    print("|---|---|---|---|---|---|")
+    print(f"| {len(d)} | {plain.mean():.3f} | {token.mean():.3f} | {exclude.mean():.3f} "
+          f"| {d.mean():+.4f} ({d.std():.3f}) | {_wtl(d)} |")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -211,9 +266,12 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--openml-cache", default=None)
     r.add_argument("--threads", type=int, default=1)
     r.add_argument("--out", default=None)
+    r.add_argument("--unseen-check", action="store_true", help="add the unseen-value check (study 12)")
     s = sub.add_parser("summary")
     s.add_argument("--study", required=True, help="study name(s), comma-separated")
     s.add_argument("--baseline", required=True)
+    u = sub.add_parser("unseen", help="the unseen-value check: 'exclude' paired with 'token'")
+    u.add_argument("--study", required=True)
     i = sub.add_parser("import-records", help="committed harness records as study lines")
     i.add_argument("--study", required=True)
     i.add_argument("--variant", required=True, help="the name the records get in the study")
@@ -222,7 +280,8 @@ def main(argv: list[str] | None = None) -> int:
     i.add_argument("--protocol", required=True)
     i.add_argument("--out", default=None)
     args = parser.parse_args(argv)
-    return {"run": run, "summary": summary, "import-records": import_records}[args.command](args)
+    commands = {"run": run, "summary": summary, "unseen": unseen, "import-records": import_records}
+    return commands[args.command](args)
 
 
 if __name__ == "__main__":
