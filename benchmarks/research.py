@@ -236,6 +236,11 @@ def summary(args) -> int:
             f"| {get(rows, 'ood_test').mean():.3f} | {dv.mean():+.4f} ({dv.std():.3f}) | {_wtl(dv)} "
             f"| {do.mean():+.4f} ({do.std():.3f}) | {_wtl(do)} | {fit.mean():.1f} / {fit.max():.0f} | {single} |"
         )
+        if args.by_split:
+            for split in sorted({k[0] for k in keys}):
+                on = [i for i, k in enumerate(keys) if k[0] == split]
+                print(f"|   {split} | {len(on)} | | | | {np.nanmean(dv[on]):+.4f} | {_wtl(dv[on])} "
+                      f"| {np.nanmean(do[on]):+.4f} | {_wtl(do[on])} | | |")
     return 0
 
 
@@ -270,6 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     s = sub.add_parser("summary")
     s.add_argument("--study", required=True, help="study name(s), comma-separated")
     s.add_argument("--baseline", required=True)
+    s.add_argument("--by-split", action="store_true", help="also each split's mean paired differences")
     u = sub.add_parser("unseen", help="the unseen-value check: 'exclude' paired with 'token'")
     u.add_argument("--study", required=True)
     i = sub.add_parser("import-records", help="committed harness records as study lines")
