@@ -68,7 +68,8 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         Attention coefficients: probabilities, or signed TanhMax coefficients.
     categorical_features, n_bins, min_frequency, vocabulary :
         Passed to :class:`~tabmoe.tokenizer.ColumnTokenizer`.
-        Default ``n_bins=20`` (docs/research.md#study-5; was 10); ``"auto"``: the Rice rule.
+        Default ``n_bins="auto"``: the Rice rule, ``round(2 n^(1/3))`` bins from the ``n``
+        rows given to ``fit`` (26 at 2,100 rows; docs/research.md#study-12; was 20, study 5).
     numeric_embedding : {"ordered", "bins"}
         ``"ordered"`` (default, docs/research.md#study-5): thermometer embeddings, bin k's is
         the sum of k + 1 learned steps, so neighbouring bins share parameters. ``"bins"``:
@@ -214,7 +215,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         block: Literal["transformer", "attention"] = "transformer",
         gate: Literal["softmax", "tanhmax"] = "softmax",
         categorical_features: Any = "auto",
-        n_bins: int | Literal["auto"] = 20,
+        n_bins: int | Literal["auto"] = "auto",
         numeric_embedding: Literal["bins", "ordered"] = "ordered",
         min_frequency: int = 1,
         vocabulary: Literal["per_column", "shared"] = "per_column",

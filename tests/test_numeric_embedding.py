@@ -71,7 +71,7 @@ def test_ordered_estimator_fits_saves_and_loads(tmp_path, n_members):
     X, y = _table()
     clf = TabularMoEClassifier(numeric_embedding="ordered", n_members=n_members, **FAST).fit(X, y)
     module = clf.module_ if n_members == 1 else clf.module_.member(0)
-    assert module.ordered_ids.numel() == 2 * clf.n_bins  # two numeric columns of 10 bins
+    assert module.ordered_ids.numel() == 2 * clf.tokenizer_.n_bins_  # two numeric columns, n_bins_ bins each
     clf.save(tmp_path / "m.tabmoe")
     loaded = TabularMoEClassifier.load(tmp_path / "m.tabmoe")
     assert loaded.numeric_embedding == "ordered"
