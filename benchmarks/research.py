@@ -163,7 +163,7 @@ def run(args) -> int:
                     estimator = TabularMoEClassifier(**resolved, random_state=seed)
                 with limited_threads(args.threads):
                     scores = fit_and_score(estimator, X, y, parts)
-                    if args.unseen_check:
+                    if args.unseen_check and hasattr(estimator, "tokenizer_") and "validation" in parts:
                         scores.update(unseen_scores(estimator, *parts["validation"], seed))
                 line = {"study": args.study, "variant": variant, "split": name, "seed": seed,
                         "params": config, **scores, "n_train": len(X)}
@@ -246,6 +246,8 @@ def summary(args) -> int:
 
 def unseen(args) -> int:
     lines = [r for r in read_lines(RESULTS / f"{args.study}.jsonl") if "validation_unseen_token" in r]
+    if not lines:
+        raise SystemExit(f"no unseen-check lines in study {args.study!r} (run it with --unseen-check)")
     token = np.array([r["validation_unseen_token"] for r in lines])
     exclude = np.array([r["validation_unseen_exclude"] for r in lines])
     plain = np.array([r["validation"] for r in lines])

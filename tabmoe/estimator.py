@@ -68,8 +68,8 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         Attention coefficients: probabilities, or signed TanhMax coefficients.
     categorical_features, n_bins, min_frequency, vocabulary :
         Passed to :class:`~tabmoe.tokenizer.ColumnTokenizer`.
-        Default ``n_bins="auto"``: the Rice rule, ``round(2 n^(1/3))`` bins from the ``n``
-        rows given to ``fit`` (26 at 2,100 rows; docs/research.md#study-12; was 20, study 5).
+        Default ``n_bins="auto"``: the Rice rule, ``round(2 n^(1/3))`` bins from the ``n`` rows
+        of ``X`` and ``X_unlabeled`` (26 at 2,100; docs/research.md#study-12; was 20, study 5).
     numeric_embedding : {"ordered", "bins"}
         ``"ordered"`` (default, docs/research.md#study-5): thermometer embeddings, bin k's is
         the sum of k + 1 learned steps, so neighbouring bins share parameters. ``"bins"``:
@@ -125,8 +125,8 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         ``"token"``: a category unseen at fit (or rarer than ``min_frequency``) is the UNKNOWN
         token. ``"exclude"``: it is left out of the attention, as an absent column.
     label_smoothing : float
-        Training only: targets of every scored column put ``1 - label_smoothing`` on the true
-        value and spread the rest evenly over the column's values (default 0).
+        Training (``fit``, ``adapt``) only: targets of every scored column put ``1 -
+        label_smoothing`` on the true value, the rest spread evenly over its values (default 0).
     feature_dropout : float
         Training only: each feature token of each row is left out of the attention (and not
         scored) with this probability, so the model learns to predict from column subsets.
@@ -372,6 +372,11 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
     def _check_params(self) -> None:
         self._check_architecture()
         self._masking()  # raises for a masking the depth cannot use
+        if self.unknown == "exclude" and self.unknown_rate > 0:
+            raise ValueError(
+                "unknown_rate trains the UNKNOWN token, which unknown='exclude' never attends to: "
+                f"set unknown_rate=0 or unknown='token' (got unknown_rate={self.unknown_rate!r})."
+            )
 
     def _initialize_front_end(self, inputs: FitInputs, X_unlabeled: Any = None) -> Any:
         """Fit ``tokenizer_`` (on ``X`` and ``X_unlabeled``) and ``label_token_ids_``."""
@@ -500,16 +505,11 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
             if absent:
                 extra = [c for c in X.columns if c not in set(names)]
                 if self.missing != "exclude" or extra:
-                    raise ValueError(
-                        f"Column(s) {absent} seen during fit are absent from X"
-                        + (f", and X has column(s) {extra} not seen during fit." if extra else ".")
-                        + (
-                            " Create the estimator with missing='exclude' to predict without "
-                            "absent columns (they are then left out of the attention)."
-                            if self.missing != "exclude"
-                            else ""
-                        )
-                    )
+                    hint = "" if self.missing == "exclude" else (
+                        " Create the estimator with missing='exclude' to predict without absent "
+                        "columns (they are then left out of the attention).")
+                    also = f", and X has column(s) {extra} not seen during fit." if extra else "."
+                    raise ValueError(f"Column(s) {absent} seen during fit are absent from X{also}{hint}")
                 X = X.reindex(columns=names)
         frame = to_frame(X)
         validate_data(self, X, skip_check_array=True, reset=False)

@@ -124,8 +124,7 @@ def _numeric_values(column: pd.Series, name: Any) -> np.ndarray:
 
 
 def auto_bins(n_rows: int) -> int:
-    """Bins for ``n_bins="auto"``: the Rice rule, 2 n^(1/3) (10 at 125 rows, 20 at 1,000,
-    43 at 10,000)."""
+    """Bins for ``n_bins="auto"``: the Rice rule, 2 n^(1/3) (10 at 125 rows, 20 at 1,000)."""
     return max(2, round(2 * n_rows ** (1 / 3)))
 
 
@@ -504,9 +503,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         return {
             "params": json_params(self.get_params()),
             "n_features_in": int(self.n_features_in_),
-            "feature_names_in": (
-                None if not hasattr(self, "feature_names_in_") else self.feature_names_in_.tolist()
-            ),
+            "feature_names_in": self.feature_names_in_.tolist() if hasattr(self, "feature_names_in_") else None,
             "column_labels": getattr(self, "_column_labels", None),
             "is_categorical": self.is_categorical_.tolist(),
             "categories": [encode_index(c) for c in self.categories_],
@@ -515,7 +512,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
             "offsets": self.offsets_.tolist(),
             "n_tokens_per_column": self.n_tokens_per_column_.tolist(),
             "n_tokens": int(self.n_tokens_),
-            "n_bins": int(self.n_bins_),
+            "n_bins": int(getattr(self, "n_bins_", self.n_bins)),  # pickled before n_bins_: an int
             "shared_values": encode_index(getattr(self, "shared_values_", None)),
         }
 
@@ -561,6 +558,10 @@ def _check_state(tok: ColumnTokenizer) -> None:
     for name in ("feature_names_in_", "_column_labels"):
         if getattr(tok, name, None) is not None:
             _length(f"tokenizer {name}", getattr(tok, name), n)
+    bins = tok.n_bins_
+    bounded = isinstance(bins, int) and all(e is None or len(e) < bins for e in tok.bin_edges_)
+    if isinstance(bins, bool) or not bounded or bins < 2:
+        raise ValueError(f"tokenizer n_bins {bins!r} is not an integer >= 2 that bounds every column's bins")
     sizes = tok.n_tokens_per_column_
     if tok.vocabulary == "shared":
         values = getattr(tok, "shared_values_", None)

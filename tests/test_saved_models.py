@@ -41,3 +41,17 @@ def test_pickle_of_v0_1_0_loads_and_predicts_identically():
     # parameters added since read as what the old model did; the estimator clones
     params = clone(est).get_params()
     assert (params["n_jobs"], params["unknown_rate"], params["numeric_embedding"]) == (None, 0.0, "bins")
+    assert (params["unknown"], params["label_smoothing"]) == ("token", 0.0)
+
+
+def test_pickle_of_v0_1_0_saves_and_loads(tmp_path):
+    """Saving writes the tokenizer's bin count, which a tokenizer pickled before it existed
+    does not hold as an attribute: it is its integer ``n_bins``."""
+    X, _, expected = rows_and_expected()
+    with open(MODELS / "v0.1.0-tabmoe.pkl", "rb") as file:
+        est = pickle.load(file)  # a committed file of ours: trusted
+    assert not hasattr(est.tokenizer_, "n_bins_")
+    est.save(tmp_path / "again.tabmoe")
+    again = TabularMoEClassifier.load(tmp_path / "again.tabmoe")
+    assert again.tokenizer_.n_bins_ == est.tokenizer_.n_bins
+    np.testing.assert_allclose(again.predict_proba(X), expected, rtol=0, atol=1e-6)
