@@ -37,7 +37,7 @@ from .tokenizer import MISSING, UNKNOWN, ColumnTokenizer, to_frame
 #: :meth:`TabularMoEClassifier.adapt` mixes them into every step and
 #: ``feature_importances_`` is computed on them, so memory does not grow with the data.
 TRAIN_SAMPLE_ROWS = 10_000
-MISSING_MODES = ("token", "exclude")
+TOKEN_MODES = ("token", "exclude")  # how MISSING (`missing`) and UNKNOWN (`unknown`) are read
 #: Training computes every column's output logits for every row of a batch: rows x W floats,
 #: W = the summed vocabulary sizes. Batches are capped at this many logits (128 MiB in
 #: float32, about 0.5 GiB with the copies autograd keeps); the cap binds only for columns with
@@ -196,8 +196,8 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         "max_scored_features": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "batch_size": [StrOptions({"auto", "paper"}), Interval(numbers.Integral, 1, None, closed="left")],
         **FIT_PARAMETER_CONSTRAINTS,
-        "missing": [StrOptions(set(MISSING_MODES))],
-        "unknown": [StrOptions(set(MISSING_MODES))],
+        "missing": [StrOptions(set(TOKEN_MODES))],
+        "unknown": [StrOptions(set(TOKEN_MODES))],
         "label_smoothing": [Interval(numbers.Real, 0, 1, closed="left")],
         "feature_dropout": [Interval(numbers.Real, 0, 1, closed="left")],
         "n_members": [Interval(numbers.Integral, 1, None, closed="left")],
