@@ -49,9 +49,11 @@ def test_fit_million_rows_fifty_columns_under_2_5_gib():
 @pytest.mark.slow
 def test_fit_million_category_column_with_min_frequency_under_768_mib():
     """The recommended setting for an id-like column: values seen once fold into UNKNOWN
-    (267 MiB measured, one full epoch)."""
+    (345 MiB measured, one full epoch; docs/reliability.md)."""
     report = measure("fit-ids", "--rows", "1000000", "--batch-size", "4096", "--min-frequency", "2")
-    assert report["n_tokens"] < 100, report  # the ids were folded
+    # The ids were folded: 10^6 tokens otherwise. What remains is the 5-value column, the
+    # specials and the numeric column's bins (n_bins="auto": 200 at 10^6 rows).
+    assert report["n_tokens"] < 1_000, report
     assert report["step_peak_above_before_mib"] < 768, report
 
 
