@@ -132,3 +132,13 @@ def safe_execute_with_test_models(spec: Any) -> Any:
     """
     register_test_models()
     return safe_execute(spec)
+
+
+def sleep_in_worker(spec: Any) -> Any:
+    """Stands in for :func:`tabmoe.bench.engines.safe_execute`: writes this process's pid to
+    ``$TABMOE_TEST_PIDS/<pid>`` and sleeps for two minutes (a run that is still fitting)."""
+    import time
+
+    (Path(os.environ["TABMOE_TEST_PIDS"]) / str(os.getpid())).touch()
+    time.sleep(120)
+    return spec.run_id, None, "slept"

@@ -13,6 +13,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import optuna
@@ -115,6 +116,49 @@ def test_cli_process_killed_mid_trial_resumes(runner, tmp_path, crashing):
     assert again.exit_code == 0, again.output
     assert "2 planned, 1 already finished, 1 run now, 0 failed" in again.output
     assert trial_states(results, "tiny/price/crashing/tuned/seed1") == ["COMPLETE", "COMPLETE"]
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+    return "\nState:\tZ" not in status
+
+
+@pytest.mark.slow  # two worker processes importing torch
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
+def test_sigterm_to_the_cli_stops_its_workers(tmp_path):
+    """`kill` (SIGTERM) of `tabmoe-bench run --jobs 2` ends the runs in flight with it: no
+    worker fits on, orphaned, writing to the results (it did, before runner.sigterm_raises)."""
+    suite = tiny_suite(tmp_path, seeds=(0, 1))
+    results, pids = tmp_path / "results", tmp_path / "pids"
+    pids.mkdir()
+    code = ("import sys; from tabmoe.bench import engines; from tests.bench_helpers import sleep_in_worker; "
+            "engines.safe_execute = sleep_in_worker; "
+            "from tabmoe.bench.cli import main; sys.argv[0] = 'tabmoe-bench'; main()")
+    cli = subprocess.Popen(
+        [sys.executable, "-c", code, "run", str(suite), "--results", str(results), "--no-progress", "--jobs", "2"],
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), "TABMOE_TEST_PIDS": str(pids)},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 180
+        while len(list(pids.iterdir())) < 2:
+            assert cli.poll() is None and time.monotonic() < deadline, cli.communicate()[1][-2000:]
+            time.sleep(0.2)
+        workers = [int(p.name) for p in pids.iterdir()]
+        cli.send_signal(signal.SIGTERM)
+        _, err = cli.communicate(timeout=60)
+    finally:
+        cli.kill()
+    assert cli.returncode == 128 + signal.SIGTERM, err[-2000:]
+    deadline = time.monotonic() + 30
+    while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not [pid for pid in workers if alive(pid)]
+    assert not list(results.rglob("*.json"))
 
 
 # ------------------------------------------------------------------ 2. a full disk

@@ -9,11 +9,19 @@ is dropped first, so the result equals an uninterrupted run's).
 A result that cannot be saved (:class:`~tabmoe.bench.storage.StoreError`: full disk,
 database gone) stops the invocation: no further run starts, the runs in flight are dropped,
 and the summary carries the error (``aborted``); every record saved before is kept.
+
+SIGTERM (``kill``, a batch scheduler's time limit) while runs execute raises ``SystemExit``
+(exit status 143), so the workers in flight are killed with the invocation: the default
+action would end this process alone and leave the loky workers fitting, and writing to the
+Optuna storage, until they finish.
 """
 
 from __future__ import annotations
 
 import contextlib
+import signal
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from tqdm.auto import tqdm
@@ -27,6 +35,23 @@ def last_line(error: str | None) -> str:
     """The last line of a traceback (the exception), for one-line messages."""
     lines = (error or "").strip().splitlines()
     return lines[-1] if lines else "unknown error"
+
+
+@contextlib.contextmanager
+def sigterm_raises() -> Iterator[None]:
+    """Within the block, SIGTERM raises ``SystemExit(143)`` in the main thread (elsewhere: no-op)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
 
 @dataclass
@@ -90,7 +115,7 @@ def run_plan(
 
     show_running()
     try:
-        with contextlib.closing(execute_all(todo, jobs=jobs, scheduler=scheduler)) as outcomes:
+        with sigterm_raises(), contextlib.closing(execute_all(todo, jobs=jobs, scheduler=scheduler)) as outcomes:
             for run_id, record, error in outcomes:
                 try:
                     if record is not None:
