@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 #: (read from pickles and files that lack them).
 ADDED_PARAMETERS = {
     "n_jobs": None, "unknown_rate": 0.0, "numeric_embedding": "bins", "max_scored_features": None,
-    "unknown": "token", "label_smoothing": 0.0,
+    "unknown": "token", "label_smoothing": 0.0, "feature_warmup_epochs": 0,
 }
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numbers
-import warnings
 from typing import Any, Literal
 
 import numpy as np
@@ -16,7 +15,6 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _paper_config as defaults
 from ._estimator_state import EstimatorStateMixin
-from ._stack import user_stacklevel
 from .interpret.explain import Explanation, explain_tokens, gate_importances
 from .nn._base import (
     FIT_PARAMETER_CONSTRAINTS,
@@ -26,6 +24,7 @@ from .nn._base import (
     predict_batch_rows,
     resolve_mixed_precision,
 )
+from .nn._batching import cap_rows_for_heads
 from .nn._threads import scoped_threads
 from .nn.ensemble import StackedModel, member_loss
 from .nn.network import BLOCKS, GATES, TabularMoE
@@ -38,11 +37,6 @@ from .tokenizer import MISSING, UNKNOWN, ColumnTokenizer, to_frame
 #: ``feature_importances_`` is computed on them, so memory does not grow with the data.
 TRAIN_SAMPLE_ROWS = 10_000
 TOKEN_MODES = ("token", "exclude")  # how MISSING (`missing`) and UNKNOWN (`unknown`) are read
-#: Training computes every column's output logits for every row of a batch: rows x W floats,
-#: W = the summed vocabulary sizes. Batches are capped at this many logits (128 MiB in
-#: float32, about 0.5 GiB with the copies autograd keeps); the cap binds only for columns with
-#: ~10^5 or more categories. Measured at 10^6 categories: 256 rows per batch peak at 4.0 GiB.
-MAX_BATCH_LOGITS = 2**25
 
 
 class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
@@ -81,6 +75,9 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
     feature_loss_weight : float
         Weight of each feature-reconstruction term relative to the label term (default 0.1;
         paper: 1.0, which makes the label 1/L of the loss; 0.0 trains the label only).
+    feature_warmup_epochs : int
+        ``fit`` only: the feature weight starts at 1 (the paper's objective) and falls
+        linearly to ``feature_loss_weight`` over this many epochs (default 0: constant).
     mask_rate : float
         Feature masking probability of ``masking="random"``.
     max_scored_features : int or None
@@ -199,6 +196,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         "missing": [StrOptions(set(TOKEN_MODES))],
         "unknown": [StrOptions(set(TOKEN_MODES))],
         "label_smoothing": [Interval(numbers.Real, 0, 1, closed="left")],
+        "feature_warmup_epochs": [Interval(numbers.Integral, 0, None, closed="left")],
         "feature_dropout": [Interval(numbers.Real, 0, 1, closed="left")],
         "n_members": [Interval(numbers.Integral, 1, None, closed="left")],
         "unknown_rate": [Interval(numbers.Real, 0, 1, closed="left")],
@@ -244,6 +242,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         unknown_rate: float = 0.0,
         unknown: Literal["token", "exclude"] = "token",
         label_smoothing: float = 0.0,
+        feature_warmup_epochs: int = 0,
     ):
         self.d_model = d_model
         self.n_heads = n_heads
@@ -282,6 +281,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         self.unknown_rate = unknown_rate
         self.unknown = unknown
         self.label_smoothing = label_smoothing
+        self.feature_warmup_epochs = feature_warmup_epochs
 
     # ----------------------------------------------------------- resolved
     def _masking(self) -> str:
@@ -311,25 +311,11 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         return max(1, round(defaults.AUTO_BATCH_COPIES / copies_per_row))
 
     def _cap_rows_for_heads(self, rows: int) -> int:
-        """Fewer rows per batch when the output layers are huge (see MAX_BATCH_LOGITS)."""
-        sizes = self.tokenizer_.n_tokens_per_column_
-        width = (int(sizes.sum()) + len(self.classes_)) * self.n_members  # logits a row
-        cap = max(1, MAX_BATCH_LOGITS // width)
-        if rows <= cap:
-            return rows
-        j = int(np.argmax(sizes))
+        """Fewer rows per batch when the output layers are huge (nn/_batching.py)."""
         names = getattr(self, "feature_names_in_", None)
-        labels = getattr(self.tokenizer_, "_column_labels", None)
-        column = repr(names[j]) if names is not None else labels[j] if labels else f"#{j}"
-        warnings.warn(
-            f"Column {column} has {sizes[j]:,} categories: training batches are capped at "
-            f"{cap} rows (instead of {rows}) to bound the memory of the output layers. Training "
-            "time grows with rows x categories; consider min_frequency (e.g. 2 maps values "
-            "seen once to UNKNOWN) or dropping the column.",
-            UserWarning,
-            stacklevel=user_stacklevel(),  # the caller of fit, through scikit-learn's _fit_context
-        )
-        return cap
+        labels = [repr(n) for n in names] if names is not None else self.tokenizer_._column_labels
+        sizes = self.tokenizer_.n_tokens_per_column_
+        return cap_rows_for_heads(rows, sizes, len(self.classes_), self.n_members, labels)
 
     def _check_architecture(self) -> None:
         if self.d_model % self.n_heads:
@@ -406,7 +392,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         return self._build_module()
 
     def _get_loss(self) -> LossFn:
-        return self._objective(self._masking())
+        return self._objective(self._masking(), self.feature_warmup_epochs)
 
     def _get_val_loss(self) -> LossFn:
         return label_loss
@@ -449,10 +435,10 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
             rows["attend"] = torch.from_numpy(attend)
         return rows
 
-    def _objective(self, masking: str):
+    def _objective(self, masking: str, warmup_epochs: int = 0):
         objective = MaskedFeatureObjective(
             masking, self.feature_loss_weight, self.mask_rate, self.feature_dropout,
-            self.unknown_rate, self.max_scored_features, self.label_smoothing,
+            self.unknown_rate, self.max_scored_features, self.label_smoothing, warmup_epochs,
         )
         return objective if self.n_members == 1 else member_loss(objective)
 

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import tabmoe.estimator
+import tabmoe.nn._batching
 from tabmoe import TabularMoEClassifier
 
 from .baseline_factories import BASELINE_FACTORIES
@@ -96,7 +96,7 @@ def test_predict_memory_is_flat_in_the_number_of_rows():
 def test_huge_output_layers_cap_rows_per_batch_with_a_warning(monkeypatch):
     """The cap of the slow test above, at a small scale: 2,000 ids + 3 + 2 classes = 2,005
     logits a row, 20,000 allowed -> 9 rows a batch instead of 512."""
-    monkeypatch.setattr(tabmoe.estimator, "MAX_BATCH_LOGITS", 20_000)
+    monkeypatch.setattr(tabmoe.nn._batching, "MAX_BATCH_LOGITS", 20_000)
     X = pd.DataFrame({"id": [f"u{i}" for i in range(2000)], "plan": np.arange(2000) % 3})
     y = np.arange(2000) % 2
     clf = TabularMoEClassifier(max_epochs=1, batch_size=512, device="cpu", random_state=0)
@@ -107,7 +107,7 @@ def test_huge_output_layers_cap_rows_per_batch_with_a_warning(monkeypatch):
     with pytest.warns(UserWarning, match=r"'id' has 2,000 categories.*capped at 9 rows") as caught:
         clf.adapt(X.iloc[:100], max_epochs=1)  # continued training is capped too
     assert caught[0].filename == __file__
-    monkeypatch.setattr(tabmoe.estimator, "MAX_BATCH_LOGITS", 2**25)
+    monkeypatch.setattr(tabmoe.nn._batching, "MAX_BATCH_LOGITS", 2**25)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the real cap leaves ordinary tables alone
         TabularMoEClassifier(max_epochs=1, batch_size=512, device="cpu").fit(X, y)

@@ -102,4 +102,6 @@ def member_loss(loss_fn: LossFn) -> LossFn:
         mean_weight = weight.mean()
         return (total / weight.clamp_min(1e-12)).sum() * mean_weight, mean_weight
 
+    if hasattr(loss_fn, "set_epoch"):  # the trainer's epoch reaches a scheduled loss
+        loss.set_epoch = loss_fn.set_epoch  # type: ignore[attr-defined]
     return loss

@@ -19,14 +19,17 @@ the model learns to predict from subsets of the columns (docs/paper.md section 5
 cost OOD accuracy on the paper's simulation 5/0.9/0 (docs/paper.md section 8).
 
 The loss of a row is ``sum_j w_j * nll_j`` over its scored positions with ``w_label = 1`` and
-``w_feature = feature_loss_weight``; the batch loss is the row-weighted sum divided by the
+``w_feature = feature_loss_weight``; with ``feature_warmup_epochs = k > 0`` the feature weight
+starts at 1 (every column weighted as the label, the paper's objective) and falls linearly to
+``feature_loss_weight`` at epoch k + 1: the trainer calls ``set_epoch`` before each epoch, as
+PyTorch's ``DistributedSampler.set_epoch`` is called. The batch loss is the row-weighted sum divided by the
 row-weighted number of scored positions, which is the mean over masked copies in the paper's
 setting (all weights 1).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 import torch.nn.functional as F
@@ -49,6 +52,8 @@ class MaskedFeatureObjective:
     unknown_rate: float = 0.0
     max_scored_features: int | None = None
     label_smoothing: float = 0.0
+    feature_warmup_epochs: int = 0
+    epoch: int = field(default=1, init=False)  # set by the trainer (set_epoch)
 
     def __post_init__(self):
         if self.masking not in MASKINGS[1:]:
@@ -61,9 +66,22 @@ class MaskedFeatureObjective:
             raise ValueError(f"label_smoothing must be in [0, 1), got {self.label_smoothing!r}.")
         if self.max_scored_features is not None and self.max_scored_features < 1:
             raise ValueError(f"max_scored_features must be None or >= 1, got {self.max_scored_features!r}.")
+        if self.feature_warmup_epochs < 0:
+            raise ValueError(f"feature_warmup_epochs must be >= 0, got {self.feature_warmup_epochs!r}.")
+
+    def set_epoch(self, epoch: int) -> None:
+        """The 1-based epoch the next batches belong to (the warm-up schedule reads it)."""
+        self.epoch = epoch
+
+    def feature_weight(self) -> float:
+        """The weight of each feature term in this epoch (see the module docstring)."""
+        k, target = self.feature_warmup_epochs, float(self.feature_loss_weight)
+        if k == 0 or self.epoch > k:
+            return target
+        return 1.0 + (target - 1.0) * (self.epoch - 1) / k
 
     def position_weights(self, n_columns: int, device: torch.device) -> Tensor:
-        w = torch.full((n_columns,), float(self.feature_loss_weight), device=device)
+        w = torch.full((n_columns,), self.feature_weight(), device=device)
         w[-1] = 1.0
         return w
 

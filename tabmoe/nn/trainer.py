@@ -171,7 +171,9 @@ class Trainer:
     for the gradient step and accumulates both to report epoch means. With
     ``config.compile`` the training steps call :func:`compile_loss` of it (uncompiled again,
     with a warning, if compilation fails); evaluation always runs the plain ``val_loss_fn``.
-    ``config.mixed_precision`` runs both under :func:`autocast`.
+    ``config.mixed_precision`` runs both under :func:`autocast`. A ``loss_fn`` with a
+    ``set_epoch(epoch)`` method (1-based) is told each epoch before its first step, as
+    PyTorch's samplers are (a loss schedule, e.g. the objective's feature warm-up).
     """
 
     def __init__(self, config: TrainerConfig):
@@ -253,8 +255,11 @@ class Trainer:
         epochs = range(1, cfg.max_epochs + 1)
         bar = tqdm(epochs, desc=cfg.description, disable=not cfg.verbose, leave=False)
         compiled, self._compiled = cfg.compile, None
+        set_epoch = getattr(loss_fn, "set_epoch", None)
         for epoch in bar:
             start = time.perf_counter()
+            if set_epoch is not None:
+                set_epoch(epoch)
             module.train()
             total = torch.zeros((), device=cfg.device)
             weight = torch.zeros((), device=cfg.device)

@@ -1,0 +1,65 @@
+"""``feature_warmup_epochs``: the features' share of the loss on a schedule (study 14)."""
+
+import numpy as np
+import pytest
+import torch
+
+from tabmoe import TabularMoEClassifier
+from tabmoe.nn.ensemble import member_loss
+from tabmoe.nn.objective import MaskedFeatureObjective
+from tabmoe.nn.trainer import Trainer, TrainerConfig
+
+from .moe_data import toy_table
+
+
+def test_feature_weight_falls_linearly_from_one_over_the_warmup():
+    objective = MaskedFeatureObjective(feature_loss_weight=0.1, feature_warmup_epochs=4)
+    weights = []
+    for epoch in range(1, 8):
+        objective.set_epoch(epoch)
+        weights.append(objective.feature_weight())
+    np.testing.assert_allclose(weights, [1.0, 0.775, 0.55, 0.325, 0.1, 0.1, 0.1])
+    objective.set_epoch(2)
+    np.testing.assert_allclose(objective.position_weights(3, torch.device("cpu")), [0.775, 0.775, 1.0])
+    constant = MaskedFeatureObjective(feature_loss_weight=0.1)
+    constant.set_epoch(1)
+    assert constant.feature_weight() == 0.1
+    with pytest.raises(ValueError, match="feature_warmup_epochs"):
+        MaskedFeatureObjective(feature_warmup_epochs=-1)
+
+
+def test_trainer_tells_a_scheduled_loss_each_epoch_and_ensembles_pass_it_on():
+    seen = []
+
+    class Loss:
+        def __call__(self, module, batch):
+            out = module(batch["x"]).squeeze(-1)
+            return ((out - batch["y"]) ** 2).sum(), torch.tensor(float(len(out)))
+
+        def set_epoch(self, epoch):
+            seen.append(epoch)
+
+    data = {"x": torch.randn(20, 3), "y": torch.randn(20)}
+    Trainer(TrainerConfig(max_epochs=3, batch_size=8)).fit(torch.nn.Linear(3, 1), data, Loss())
+    assert seen == [1, 2, 3]
+    objective = MaskedFeatureObjective(feature_warmup_epochs=2)
+    member_loss(objective).set_epoch(5)
+    assert objective.epoch == 5
+    assert not hasattr(member_loss(lambda m, b: None), "set_epoch")
+
+
+def test_warmup_weights_the_features_in_the_first_epochs_of_fit_only():
+    X, y = toy_table()
+    params = dict(max_epochs=3, random_state=0, device="cpu", batch_size=32, early_stopping=False)
+    plain = TabularMoEClassifier(**params).fit(X, y)
+    warm = TabularMoEClassifier(feature_warmup_epochs=2, **params).fit(X, y)
+    # epoch 1 weights every feature term 1 instead of 0.1: a larger training loss
+    assert warm.history_[0]["train_loss"] > 1.5 * plain.history_[0]["train_loss"]
+    assert warm._objective(warm._masking()).feature_weight() == 0.1  # adapt: the plain weight
+    warm.adapt(X, max_epochs=1)
+
+
+def test_negative_warmup_is_refused_naming_the_parameter():
+    X, y = toy_table()
+    with pytest.raises(ValueError, match="feature_warmup_epochs"):
+        TabularMoEClassifier(feature_warmup_epochs=-1).fit(X, y)
