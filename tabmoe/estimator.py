@@ -76,8 +76,9 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         Weight of each feature-reconstruction term relative to the label term (default 0.1;
         paper: 1.0, which makes the label 1/L of the loss; 0.0 trains the label only).
     feature_warmup_epochs : int
-        ``fit`` only: the feature weight starts at 1 (the paper's objective) and falls
+        ``fit`` only: the feature weight starts at 1 (the paper's objective) and moves
         linearly to ``feature_loss_weight`` over this many epochs (default 0: constant).
+        Early stopping may end a fit inside the warm-up (docs/research.md#study-14).
     mask_rate : float
         Feature masking probability of ``masking="random"``.
     max_scored_features : int or None
@@ -313,7 +314,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
     def _cap_rows_for_heads(self, rows: int) -> int:
         """Fewer rows per batch when the output layers are huge (nn/_batching.py)."""
         names = getattr(self, "feature_names_in_", None)
-        labels = [repr(n) for n in names] if names is not None else self.tokenizer_._column_labels
+        labels = [repr(n) for n in names] if names is not None else getattr(self.tokenizer_, "_column_labels", None)
         sizes = self.tokenizer_.n_tokens_per_column_
         return cap_rows_for_heads(rows, sizes, len(self.classes_), self.n_members, labels)
 

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import torch
 
+import tabmoe.estimator
 from tabmoe import TabularMoEClassifier
 from tabmoe.nn.ensemble import member_loss
 from tabmoe.nn.objective import MaskedFeatureObjective
@@ -55,11 +56,34 @@ def test_warmup_weights_the_features_in_the_first_epochs_of_fit_only():
     warm = TabularMoEClassifier(feature_warmup_epochs=2, **params).fit(X, y)
     # epoch 1 weights every feature term 1 instead of 0.1: a larger training loss
     assert warm.history_[0]["train_loss"] > 1.5 * plain.history_[0]["train_loss"]
-    assert warm._objective(warm._masking()).feature_weight() == 0.1  # adapt: the plain weight
-    warm.adapt(X, max_epochs=1)
+    losses = []
+
+    class Recording(Trainer):
+        def fit(self, module, train, loss_fn, *args, **kwargs):
+            losses.append(loss_fn)
+            return super().fit(module, train, loss_fn, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tabmoe.estimator, "Trainer", Recording)
+        warm.adapt(X, max_epochs=1)
+    assert [loss.feature_warmup_epochs for loss in losses] == [0]  # adapt: the plain weight
 
 
 def test_negative_warmup_is_refused_naming_the_parameter():
     X, y = toy_table()
     with pytest.raises(ValueError, match="feature_warmup_epochs"):
         TabularMoEClassifier(feature_warmup_epochs=-1).fit(X, y)
+
+
+def test_one_compiled_graph_serves_every_epoch_of_the_warmup():
+    from torch._dynamo.testing import CompileCounter
+
+    objective = MaskedFeatureObjective(feature_loss_weight=0.1, feature_warmup_epochs=4)
+    counter = CompileCounter()
+    weights = torch.compile(lambda: objective.position_weights(3, torch.device("cpu")) * 1.0, backend=counter)
+    seen = []
+    for epoch in range(1, 7):
+        objective.set_epoch(epoch)
+        seen.append(weights()[0].item())
+    np.testing.assert_allclose(seen, [1.0, 0.775, 0.55, 0.325, 0.1, 0.1], rtol=1e-6)
+    assert counter.frame_count == 1

@@ -11,9 +11,11 @@ database gone) stops the invocation: no further run starts, the runs in flight a
 and the summary carries the error (``aborted``); every record saved before is kept.
 
 SIGTERM (``kill``, a batch scheduler's time limit) while runs execute raises ``SystemExit``
-(exit status 143), so the workers in flight are killed with the invocation: the default
-action would end this process alone and leave the loky workers fitting, and writing to the
-Optuna storage, until they finish.
+(exit status 143), so the ``jobs=N`` workers in flight are killed with the invocation: the
+default action would end this process alone and leave the loky workers fitting, and writing
+to the Optuna storage, until they finish. (A Dask cluster's tasks are the cluster's: they
+run on.) Further SIGTERMs are ignored while that cleanup runs; a SIGTERM the process was
+started ignoring stays ignored.
 """
 
 from __future__ import annotations
@@ -40,11 +42,12 @@ def last_line(error: str | None) -> str:
 @contextlib.contextmanager
 def sigterm_raises() -> Iterator[None]:
     """Within the block, SIGTERM raises ``SystemExit(143)`` in the main thread (elsewhere: no-op)."""
-    if threading.current_thread() is not threading.main_thread():
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) is signal.SIG_IGN:
         yield
         return
 
     def stop(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second kill must not cut the cleanup short
         raise SystemExit(128 + signum)
 
     previous = signal.signal(signal.SIGTERM, stop)

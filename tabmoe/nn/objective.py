@@ -54,6 +54,9 @@ class MaskedFeatureObjective:
     label_smoothing: float = 0.0
     feature_warmup_epochs: int = 0
     epoch: int = field(default=1, init=False)  # set by the trainer (set_epoch)
+    # The warm-up's current feature weight, a 0-dim CPU tensor updated in place: under
+    # torch.compile one graph serves every epoch (a Python float would be guarded on).
+    _weight: Tensor | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
         if self.masking not in MASKINGS[1:]:
@@ -68,10 +71,14 @@ class MaskedFeatureObjective:
             raise ValueError(f"max_scored_features must be None or >= 1, got {self.max_scored_features!r}.")
         if self.feature_warmup_epochs < 0:
             raise ValueError(f"feature_warmup_epochs must be >= 0, got {self.feature_warmup_epochs!r}.")
+        if self.feature_warmup_epochs > 0:
+            self._weight = torch.tensor(self.feature_weight())
 
     def set_epoch(self, epoch: int) -> None:
         """The 1-based epoch the next batches belong to (the warm-up schedule reads it)."""
         self.epoch = epoch
+        if self._weight is not None:
+            self._weight.fill_(self.feature_weight())
 
     def feature_weight(self) -> float:
         """The weight of each feature term in this epoch (see the module docstring)."""
@@ -81,7 +88,11 @@ class MaskedFeatureObjective:
         return 1.0 + (target - 1.0) * (self.epoch - 1) / k
 
     def position_weights(self, n_columns: int, device: torch.device) -> Tensor:
-        w = torch.full((n_columns,), self.feature_weight(), device=device)
+        if self._weight is not None:
+            w = torch.ones(n_columns, device=device)
+            w[:-1] = self._weight
+            return w
+        w = torch.full((n_columns,), float(self.feature_loss_weight), device=device)
         w[-1] = 1.0
         return w
 
