@@ -26,7 +26,7 @@ from .nn._base import (
 )
 from .nn._batching import cap_rows_for_heads
 from .nn._threads import scoped_threads
-from .nn.ensemble import StackedModel, member_loss
+from .nn.ensemble import MemberLoss, StackedModel
 from .nn.network import BLOCKS, GATES, TabularMoE
 from .nn.objective import MASKINGS, MaskedFeatureObjective, label_loss
 from .nn.trainer import LossFn, Trainer, TrainerConfig, TrainResult, seeded
@@ -315,7 +315,9 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
     def _cap_rows_for_heads(self, rows: int) -> int:
         """Fewer rows per batch when the output layers are huge (nn/_batching.py)."""
         names = getattr(self, "feature_names_in_", None)
-        labels = [repr(n) for n in names] if names is not None else getattr(self.tokenizer_, "_column_labels", None)
+        labels = getattr(self.tokenizer_, "_column_labels", None)
+        if names is not None:
+            labels = [repr(n) for n in names]
         sizes = self.tokenizer_.n_tokens_per_column_
         return cap_rows_for_heads(rows, sizes, len(self.classes_), self.n_members, labels)
 
@@ -442,7 +444,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
             masking, self.feature_loss_weight, self.mask_rate, self.feature_dropout,
             self.unknown_rate, self.max_scored_features, self.label_smoothing, warmup_epochs,
         )
-        return objective if self.n_members == 1 else member_loss(objective)
+        return objective if self.n_members == 1 else MemberLoss(objective)
 
     def _member_means(self, history: list[dict]) -> list[dict]:
         """Ensembles train on the sum of the members' losses; report the mean."""

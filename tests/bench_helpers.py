@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import time
 from pathlib import Path
 from typing import Any
 
@@ -137,8 +138,6 @@ def safe_execute_with_test_models(spec: Any) -> Any:
 def sleep_in_worker(spec: Any) -> Any:
     """Stands in for :func:`tabmoe.bench.engines.safe_execute`: writes this process's pid to
     ``$TABMOE_TEST_PIDS/<pid>`` and sleeps for two minutes (a run that is still fitting)."""
-    import time
-
     (Path(os.environ["TABMOE_TEST_PIDS"]) / str(os.getpid())).touch()
     time.sleep(120)
     return spec.run_id, None, "slept"

@@ -128,7 +128,7 @@ def alive(pid: int) -> bool:
 
 
 @pytest.mark.slow  # two worker processes importing torch
-@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="alive() reads /proc/<pid>/status (Linux)")
 def test_sigterm_to_the_cli_stops_its_workers(tmp_path):
     """`kill` (SIGTERM) of `tabmoe-bench run --jobs 2` ends the runs in flight with it: no
     worker fits on, orphaned, writing to the results (it did, before runner.sigterm_raises)."""

@@ -6,7 +6,7 @@ import numpy as np
 import torch
 
 from tabmoe import TabularMoEClassifier
-from tabmoe.nn.ensemble import StackedModel, member_loss
+from tabmoe.nn.ensemble import MemberLoss, StackedModel
 from tabmoe.nn.network import TabularMoE
 from tabmoe.nn.objective import MaskedFeatureObjective
 from tabmoe.nn.trainer import Trainer, TrainerConfig
@@ -27,7 +27,7 @@ def test_members_train_exactly_as_separate_models():
     data = {"tokens": tokens, "weight": torch.ones(len(tokens))}
     objective = MaskedFeatureObjective()
     config = TrainerConfig(max_epochs=2, batch_size=16, seed=0)
-    Trainer(config).fit(stacked, data, member_loss(objective))
+    Trainer(config).fit(stacked, data, MemberLoss(objective))
     for m, model in enumerate(separate):
         Trainer(config).fit(model, data, objective)  # the same batches
         trained = stacked.member(m)

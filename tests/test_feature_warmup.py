@@ -6,25 +6,28 @@ import torch
 
 import tabmoe.estimator
 from tabmoe import TabularMoEClassifier
-from tabmoe.nn.ensemble import member_loss
+from tabmoe.nn.ensemble import MemberLoss
 from tabmoe.nn.objective import MaskedFeatureObjective
 from tabmoe.nn.trainer import Trainer, TrainerConfig
 
 from .moe_data import toy_table
 
 
-def test_feature_weight_falls_linearly_from_one_over_the_warmup():
+def position_weights(objective):
+    return objective.position_weights(3, torch.device("cpu")).tolist()
+
+
+def test_feature_weight_moves_linearly_from_one_over_the_warmup():
     objective = MaskedFeatureObjective(feature_loss_weight=0.1, feature_warmup_epochs=4)
-    weights = []
-    for epoch in range(1, 8):
-        objective.set_epoch(epoch)
-        weights.append(objective.feature_weight())
+    weights = [objective.feature_weight(epoch) for epoch in range(1, 8)]
     np.testing.assert_allclose(weights, [1.0, 0.775, 0.55, 0.325, 0.1, 0.1, 0.1])
+    assert position_weights(objective) == [1.0, 1.0, 1.0]  # epoch 1 before any set_epoch
     objective.set_epoch(2)
-    np.testing.assert_allclose(objective.position_weights(3, torch.device("cpu")), [0.775, 0.775, 1.0])
+    np.testing.assert_allclose(position_weights(objective), [0.775, 0.775, 1.0])
     constant = MaskedFeatureObjective(feature_loss_weight=0.1)
     constant.set_epoch(1)
-    assert constant.feature_weight() == 0.1
+    assert constant.feature_weight(1) == 0.1
+    np.testing.assert_allclose(position_weights(constant), [0.1, 0.1, 1.0])
     with pytest.raises(ValueError, match="feature_warmup_epochs"):
         MaskedFeatureObjective(feature_warmup_epochs=-1)
 
@@ -43,10 +46,10 @@ def test_trainer_tells_a_scheduled_loss_each_epoch_and_ensembles_pass_it_on():
     data = {"x": torch.randn(20, 3), "y": torch.randn(20)}
     Trainer(TrainerConfig(max_epochs=3, batch_size=8)).fit(torch.nn.Linear(3, 1), data, Loss())
     assert seen == [1, 2, 3]
-    objective = MaskedFeatureObjective(feature_warmup_epochs=2)
-    member_loss(objective).set_epoch(5)
-    assert objective.epoch == 5
-    assert not hasattr(member_loss(lambda m, b: None), "set_epoch")
+    objective = MaskedFeatureObjective(feature_loss_weight=0.1, feature_warmup_epochs=2)
+    MemberLoss(objective).set_epoch(5)
+    np.testing.assert_allclose(position_weights(objective), [0.1, 0.1, 1.0])
+    MemberLoss(lambda m, b: None).set_epoch(5)  # a plain loss: nothing to tell
 
 
 def test_warmup_weights_the_features_in_the_first_epochs_of_fit_only():

@@ -42,7 +42,8 @@ def last_line(error: str | None) -> str:
 @contextlib.contextmanager
 def sigterm_raises() -> Iterator[None]:
     """Within the block, SIGTERM raises ``SystemExit(143)`` in the main thread (elsewhere: no-op)."""
-    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGTERM) is signal.SIG_IGN:
+    in_main = threading.current_thread() is threading.main_thread()
+    if not in_main or signal.getsignal(signal.SIGTERM) is signal.SIG_IGN:
         yield
         return
 
@@ -118,7 +119,8 @@ def run_plan(
 
     show_running()
     try:
-        with sigterm_raises(), contextlib.closing(execute_all(todo, jobs=jobs, scheduler=scheduler)) as outcomes:
+        outcomes = execute_all(todo, jobs=jobs, scheduler=scheduler)
+        with sigterm_raises(), contextlib.closing(outcomes):
             for run_id, record, error in outcomes:
                 try:
                     if record is not None:

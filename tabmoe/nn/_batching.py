@@ -15,7 +15,9 @@ from .._stack import user_stacklevel
 MAX_BATCH_LOGITS = 2**25
 
 
-def cap_rows_for_heads(rows: int, sizes: np.ndarray, n_classes: int, n_members: int, labels: list[str] | None) -> int:
+def cap_rows_for_heads(
+    rows: int, sizes: np.ndarray, n_classes: int, n_members: int, labels: list[str] | None
+) -> int:
     """``rows``, or fewer when the output layers of columns with ``sizes`` tokens (plus the
     label's ``n_classes``, for each of ``n_members`` networks) exceed ``MAX_BATCH_LOGITS``
     logits a batch; then a warning names the largest column (``labels[j]``, or ``#j``)."""

@@ -89,19 +89,24 @@ class StackedModel(nn.Module):
         return torch.logsumexp(log_p, dim=0) - math.log(self.n_members)
 
 
-def member_loss(loss_fn: LossFn) -> LossFn:
+class MemberLoss:
     """Lift ``loss_fn(module, batch) -> (sum, weight)`` to a :class:`StackedModel`.
 
     Returns ``(w̄ * sum_m mean_m, w̄)`` so that ``sum / weight`` — what the trainer
     differentiates — is the sum of the members' mean losses (each member's gradient is its
-    own), and the trainer's running ``train_loss`` is the sum over members.
+    own), and the trainer's running ``train_loss`` is the sum over members. ``set_epoch``
+    passes the trainer's epoch on to a scheduled ``loss_fn``.
     """
 
-    def loss(model: StackedModel, batch: Batch) -> tuple[Tensor, Tensor]:
-        total, weight = model.map(loss_fn, batch)  # (M,), (M,)
+    def __init__(self, loss_fn: LossFn):
+        self.loss_fn = loss_fn
+
+    def __call__(self, model: StackedModel, batch: Batch) -> tuple[Tensor, Tensor]:
+        total, weight = model.map(self.loss_fn, batch)  # (M,), (M,)
         mean_weight = weight.mean()
         return (total / weight.clamp_min(1e-12)).sum() * mean_weight, mean_weight
 
-    if hasattr(loss_fn, "set_epoch"):  # the trainer's epoch reaches a scheduled loss
-        loss.set_epoch = loss_fn.set_epoch  # type: ignore[attr-defined]
-    return loss
+    def set_epoch(self, epoch: int) -> None:
+        set_epoch = getattr(self.loss_fn, "set_epoch", None)
+        if set_epoch is not None:
+            set_epoch(epoch)

@@ -20,10 +20,10 @@ cost OOD accuracy on the paper's simulation 5/0.9/0 (docs/paper.md section 8).
 
 The loss of a row is ``sum_j w_j * nll_j`` over its scored positions with ``w_label = 1`` and
 ``w_feature = feature_loss_weight``; with ``feature_warmup_epochs = k > 0`` the feature weight
-starts at 1 (every column weighted as the label, the paper's objective) and falls linearly to
+starts at 1 (every column weighted as the label, the paper's objective) and moves linearly to
 ``feature_loss_weight`` at epoch k + 1: the trainer calls ``set_epoch`` before each epoch, as
-PyTorch's ``DistributedSampler.set_epoch`` is called. The batch loss is the row-weighted sum divided by the
-row-weighted number of scored positions, which is the mean over masked copies in the paper's
+PyTorch's ``DistributedSampler.set_epoch`` is called. The batch loss is the row-weighted sum
+divided by the row-weighted number of scored positions, which is the mean over masked copies in the paper's
 setting (all weights 1).
 """
 
@@ -53,9 +53,8 @@ class MaskedFeatureObjective:
     max_scored_features: int | None = None
     label_smoothing: float = 0.0
     feature_warmup_epochs: int = 0
-    epoch: int = field(default=1, init=False)  # set by the trainer (set_epoch)
-    # The warm-up's current feature weight, a 0-dim CPU tensor updated in place: under
-    # torch.compile one graph serves every epoch (a Python float would be guarded on).
+    # The warm-up's current feature weight, a 0-dim CPU tensor updated in place by set_epoch:
+    # under torch.compile one graph serves every epoch (a Python float would be guarded on).
     _weight: Tensor | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -72,28 +71,23 @@ class MaskedFeatureObjective:
         if self.feature_warmup_epochs < 0:
             raise ValueError(f"feature_warmup_epochs must be >= 0, got {self.feature_warmup_epochs!r}.")
         if self.feature_warmup_epochs > 0:
-            self._weight = torch.tensor(self.feature_weight())
+            self._weight = torch.tensor(self.feature_weight(1))
 
     def set_epoch(self, epoch: int) -> None:
-        """The 1-based epoch the next batches belong to (the warm-up schedule reads it)."""
-        self.epoch = epoch
+        """The 1-based epoch the next batches belong to (the warm-up schedule's step)."""
         if self._weight is not None:
-            self._weight.fill_(self.feature_weight())
+            self._weight.fill_(self.feature_weight(epoch))
 
-    def feature_weight(self) -> float:
-        """The weight of each feature term in this epoch (see the module docstring)."""
+    def feature_weight(self, epoch: int) -> float:
+        """The weight of each feature term in ``epoch`` (see the module docstring)."""
         k, target = self.feature_warmup_epochs, float(self.feature_loss_weight)
-        if k == 0 or self.epoch > k:
+        if k == 0 or epoch > k:
             return target
-        return 1.0 + (target - 1.0) * (self.epoch - 1) / k
+        return 1.0 + (target - 1.0) * (epoch - 1) / k
 
     def position_weights(self, n_columns: int, device: torch.device) -> Tensor:
-        if self._weight is not None:
-            w = torch.ones(n_columns, device=device)
-            w[:-1] = self._weight
-            return w
-        w = torch.full((n_columns,), float(self.feature_loss_weight), device=device)
-        w[-1] = 1.0
+        w = torch.ones(n_columns, device=device)
+        w[:-1] = self.feature_loss_weight if self._weight is None else self._weight
         return w
 
     def __call__(self, model: TabularMoE, batch: dict[str, Tensor]) -> tuple[Tensor, Tensor]:
