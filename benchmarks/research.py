@@ -217,7 +217,7 @@ def summary(args) -> int:
             raise SystemExit(f"no variant {name!r} in {sorted(by)}")
         base.update(by[name])
     header = ("| variant | n | val | id | ood | val diff (SD) | val W/T/L | ood diff (SD) | ood W/T/L "
-              "| fit s (mean / max) | one-class OOD |")
+              "| fit s (mean / max) | epochs ratio (median) | one-class OOD |")
     print(header)
     print("|" + "---|" * (header.count("|") - 1))
     for variant, rows in by.items():
@@ -230,17 +230,19 @@ def summary(args) -> int:
         dv = get(rows, "validation") - get(base, "validation")
         do = get(rows, "ood_test") - get(base, "ood_test")
         fit = get(rows, "fit_seconds")
+        epochs = get(rows, "epochs") / get(base, "epochs")  # paired, free of the machine's load
         single = sum(bool(rows[k].get("ood_single_class")) for k in keys)
         print(
             f"| {variant} | {len(keys)} | {get(rows, 'validation').mean():.3f} | {get(rows, 'id_test').mean():.3f} "
             f"| {get(rows, 'ood_test').mean():.3f} | {dv.mean():+.4f} ({dv.std():.3f}) | {_wtl(dv)} "
-            f"| {do.mean():+.4f} ({do.std():.3f}) | {_wtl(do)} | {fit.mean():.1f} / {fit.max():.0f} | {single} |"
+            f"| {do.mean():+.4f} ({do.std():.3f}) | {_wtl(do)} | {fit.mean():.1f} / {fit.max():.0f} "
+            f"| {np.nanmedian(epochs):.2f} | {single} |"
         )
         if args.by_split:
             for split in sorted({k[0] for k in keys}):
                 on = [i for i, k in enumerate(keys) if k[0] == split]
                 print(f"|   {split} | {len(on)} | | | | {np.nanmean(dv[on]):+.4f} | {_wtl(dv[on])} "
-                      f"| {np.nanmean(do[on]):+.4f} | {_wtl(do[on])} | | |")
+                      f"| {np.nanmean(do[on]):+.4f} | {_wtl(do[on])} | | | |")
     return 0
 
 

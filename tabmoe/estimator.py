@@ -103,6 +103,10 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         Share of the training rows held out (stratified) for early stopping without eval_set.
     n_iter_no_change : int
         Epochs without improvement of at least ``tol`` before stopping.
+    lr_decay_patience : int or None
+        ``fit`` only: after this many epochs without improvement of at least ``tol`` in the
+        validation loss (the training loss without validation rows) the learning rate is
+        divided by 5 (torch's ReduceLROnPlateau); None (default): constant.
     tol : float
     class_weight : dict, "balanced" or None
     device : str
@@ -199,6 +203,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         "unknown": [StrOptions(set(TOKEN_MODES))],
         "label_smoothing": [Interval(numbers.Real, 0, 1, closed="left")],
         "feature_warmup_epochs": [Interval(numbers.Integral, 0, None, closed="left")],
+        "lr_decay_patience": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "feature_dropout": [Interval(numbers.Real, 0, 1, closed="left")],
         "n_members": [Interval(numbers.Integral, 1, None, closed="left")],
         "unknown_rate": [Interval(numbers.Real, 0, 1, closed="left")],
@@ -245,6 +250,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         unknown: Literal["token", "exclude"] = "token",
         label_smoothing: float = 0.0,
         feature_warmup_epochs: int = 0,
+        lr_decay_patience: int | None = None,
     ):
         self.d_model = d_model
         self.n_heads = n_heads
@@ -284,6 +290,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         self.unknown = unknown
         self.label_smoothing = label_smoothing
         self.feature_warmup_epochs = feature_warmup_epochs
+        self.lr_decay_patience = lr_decay_patience
 
     # ----------------------------------------------------------- resolved
     def _masking(self) -> str:
@@ -400,6 +407,9 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
 
     def _get_val_loss(self) -> LossFn:
         return label_loss
+
+    def _lr_decay_patience(self) -> int | None:
+        return self.lr_decay_patience
 
     def _record_fit(self, result: TrainResult, labelled: dict[str, torch.Tensor], seed: int) -> None:
         super()._record_fit(result, labelled, seed)

@@ -329,6 +329,10 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
         """The early-stopping loss; None: the training loss."""
         return None
 
+    def _lr_decay_patience(self) -> int | None:
+        """The trainer's ``lr_decay_patience`` (None: a constant learning rate)."""
+        return None
+
     def _record_fit(self, result: TrainResult, labelled: dict[str, torch.Tensor], seed: int) -> None:
         """Set ``history_``, ``n_iter_`` and ``best_epoch_`` from the trainer's result."""
         self.history_ = result.history
@@ -382,6 +386,7 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
             early_stopping=bool(early),
             n_iter_no_change=self.n_iter_no_change,
             tol=self.tol,
+            lr_decay_patience=self._lr_decay_patience(),
             device=inputs.device,
             seed=inputs.seed,
             verbose=self.verbose,

@@ -84,6 +84,10 @@ class TrainerConfig:
     early_stopping: bool = False
     n_iter_no_change: int = 10
     tol: float = 1e-4
+    # ReduceLROnPlateau: after this many epochs without a loss improvement of ``tol`` the
+    # learning rate is multiplied by ``lr_decay_factor``; None: a constant learning rate
+    lr_decay_patience: int | None = None
+    lr_decay_factor: float = 0.2
     device: torch.device = field(default_factory=lambda: torch.device("cpu"))
     seed: int = 0
     verbose: int = 0
@@ -219,6 +223,21 @@ class Trainer:
             )
             return self._step(module, batch, loss_fn, optimizer), False
 
+    def _plateau_scheduler(
+        self, optimizer: torch.optim.Optimizer
+    ) -> torch.optim.lr_scheduler.ReduceLROnPlateau | None:
+        """torch's ReduceLROnPlateau on the validation loss (the training loss without
+        validation data, as scikit-learn's ``learning_rate="adaptive"``), counting epochs
+        without improvement as early stopping does: by at least ``tol``, absolute."""
+        cfg = self.config
+        if cfg.lr_decay_patience is None:
+            return None
+        return torch.optim.lr_scheduler.ReduceLROnPlateau(
+            optimizer, mode="min", factor=cfg.lr_decay_factor,
+            patience=cfg.lr_decay_patience - 1,  # torch's: epochs ignored before the decay
+            threshold=cfg.tol, threshold_mode="abs",
+        )  # fmt: skip
+
     @torch.no_grad()
     def evaluate(self, module: nn.Module, data: Batch, loss_fn: LossFn) -> float:
         """Weighted mean loss over ``data`` in eval mode."""
@@ -256,6 +275,7 @@ class Trainer:
         bar = tqdm(epochs, desc=cfg.description, disable=not cfg.verbose, leave=False)
         compiled, self._compiled = cfg.compile, None
         set_epoch = getattr(loss_fn, "set_epoch", None)
+        scheduler = self._plateau_scheduler(optimizer)
         for epoch in bar:
             start = time.perf_counter()
             if set_epoch is not None:
@@ -278,6 +298,9 @@ class Trainer:
             }
             if validation is not None:
                 record["val_loss"] = self.evaluate(module, validation, val_loss_fn)
+            if scheduler is not None:
+                scheduler.step(record.get("val_loss", record["train_loss"]))
+                record["lr"] = optimizer.param_groups[0]["lr"]
             result.history.append(record)
             bar.set_postfix({k: f"{v:.4f}" for k, v in record.items() if k.endswith("loss")})
             if validation is None:
