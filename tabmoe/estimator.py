@@ -106,7 +106,8 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
     lr_decay_patience : int or None
         ``fit`` only: after this many epochs without improvement of at least ``tol`` in the
         validation loss (the training loss without validation rows) the learning rate is
-        divided by 5 (torch's ReduceLROnPlateau); None (default): constant.
+        divided by 5 (torch's ReduceLROnPlateau); None (default): constant. Opt-in: 3 and 5
+        lowered ID validation (docs/research.md#study-15).
     tol : float
     class_weight : dict, "balanced" or None
     device : str
