@@ -104,10 +104,9 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
     n_iter_no_change : int
         Epochs without improvement of at least ``tol`` before stopping.
     lr_decay_patience : int or None
-        ``fit`` only: after this many epochs without improvement of at least ``tol`` in the
-        validation loss (the training loss without validation rows) the learning rate is
-        divided by 5 (torch's ReduceLROnPlateau); None (default): constant. Opt-in: 3 and 5
-        lowered ID validation (docs/research.md#study-15).
+        ``fit`` only: the learning rate is divided by 5 after this many epochs without a
+        ``tol`` improvement of the validation (else training) loss; None (default): constant.
+        Opt-in: 3 and 5 lowered ID validation (docs/research.md#study-15).
     tol : float
     class_weight : dict, "balanced" or None
     device : str
@@ -167,7 +166,8 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         The numeric embedding of ``module_`` (``numeric_embedding`` at fit).
     label_token_ids_ : ndarray of shape (n_classes,)
     history_ : list of dict
-        Per epoch: ``epoch``, ``train_loss``, ``seconds`` and ``val_loss`` when validating.
+        Per epoch: ``epoch``, ``train_loss``, ``seconds``, ``val_loss`` when validating,
+        ``lr`` with ``lr_decay_patience``.
     n_iter_ : int
         Epochs run.
     best_epoch_ : int or None
