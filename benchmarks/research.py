@@ -231,12 +231,13 @@ def summary(args) -> int:
         do = get(rows, "ood_test") - get(base, "ood_test")
         fit = get(rows, "fit_seconds")
         epochs = get(rows, "epochs") / get(base, "epochs")  # paired, free of the machine's load
+        epochs_ratio = f"{np.nanmedian(epochs):.2f}" if np.isfinite(epochs).any() else "-"
         single = sum(bool(rows[k].get("ood_single_class")) for k in keys)
         print(
             f"| {variant} | {len(keys)} | {get(rows, 'validation').mean():.3f} | {get(rows, 'id_test').mean():.3f} "
             f"| {get(rows, 'ood_test').mean():.3f} | {dv.mean():+.4f} ({dv.std():.3f}) | {_wtl(dv)} "
             f"| {do.mean():+.4f} ({do.std():.3f}) | {_wtl(do)} | {fit.mean():.1f} / {fit.max():.0f} "
-            f"| {np.nanmedian(epochs):.2f} | {single} |"
+            f"| {epochs_ratio} | {single} |"
         )
         if args.by_split:
             for split in sorted({k[0] for k in keys}):

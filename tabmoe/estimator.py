@@ -53,8 +53,8 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
     Parameters
     ----------
     d_model, n_heads, ff_dim, n_layers, dropout :
-        Architecture (default 64, 4, 128, 1, 0.1; paper: 20, 5, 5, 1, 0.1). Key dim per head
-        is ``d_model // n_heads``.
+        Architecture (default 64, 4, 128, 1, 0.0; paper: 20, 5, 5, 1, 0.1). Key dim per head
+        is ``d_model // n_heads``. Dropout 0 from study 16 (docs/research.md#study-16).
     block : {"transformer", "attention"}
         ``"transformer"``: the paper's post-LN block. ``"attention"``: attention + linear
         readout only, the exact CBOW-MoE form.
@@ -217,7 +217,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         n_heads: int = 4,
         ff_dim: int = 128,
         n_layers: int = 1,
-        dropout: float = 0.1,
+        dropout: float = 0.0,
         block: Literal["transformer", "attention"] = "transformer",
         gate: Literal["softmax", "tanhmax"] = "softmax",
         categorical_features: Any = "auto",
