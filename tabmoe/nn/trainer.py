@@ -232,6 +232,8 @@ class Trainer:
         cfg = self.config
         if cfg.lr_decay_patience is None:
             return None
+        if cfg.lr_decay_patience < 1:
+            raise ValueError(f"lr_decay_patience must be >= 1 or None, got {cfg.lr_decay_patience!r}.")
         return torch.optim.lr_scheduler.ReduceLROnPlateau(
             optimizer, mode="min", factor=cfg.lr_decay_factor,
             patience=cfg.lr_decay_patience - 1,  # torch's: epochs ignored before the decay
@@ -299,8 +301,8 @@ class Trainer:
             if validation is not None:
                 record["val_loss"] = self.evaluate(module, validation, val_loss_fn)
             if scheduler is not None:
+                record["lr"] = optimizer.param_groups[0]["lr"]  # the rate this epoch trained at
                 scheduler.step(record.get("val_loss", record["train_loss"]))
-                record["lr"] = optimizer.param_groups[0]["lr"]
             result.history.append(record)
             bar.set_postfix({k: f"{v:.4f}" for k, v in record.items() if k.endswith("loss")})
             if validation is None:
