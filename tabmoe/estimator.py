@@ -14,8 +14,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _paper_config as defaults
+from ._estimator_explain import ExplainMixin
 from ._estimator_state import EstimatorStateMixin
-from .interpret.explain import Explanation, explain_tokens, gate_importances
 from .nn._base import (
     FIT_PARAMETER_CONSTRAINTS,
     SPEED_PARAMETER_CONSTRAINTS,
@@ -39,7 +39,7 @@ TRAIN_SAMPLE_ROWS = 10_000
 TOKEN_MODES = ("token", "exclude")  # how MISSING (`missing`) and UNKNOWN (`unknown`) are read
 
 
-class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
+class TabularMoEClassifier(ExplainMixin, EstimatorStateMixin, TorchClassifier):
     """Single- or multi-layer bidirectional attention trained with the masked-feature objective.
 
     Each column is a word position, each value a word, and the label one more column that is
@@ -338,7 +338,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
     # ---------------------------------------------------------------- fit
     def _tokens(self, X: Any, y_codes: np.ndarray | None) -> np.ndarray:
         """(n, L) token ids, label in the last column (MASK when y_codes is None)."""
-        feats = self.tokenizer_.transform(X)
+        feats = self.tokenizer_.transform(X, unseen_note=self._unseen_note())
         out = np.empty((feats.shape[0], feats.shape[1] + 1), dtype=np.int32)
         out[:, :-1] = feats
         out[:, -1] = 0 if y_codes is None else self.label_token_ids_[y_codes]
@@ -423,7 +423,7 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         tokenized and run ``_predict_rows()`` rows at a time: memory beyond ``X`` and the
         output does not grow with the rows."""
         frame = self._prepare_X(X)  # checks that the estimator is fitted first
-        batches = self.tokenizer_.transform_batches(frame, self._predict_rows())  # checks columns
+        batches = self.tokenizer_.transform_batches(frame, self._predict_rows(), unseen_note=self._unseen_note())
         module, device = self.module_.eval(), self._module_device()
         out = np.empty((len(frame), len(self.classes_)), dtype=np.float32)
         column = np.searchsorted(np.sort(self.label_token_ids_), self.label_token_ids_)
@@ -437,6 +437,12 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         return out
 
     # ------------------------------- MoE view, missing columns, unlabeled rows, ensembles
+    def _unseen_note(self) -> str:
+        """How this model reads values unseen at fit: it ends the tokenizer's warning."""
+        if self.unknown == "exclude":
+            return " With unknown='exclude' the model leaves them out of the attention."
+        return " The model attends to UNKNOWN; unknown='exclude' leaves such values out of the attention."
+
     def _attend(self, tokens: np.ndarray) -> np.ndarray | None:
         """(n, L) bool: False where a token is left out of the attention (``"exclude"``)."""
         left_out = [t for t, mode in ((MISSING, self.missing), (UNKNOWN, self.unknown)) if mode == "exclude"]
@@ -484,16 +490,6 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         self.train_sample_weight_ = labelled["weight"][keep].numpy()
         self._update_importances()
 
-    def _update_importances(self) -> None:
-        features = self.train_sample_tokens_[:, :-1]
-        attend = self._attend(features)
-        self.feature_importances_ = gate_importances(
-            self.module_,
-            torch.from_numpy(features),
-            None if attend is None else torch.from_numpy(attend),
-            self._predict_rows(),
-        )
-
     def _predict_rows(self) -> int:
         return predict_batch_rows(self.n_features_in_ + 1, self.d_model * self.n_members)
 
@@ -515,37 +511,6 @@ class TabularMoEClassifier(EstimatorStateMixin, TorchClassifier):
         frame = to_frame(X)
         validate_data(self, X, skip_check_array=True, reset=False)
         return frame
-
-    def _feature_tokens(self, X: Any) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """Feature tokens (n, n_features) and the attend mask (or None) of all of ``X`` (for
-        ``explain``, whose output is many times their size; prediction tokenizes in batches)."""
-        frame = self._prepare_X(X)  # checks that the estimator is fitted first
-        tokens = self.tokenizer_.transform(frame)
-        attend = self._attend(tokens)
-        return torch.from_numpy(tokens), None if attend is None else torch.from_numpy(attend)
-
-    def _column_names(self, X: Any) -> list:
-        names = getattr(self, "feature_names_in_", None)
-        if names is not None:
-            return list(names)
-        return list(to_frame(X).columns)
-
-    @scoped_threads
-    def explain(self, X: Any) -> Explanation:
-        """The MoE view of each row's label prediction (see :mod:`tabmoe.interpret.moe`).
-
-        Returns an :class:`~tabmoe.interpret.explain.Explanation`: the label query's gate on each column
-        per row (per head and head-averaged; for deeper models the last layer's gates), the
-        model's logits, and — for a single one-layer ``block="attention"`` model — each
-        column's additive contribution to each class logit plus a per-class bias, which sum
-        to the logits. Columns carry the names of ``X``; rows its index.
-        """
-        tokens, attend = self._feature_tokens(X)
-        index = X.index if isinstance(X, pd.DataFrame) else pd.RangeIndex(len(tokens))
-        names, classes = self._column_names(X), list(self.classes_)
-        return explain_tokens(
-            self.module_, tokens, attend, self.label_token_ids_, names, classes, index, self._predict_rows()
-        )
 
     @scoped_threads
     def adapt(

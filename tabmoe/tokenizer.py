@@ -19,7 +19,6 @@ distinct values gets one bin per value. NaN / None / NaT map to MISSING.
 from __future__ import annotations
 
 import numbers
-import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any, Literal
 
@@ -29,7 +28,7 @@ from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._stack import user_stacklevel
+from ._unseen import UnseenValues
 
 MASK, MISSING, UNKNOWN = 0, 1, 2
 N_SPECIAL = 3
@@ -159,43 +158,6 @@ def _label_reprs(frame: pd.DataFrame) -> list[str]:
 
 def _smallest_int_dtype(n_tokens: int) -> np.dtype:
     return np.dtype(np.int16) if n_tokens <= np.iinfo(np.int16).max else np.dtype(np.int32)
-
-
-class UnseenValues:
-    """Categorical values not seen at fit, per column, gathered over the row batches of one
-    ``transform``: one warning per column for all the rows (count, rate, first 3 values)."""
-
-    N_EXAMPLES = 3
-
-    def __init__(self) -> None:
-        self.counts: dict[int, int] = {}
-        self.names: dict[int, Any] = {}
-        self.examples: dict[int, list] = {}
-
-    def add(self, j: int, name: Any, values: np.ndarray) -> None:
-        """Record the unseen ``values`` (object array) of column ``j`` in one batch."""
-        self.counts[j] = self.counts.get(j, 0) + len(values)
-        self.names[j] = name
-        seen = self.examples.get(j, [])
-        if len(seen) < self.N_EXAMPLES:
-            candidates = [*seen, *pd.unique(values)[: self.N_EXAMPLES]]
-            both = np.empty(len(candidates), dtype=object)
-            for i, v in enumerate(candidates):  # one by one: a tuple stays one value
-                both[i] = v
-            seen = list(pd.unique(both)[: self.N_EXAMPLES])
-        self.examples[j] = seen
-
-    def warn(self, n_rows: int) -> None:
-        for j in sorted(self.counts):
-            count = self.counts[j]
-            # str() per value: Series.astype(str) fails on e.g. a lone surrogate under pyarrow
-            examples = [str(v) for v in self.examples[j]]
-            warnings.warn(
-                f"Column {self.names[j]!r}: {count} value(s) ({count / n_rows:.1%} of rows) "
-                f"were not seen during fit and map to the UNKNOWN token (e.g. {examples}).",
-                UserWarning,
-                stacklevel=user_stacklevel(),  # the user's call (predict, transform, ...)
-            )
 
 
 class ColumnTokenizer(TransformerMixin, BaseEstimator):
@@ -366,15 +328,18 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         return index, token
 
     # ------------------------------------------------------------ transform
-    def transform(self, X: Any) -> np.ndarray:
-        """Token ids, shape (n_samples, n_features), in the smallest integer dtype that fits."""
+    def transform(self, X: Any, *, unseen_note: str = "") -> np.ndarray:
+        """Token ids, shape (n_samples, n_features), in the smallest integer dtype that fits.
+        ``unseen_note`` ends the warning about values not seen at fit (a model's reading)."""
         frame = self._checked_frame(X)
         unseen = UnseenValues()
         out = self._tokens(frame, unseen)
-        unseen.warn(len(frame))
+        unseen.warn(len(frame), unseen_note)
         return out
 
-    def transform_batches(self, X: Any, batch_rows: int) -> Iterator[tuple[slice, np.ndarray]]:
+    def transform_batches(
+        self, X: Any, batch_rows: int, *, unseen_note: str = ""
+    ) -> Iterator[tuple[slice, np.ndarray]]:
         """:meth:`transform` ``batch_rows`` rows at a time: yields ``(rows, tokens)``, a slice
         of the rows of ``X`` and their tokens (len(rows), n_features).
 
@@ -384,14 +349,14 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         once, for all the rows, after the last batch.
         """
         frame = self._checked_frame(X)
-        return self._token_batches(frame, batch_rows)
+        return self._token_batches(frame, batch_rows, unseen_note)
 
-    def _token_batches(self, frame: pd.DataFrame, batch_rows: int) -> Iterator[tuple[slice, np.ndarray]]:
+    def _token_batches(self, frame: pd.DataFrame, rows: int, note: str) -> Iterator[tuple[slice, np.ndarray]]:
         unseen = UnseenValues()
-        for start in range(0, len(frame), batch_rows):
-            rows = slice(start, min(start + batch_rows, len(frame)))
-            yield rows, self._tokens(frame.iloc[rows], unseen)
-        unseen.warn(len(frame))
+        for start in range(0, len(frame), rows):
+            part = slice(start, min(start + rows, len(frame)))
+            yield part, self._tokens(frame.iloc[part], unseen)
+        unseen.warn(len(frame), note)
 
     def _checked_frame(self, X: Any) -> pd.DataFrame:
         """``X`` as a frame, checked against the fitted columns (names, number, order)."""

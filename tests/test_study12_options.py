@@ -70,6 +70,28 @@ def test_unknown_exclude_leaves_unseen_categories_out_of_the_attention():
         fit(unknown="exclude", unknown_rate=0.1)
 
 
+@pytest.mark.parametrize(
+    ("unknown", "reading"),
+    [("token", "The model attends to UNKNOWN; unknown='exclude' leaves such values out of the attention."),
+     ("exclude", "With unknown='exclude' the model leaves them out of the attention.")],
+)
+def test_the_unseen_value_warning_says_how_the_model_reads_them(unknown, reading):
+    """Every way in (predict, explain, adapt's target rows) ends the tokenizer's warning with
+    the estimator's reading of UNKNOWN; the tokenizer alone says only what it maps to."""
+    clf, X, _ = fit(unknown=unknown)
+    unseen = X.assign(color="purple")
+    calls = [clf.predict_proba, clf.explain, lambda Z: clf.adapt(Z, max_epochs=1)]
+    for call in calls:
+        with pytest.warns(UserWarning) as caught:
+            call(unseen)
+        messages = [str(w.message) for w in caught if "not seen during fit" in str(w.message)]
+        assert len(messages) == 1 and messages[0].startswith("Column 'color'")
+        assert messages[0].endswith(f"(e.g. ['purple']). {reading}"), messages[0]
+    with pytest.warns(UserWarning) as caught:
+        clf.tokenizer_.transform(unseen)
+    assert str(caught[0].message).endswith("to the UNKNOWN token (e.g. ['purple']).")
+
+
 def test_a_saved_bin_count_is_checked(tmp_path):
     clf, _, _ = fit(n_bins="auto")
     state = clf.tokenizer_._get_state()

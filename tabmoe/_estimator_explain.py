@@ -1,0 +1,57 @@
+"""The MoE view of a fitted :class:`~tabmoe.TabularMoEClassifier`: :meth:`explain` and
+``feature_importances_`` (a mixin of the estimator: it reads its fitted tokenizer and
+network, and owns no state of its own)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import torch
+
+from .interpret.explain import Explanation, explain_tokens, gate_importances
+from .nn._threads import scoped_threads
+from .tokenizer import to_frame
+
+
+class ExplainMixin:
+    def _update_importances(self) -> None:
+        features = self.train_sample_tokens_[:, :-1]
+        attend = self._attend(features)
+        self.feature_importances_ = gate_importances(
+            self.module_,
+            torch.from_numpy(features),
+            None if attend is None else torch.from_numpy(attend),
+            self._predict_rows(),
+        )
+
+    def _feature_tokens(self, X: Any) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Feature tokens (n, n_features) and the attend mask (or None) of all of ``X`` (for
+        ``explain``, whose output is many times their size; prediction tokenizes in batches)."""
+        frame = self._prepare_X(X)  # checks that the estimator is fitted first
+        tokens = self.tokenizer_.transform(frame, unseen_note=self._unseen_note())
+        attend = self._attend(tokens)
+        return torch.from_numpy(tokens), None if attend is None else torch.from_numpy(attend)
+
+    def _column_names(self, X: Any) -> list:
+        names = getattr(self, "feature_names_in_", None)
+        if names is not None:
+            return list(names)
+        return list(to_frame(X).columns)
+
+    @scoped_threads
+    def explain(self, X: Any) -> Explanation:
+        """The MoE view of each row's label prediction (see :mod:`tabmoe.interpret.moe`).
+
+        Returns an :class:`~tabmoe.interpret.explain.Explanation`: the label query's gate on each column
+        per row (per head and head-averaged; for deeper models the last layer's gates), the
+        model's logits, and — for a single one-layer ``block="attention"`` model — each
+        column's additive contribution to each class logit plus a per-class bias, which sum
+        to the logits. Columns carry the names of ``X``; rows its index.
+        """
+        tokens, attend = self._feature_tokens(X)
+        index = X.index if isinstance(X, pd.DataFrame) else pd.RangeIndex(len(tokens))
+        names, classes = self._column_names(X), list(self.classes_)
+        return explain_tokens(
+            self.module_, tokens, attend, self.label_token_ids_, names, classes, index, self._predict_rows()
+        )

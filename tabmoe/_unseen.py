@@ -1,0 +1,50 @@
+"""Categorical values not seen at fit, gathered over one ``transform`` and warned about
+once per column (the tokenizer maps them to UNKNOWN)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ._stack import user_stacklevel
+
+
+class UnseenValues:
+    """Categorical values not seen at fit, per column, gathered over the row batches of one
+    ``transform``: one warning per column for all the rows (count, rate, first 3 values)."""
+
+    N_EXAMPLES = 3
+
+    def __init__(self) -> None:
+        self.counts: dict[int, int] = {}
+        self.names: dict[int, Any] = {}
+        self.examples: dict[int, list] = {}
+
+    def add(self, j: int, name: Any, values: np.ndarray) -> None:
+        """Record the unseen ``values`` (object array) of column ``j`` in one batch."""
+        self.counts[j] = self.counts.get(j, 0) + len(values)
+        self.names[j] = name
+        seen = self.examples.get(j, [])
+        if len(seen) < self.N_EXAMPLES:
+            candidates = [*seen, *pd.unique(values)[: self.N_EXAMPLES]]
+            both = np.empty(len(candidates), dtype=object)
+            for i, v in enumerate(candidates):  # one by one: a tuple stays one value
+                both[i] = v
+            seen = list(pd.unique(both)[: self.N_EXAMPLES])
+        self.examples[j] = seen
+
+    def warn(self, n_rows: int, note: str = "") -> None:
+        """One warning per column; ``note`` (e.g. how a model reads UNKNOWN) ends each."""
+        for j in sorted(self.counts):
+            count = self.counts[j]
+            # str() per value: Series.astype(str) fails on e.g. a lone surrogate under pyarrow
+            examples = [str(v) for v in self.examples[j]]
+            warnings.warn(
+                f"Column {self.names[j]!r}: {count} value(s) ({count / n_rows:.1%} of rows) "
+                f"were not seen during fit and map to the UNKNOWN token (e.g. {examples}).{note}",
+                UserWarning,
+                stacklevel=user_stacklevel(),  # the user's call (predict, transform, ...)
+            )
