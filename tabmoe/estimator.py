@@ -54,7 +54,8 @@ class TabularMoEClassifier(ExplainMixin, EstimatorStateMixin, TorchClassifier):
     ----------
     d_model, n_heads, ff_dim, n_layers, dropout :
         Architecture (default 64, 4, 128, 1, 0.0; paper: 20, 5, 5, 1, 0.1). Key dim per head
-        is ``d_model // n_heads``. Dropout 0 from study 16 (docs/research.md#study-16).
+        is ``d_model // n_heads``. Dropout 0 from study 16, replicated in study 18
+        (docs/research.md#study-16, #study-18).
     block : {"transformer", "attention"}
         ``"transformer"``: the paper's post-LN block. ``"attention"``: attention + linear
         readout only, the exact CBOW-MoE form.
