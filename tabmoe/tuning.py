@@ -29,7 +29,7 @@ import contextlib
 import os
 import time
 import warnings
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -245,6 +245,7 @@ def tune(
     random_state: int | None = None,
     sampler: Any = None,
     trial_attrs: Callable[[BaseEstimator], Mapping[str, Any]] | None = None,
+    enqueue: Sequence[Mapping[str, Any]] = (),
     refit: bool = True,
     verbose: bool = False,
 ) -> TuneResult:
@@ -283,6 +284,12 @@ def tune(
     trial_attrs : callable, optional
         ``estimator -> {name: JSON value}`` recorded on each trial as user attributes, never
         used for selection (the harness records oracle OOD scores this way).
+    enqueue : sequence of mappings, optional
+        Parameter sets the study tries first, in order (Optuna's ``enqueue_trial``), e.g. a
+        model's defaults, so that the search is scored against a known setting. A set the
+        study already holds is not added again; only as many as the remaining ``n_trials``
+        are. Each value must lie in the search space (one outside a list of choices fails
+        its trial, recorded like any failure); names the space does not suggest are unused.
     refit : bool
         Refit the best parameters when the best trial's model is not in this process.
     verbose : bool
@@ -302,6 +309,10 @@ def tune(
         raise ValueError(f"n_trials must be a positive integer or None, got {n_trials!r}")
     if timeout is not None and not timeout > 0:
         raise ValueError(f"timeout must be positive seconds or None, got {timeout!r}")
+    enqueue = list(enqueue)
+    for i, entry in enumerate(enqueue):
+        if not isinstance(entry, Mapping):
+            raise ValueError(f"enqueue[{i}] must be a mapping of parameter names to values, got {entry!r}")
     if (validation is None) == (cv is None):
         raise ValueError("give exactly one of validation=(X_val, y_val) (or a split) and cv=<folds>")
     if hasattr(validation, "parts") and hasattr(validation, "features"):  # SplitData
@@ -376,6 +387,8 @@ def tune(
         )
         already = len(study.get_trials(deepcopy=False))
         if n_trials is None or already < n_trials:
+            for entry in enqueue[: None if n_trials is None else n_trials - already]:
+                study.enqueue_trial(dict(entry), skip_if_exists=True)
             study.optimize(
                 objective,
                 n_trials=None if n_trials is None else n_trials - already,

@@ -108,6 +108,23 @@ def test_stored_study_resumes_to_the_total_budget(tmp_path, data):
     assert len(sqlite.study.trials) == 1
 
 
+def test_enqueued_parameter_sets_run_first_once_and_within_the_budget(tmp_path, data):
+    X, y, val = data
+    spec, journal = get_model("logistic_regression"), tmp_path / "optuna.journal"
+    first = tune(spec, X, y, validation=val, n_trials=3, random_state=0, storage=journal,
+                 study_name="q", enqueue=[{"C": 123.0}, {"C": 0.0042}])
+    assert [t.params["C"] for t in first.study.trials][:2] == [123.0, 0.0042]
+    assert len(first.study.trials) == 3
+    again = tune(spec, X, y, validation=val, n_trials=4, random_state=0, storage=journal,
+                 study_name="q", enqueue=[{"C": 123.0}])  # held already: not run twice
+    assert [t.params["C"] for t in again.study.trials].count(123.0) == 1
+    assert len(again.study.trials) == 4
+    small = tune(spec, X, y, validation=val, n_trials=1, enqueue=[{"C": 1.0}, {"C": 2.0}])
+    assert [(t.params["C"], t.state.name) for t in small.study.trials] == [(1.0, "COMPLETE")]
+    with pytest.raises(ValueError, match=r"enqueue\[1\] must be a mapping"):
+        tune(spec, X, y, validation=val, n_trials=1, enqueue=[{"C": 1.0}, 5])
+
+
 def test_timeout_alone_is_a_budget(data):
     X, y, val = data
     result = tune(get_model("logistic_regression"), X, y, validation=val, n_trials=None, timeout=0.01)
