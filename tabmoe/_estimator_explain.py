@@ -15,6 +15,8 @@ from .tokenizer import to_frame
 
 
 class ExplainMixin:
+    """``explain`` and ``feature_importances_`` of :class:`~tabmoe.TabularMoEClassifier`."""
+
     def _update_importances(self) -> None:
         features = self.train_sample_tokens_[:, :-1]
         attend = self._attend(features)
@@ -29,7 +31,7 @@ class ExplainMixin:
         """Feature tokens (n, n_features) and the attend mask (or None) of all of ``X`` (for
         ``explain``, whose output is many times their size; prediction tokenizes in batches)."""
         frame = self._prepare_X(X)  # checks that the estimator is fitted first
-        tokens = self.tokenizer_.transform(frame, unseen_note=self._unseen_note())
+        tokens = self._transform(frame)
         attend = self._attend(tokens)
         return torch.from_numpy(tokens), None if attend is None else torch.from_numpy(attend)
 

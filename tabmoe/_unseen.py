@@ -44,7 +44,7 @@ class UnseenValues:
             examples = [str(v) for v in self.examples[j]]
             warnings.warn(
                 f"Column {self.names[j]!r}: {count} value(s) ({count / n_rows:.1%} of rows) "
-                f"were not seen during fit and map to the UNKNOWN token (e.g. {examples}).{note}",
+                f"were not seen during fit and map to the UNKNOWN token (e.g. {examples}).{' ' + note if note else ''}",
                 UserWarning,
                 stacklevel=user_stacklevel(),  # the user's call (predict, transform, ...)
             )

@@ -339,7 +339,7 @@ class TabularMoEClassifier(ExplainMixin, EstimatorStateMixin, TorchClassifier):
     # ---------------------------------------------------------------- fit
     def _tokens(self, X: Any, y_codes: np.ndarray | None) -> np.ndarray:
         """(n, L) token ids, label in the last column (MASK when y_codes is None)."""
-        feats = self.tokenizer_.transform(X, unseen_note=self._unseen_note())
+        feats = self._transform(X)
         out = np.empty((feats.shape[0], feats.shape[1] + 1), dtype=np.int32)
         out[:, :-1] = feats
         out[:, -1] = 0 if y_codes is None else self.label_token_ids_[y_codes]
@@ -441,8 +441,14 @@ class TabularMoEClassifier(ExplainMixin, EstimatorStateMixin, TorchClassifier):
     def _unseen_note(self) -> str:
         """How this model reads values unseen at fit: it ends the tokenizer's warning."""
         if self.unknown == "exclude":
-            return " With unknown='exclude' the model leaves them out of the attention."
-        return " The model attends to UNKNOWN; unknown='exclude' leaves such values out of the attention."
+            return "With unknown='exclude' the model leaves them out of the attention."
+        return "The model attends to UNKNOWN; unknown='exclude' leaves such values out of the attention."
+
+    def _transform(self, X: Any) -> np.ndarray:
+        """All feature tokens of ``X`` at once, warning about unseen values with the note."""
+        note = self._unseen_note()
+        parts = [t for _, t in self.tokenizer_.transform_batches(X, max(1, len(X)), unseen_note=note)]
+        return parts[0] if parts else self.tokenizer_.transform(X)
 
     def _attend(self, tokens: np.ndarray) -> np.ndarray | None:
         """(n, L) bool: False where a token is left out of the attention (``"exclude"``)."""

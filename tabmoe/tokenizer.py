@@ -328,13 +328,12 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         return index, token
 
     # ------------------------------------------------------------ transform
-    def transform(self, X: Any, *, unseen_note: str = "") -> np.ndarray:
-        """Token ids, shape (n_samples, n_features), in the smallest integer dtype that fits.
-        ``unseen_note`` ends the warning about values not seen at fit (a model's reading)."""
+    def transform(self, X: Any) -> np.ndarray:
+        """Token ids, shape (n_samples, n_features), in the smallest integer dtype that fits."""
         frame = self._checked_frame(X)
         unseen = UnseenValues()
         out = self._tokens(frame, unseen)
-        unseen.warn(len(frame), unseen_note)
+        unseen.warn(len(frame))
         return out
 
     def transform_batches(
@@ -346,7 +345,8 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         ``X`` is checked (fitted columns, their order) here, once, before the first batch;
         values are read batch by batch, so an error in a value (e.g. inf) is raised at its
         batch. Memory beyond ``X`` is that of one batch. Unseen values are warned about
-        once, for all the rows, after the last batch.
+        once, for all the rows, after the last batch; ``unseen_note`` (e.g. how a model
+        reads UNKNOWN) ends that warning.
         """
         frame = self._checked_frame(X)
         return self._token_batches(frame, batch_rows, unseen_note)

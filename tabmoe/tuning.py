@@ -286,10 +286,11 @@ def tune(
         used for selection (the harness records oracle OOD scores this way).
     enqueue : sequence of mappings, optional
         Parameter sets the study tries first, in order (Optuna's ``enqueue_trial``), e.g. a
-        model's defaults, so that the search is scored against a known setting. A set the
-        study already holds is not added again; only as many as the remaining ``n_trials``
-        are. Each value must lie in the search space (one outside a list of choices fails
-        its trial, recorded like any failure); names the space does not suggest are unused.
+        known good setting, so that the search is scored against it. Keys are the names the
+        space suggests (as in ``trial.params``), values must lie in it: a key it does not
+        suggest or a value outside a list of choices fails that trial, recorded like any
+        failure. A set the study already holds is not queued again; at most the remaining
+        ``n_trials`` are queued. With several workers on one study, pass it in one of them.
     refit : bool
         Refit the best parameters when the best trial's model is not in this process.
     verbose : bool
@@ -309,10 +310,7 @@ def tune(
         raise ValueError(f"n_trials must be a positive integer or None, got {n_trials!r}")
     if timeout is not None and not timeout > 0:
         raise ValueError(f"timeout must be positive seconds or None, got {timeout!r}")
-    enqueue = list(enqueue)
-    for i, entry in enumerate(enqueue):
-        if not isinstance(entry, Mapping):
-            raise ValueError(f"enqueue[{i}] must be a mapping of parameter names to values, got {entry!r}")
+    enqueue = [_queued(i, entry) for i, entry in enumerate(enqueue)]
     if (validation is None) == (cv is None):
         raise ValueError("give exactly one of validation=(X_val, y_val) (or a split) and cv=<folds>")
     if hasattr(validation, "parts") and hasattr(validation, "features"):  # SplitData
@@ -356,6 +354,11 @@ def tune(
 
     def run_trial(trial: Any) -> float:
         suggested = suggest(trial)
+        unused = sorted(set(_queued_params(trial)) - set(trial.params)) if enqueue else []
+        if unused:
+            raise ValueError(
+                f"enqueued parameter(s) {unused} are not in the search space (it suggests {sorted(trial.params)})"
+            )
         trial.set_user_attr("params", jsonable(suggested))
         trial.set_user_attr("worker", f"{os.uname().nodename}:{os.getpid()}")
         if cv is not None:
@@ -385,16 +388,23 @@ def tune(
             sampler=sampler if sampler is not None else optuna.samplers.TPESampler(seed=random_state),
             load_if_exists=True,
         )
-        already = len(study.get_trials(deepcopy=False))
+        # Queued (WAITING) trials are not spent budget: counting them would stop the study
+        # once the queue alone reached n_trials.
+        waiting = optuna.trial.TrialState.WAITING
+        counted = tuple(state for state in optuna.trial.TrialState if state != waiting)
+        already = len(study.get_trials(deepcopy=False, states=counted))
         if n_trials is None or already < n_trials:
-            for entry in enqueue[: None if n_trials is None else n_trials - already]:
-                study.enqueue_trial(dict(entry), skip_if_exists=True)
+            room = None if n_trials is None else n_trials - already
+            for entry in enqueue:
+                if room is not None and len(study.get_trials(deepcopy=False, states=(waiting,))) >= room:
+                    break
+                study.enqueue_trial(entry, skip_if_exists=True)
             study.optimize(
                 objective,
-                n_trials=None if n_trials is None else n_trials - already,
+                n_trials=room,
                 timeout=timeout,
                 catch=TRIAL_ERRORS,
-                callbacks=[optuna.study.MaxTrialsCallback(n_trials, states=None)] if n_trials else None,
+                callbacks=[optuna.study.MaxTrialsCallback(n_trials, states=counted)] if n_trials else None,
             )
     complete = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
     if not complete:
@@ -420,6 +430,19 @@ def tune(
         metric=metric,
         fit_seconds=seconds,
     )
+
+
+def _queued(i: int, entry: Any) -> dict[str, Any]:
+    """``enqueue[i]`` as plain Python values (a study's storage holds JSON)."""
+    if not isinstance(entry, Mapping):
+        raise ValueError(f"enqueue[{i}] must be a mapping of parameter names to values, got {entry!r}")
+    return {name: value.item() if isinstance(value, np.generic) else value for name, value in entry.items()}
+
+
+def _queued_params(trial: Any) -> dict[str, Any]:
+    """The parameters ``enqueue_trial`` fixed for ``trial`` (empty for a sampled one)."""
+    frozen = next(t for t in trial.study.get_trials(deepcopy=False) if t.number == trial.number)
+    return frozen.system_attrs.get("fixed_params", {})
 
 
 def _rows(data: Any, index: np.ndarray) -> Any:

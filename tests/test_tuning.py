@@ -121,6 +121,17 @@ def test_enqueued_parameter_sets_run_first_once_and_within_the_budget(tmp_path, 
     assert len(again.study.trials) == 4
     small = tune(spec, X, y, validation=val, n_trials=1, enqueue=[{"C": 1.0}, {"C": 2.0}])
     assert [(t.params["C"], t.state.name) for t in small.study.trials] == [(1.0, "COMPLETE")]
+    # A queue as long as the budget runs in full (queued trials are not spent budget) ...
+    full = tune(spec, X, y, validation=val, n_trials=2, enqueue=[{"C": 1.0}, {"C": np.float32(2.0)}])
+    assert [(t.params["C"], t.state.name) for t in full.study.trials] == [(1.0, "COMPLETE"), (2.0, "COMPLETE")]
+    # ... and sets the study holds are skipped before the budget is counted.
+    more = tune(spec, X, y, validation=val, n_trials=6, random_state=0, storage=journal, study_name="q",
+                enqueue=[{"C": 123.0}, {"C": 0.0042}, {"C": np.float64(7.0)}, {"C": 8.0}, {"C": 9.0}])
+    assert [t.params["C"] for t in more.study.trials][4:] == [7.0, 8.0]
+    assert {t.state.name for t in more.study.trials} == {"COMPLETE"}
+    typo = tune(spec, X, y, validation=val, n_trials=2, enqueue=[{"c": 1.0}])
+    assert [t.state.name for t in typo.study.trials] == ["FAIL", "COMPLETE"]
+    assert "enqueued parameter(s) ['c'] are not in the search space" in typo.study.trials[0].user_attrs["error"]
     with pytest.raises(ValueError, match=r"enqueue\[1\] must be a mapping"):
         tune(spec, X, y, validation=val, n_trials=1, enqueue=[{"C": 1.0}, 5])
 
