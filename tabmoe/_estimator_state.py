@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 ADDED_PARAMETERS = {
     "n_jobs": None, "unknown_rate": 0.0, "numeric_embedding": "bins", "max_scored_features": None,
     "unknown": "token", "label_smoothing": 0.0, "feature_warmup_epochs": 0,
-    "lr_decay_patience": None,
+    "lr_decay_patience": None, "refit": False,
 }
 
 
@@ -67,6 +67,7 @@ class EstimatorStateMixin:
         state = {**ADDED_PARAMETERS, **state}
         if "module_" in state:  # fitted before the network's mode was recorded
             state.setdefault("numeric_embedding_", state["numeric_embedding"])
+            state.setdefault("refit_history_", None)  # fitted before refit existed
         super().__setstate__(state)
 
     def save(self, path: str | os.PathLike) -> None:
@@ -108,6 +109,7 @@ class EstimatorStateMixin:
             "history": self.history_,
             "n_iter": self.n_iter_,
             "best_epoch": self.best_epoch_,
+            "refit_history": getattr(self, "refit_history_", None),
             "numeric_embedding": self.numeric_embedding_,
             "feature_importances": self.feature_importances_.tolist(),
             "adapt_history": getattr(self, "adapt_history_", None),
@@ -140,6 +142,7 @@ class EstimatorStateMixin:
             est.feature_names_in_ = np.asarray(fitted["feature_names_in"], dtype=object)
         est.history_, est.n_iter_ = fitted["history"], fitted["n_iter"]
         est.best_epoch_ = fitted["best_epoch"]
+        est.refit_history_ = fitted.get("refit_history")
         est.numeric_embedding_ = fitted.get("numeric_embedding", est.numeric_embedding)
         check_classifier(est)
         est.module_ = est._build_module()

@@ -104,6 +104,12 @@ class TabularMoEClassifier(ExplainMixin, EstimatorStateMixin, TorchClassifier):
         Share of the training rows held out (stratified) for early stopping without eval_set.
     n_iter_no_change : int
         Epochs without improvement of at least ``tol`` before stopping.
+    refit : bool
+        After early stopping on the ``validation_fraction`` hold-out, train a fresh network
+        (same seed) on every training row, the hold-out included, for ``best_epoch_`` epochs,
+        as scikit-learn's searches refit after choosing (default False: the early-stopped
+        network). No effect with an ``eval_set`` or without early stopping. Costs the best
+        epoch's count of epochs again (docs/research.md#study-22).
     lr_decay_patience : int or None
         ``fit`` only: the learning rate is divided by 5 after this many epochs without a
         ``tol`` improvement of the validation (else training) loss; None (default): constant.
@@ -172,7 +178,9 @@ class TabularMoEClassifier(ExplainMixin, EstimatorStateMixin, TorchClassifier):
     n_iter_ : int
         Epochs run.
     best_epoch_ : int or None
-        Epoch whose weights were kept by early stopping.
+        Epoch whose weights early stopping kept; with ``refit``, the epochs the refit trained.
+    refit_history_ : list of dict or None
+        Per epoch of the refit on every training row, as ``history_``; None without one.
     feature_importances_ : ndarray of shape (n_features,)
         Mean absolute head-averaged gate of the label query on each column over the stored
         training sample (at most ``TRAIN_SAMPLE_ROWS`` rows), normalised to sum to 1.
@@ -206,6 +214,7 @@ class TabularMoEClassifier(ExplainMixin, EstimatorStateMixin, TorchClassifier):
         "label_smoothing": [Interval(numbers.Real, 0, 1, closed="left")],
         "feature_warmup_epochs": [Interval(numbers.Integral, 0, None, closed="left")],
         "lr_decay_patience": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "refit": ["boolean"],
         "feature_dropout": [Interval(numbers.Real, 0, 1, closed="left")],
         "n_members": [Interval(numbers.Integral, 1, None, closed="left")],
         "unknown_rate": [Interval(numbers.Real, 0, 1, closed="left")],
@@ -253,6 +262,7 @@ class TabularMoEClassifier(ExplainMixin, EstimatorStateMixin, TorchClassifier):
         label_smoothing: float = 0.0,
         feature_warmup_epochs: int = 0,
         lr_decay_patience: int | None = None,
+        refit: bool = False,
     ):
         self.d_model = d_model
         self.n_heads = n_heads
@@ -293,6 +303,7 @@ class TabularMoEClassifier(ExplainMixin, EstimatorStateMixin, TorchClassifier):
         self.label_smoothing = label_smoothing
         self.feature_warmup_epochs = feature_warmup_epochs
         self.lr_decay_patience = lr_decay_patience
+        self.refit = refit
 
     # ----------------------------------------------------------- resolved
     def _masking(self) -> str:
@@ -376,6 +387,12 @@ class TabularMoEClassifier(ExplainMixin, EstimatorStateMixin, TorchClassifier):
                 "unknown_rate trains the UNKNOWN token, which unknown='exclude' never attends to: "
                 f"set unknown_rate=0 or unknown='token' (got unknown_rate={self.unknown_rate!r})."
             )
+        if self.refit and self.lr_decay_patience is not None:
+            raise ValueError(
+                "refit=True replays the early-stopped fit's epoch count, not its learning-rate "
+                f"schedule: set lr_decay_patience=None or refit=False (got lr_decay_patience="
+                f"{self.lr_decay_patience!r})."
+            )
 
     def _initialize_front_end(self, inputs: FitInputs, X_unlabeled: Any = None) -> Any:
         """Fit ``tokenizer_`` (on ``X`` and ``X_unlabeled``) and ``label_token_ids_``."""
@@ -413,9 +430,16 @@ class TabularMoEClassifier(ExplainMixin, EstimatorStateMixin, TorchClassifier):
     def _lr_decay_patience(self) -> int | None:
         return self.lr_decay_patience
 
-    def _record_fit(self, result: TrainResult, labelled: dict[str, torch.Tensor], seed: int) -> None:
-        super()._record_fit(result, labelled, seed)
+    def _refit(self) -> bool:
+        return self.refit
+
+    def _record_fit(
+        self, result: TrainResult, labelled: dict[str, torch.Tensor], seed: int, refit: TrainResult | None = None
+    ) -> None:
+        super()._record_fit(result, labelled, seed, refit)
         self.history_ = self._member_means(result.history)
+        if refit is not None:
+            self.refit_history_ = self._member_means(refit.history)
         self._keep_train_sample(labelled, seed)
 
     @torch.no_grad()

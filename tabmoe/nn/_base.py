@@ -12,7 +12,7 @@ import contextlib
 import copy
 import numbers
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -288,7 +288,9 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
     (``_add_unlabeled_rows``), a :class:`~tabmoe.nn.trainer.TrainerConfig` (rows per
     batch from ``_batch_size``), and under one seed ``_initialize_module`` and
     :class:`~tabmoe.nn.trainer.Trainer` with ``_get_loss`` / ``_get_val_loss``;
-    it sets ``module_``, ``history_``, ``n_iter_`` and ``best_epoch_``.
+    it sets ``module_``, ``history_``, ``n_iter_`` and ``best_epoch_``. Where ``_refit``
+    says so and early stopping held out training rows, a fresh network then trains the best
+    epoch's count of epochs on every training row (``refit_history_``).
 
     A subclass supplies its front end, its network and its loss; TabNet, trained by its own
     library's loop, overrides ``_train``.
@@ -333,11 +335,23 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
         """The trainer's ``lr_decay_patience`` (None: a constant learning rate)."""
         return None
 
-    def _record_fit(self, result: TrainResult, labelled: dict[str, torch.Tensor], seed: int) -> None:
-        """Set ``history_``, ``n_iter_`` and ``best_epoch_`` from the trainer's result."""
+    def _refit(self) -> bool:
+        """Whether to retrain on every training row after early stopping on a hold-out."""
+        return False
+
+    def _record_fit(
+        self,
+        result: TrainResult,
+        labelled: dict[str, torch.Tensor],
+        seed: int,
+        refit: TrainResult | None = None,
+    ) -> None:
+        """Set ``history_``, ``n_iter_``, ``best_epoch_`` and ``refit_history_`` from the
+        trainer's results (``refit``: the retraining on every row, or None)."""
         self.history_ = result.history
         self.n_iter_ = len(result.history)
         self.best_epoch_ = result.best_epoch
+        self.refit_history_ = None if refit is None else refit.history
 
     # ------------------------------------------------------------- sequence
     @scoped_threads
@@ -368,7 +382,8 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
         unlabeled: Any = None,
     ) -> None:
         """Fit ``module_`` with the trainer; ``validation`` is ``(X_val, y_val codes)``."""
-        train = self._training_rows(inputs.frame, inputs.y_codes, inputs.weight)
+        train = every_row = self._training_rows(inputs.frame, inputs.y_codes, inputs.weight)
+        held_out = validation is None and early
         if validation is not None:
             X_val, y_val = validation
             validation = self._training_rows(X_val, y_val, np.ones(len(y_val)))
@@ -400,4 +415,19 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
                 self.module_, train, self._get_loss(), validation=validation,
                 val_loss_fn=self._get_val_loss(),
             )  # fmt: skip
-        self._record_fit(result, labelled, inputs.seed)
+        refit = None
+        if held_out and self._refit():
+            labelled = every_row
+            train = every_row if unlabeled is None else self._add_unlabeled_rows(every_row, unlabeled)
+            refit = self._train_again(config, train, result.best_epoch or len(result.history), inputs)
+        self._record_fit(result, labelled, inputs.seed, refit)
+
+    def _train_again(
+        self, config: TrainerConfig, train: dict[str, torch.Tensor], epochs: int, inputs: FitInputs
+    ) -> TrainResult:
+        """A fresh network (same seed, same rows per batch) trained ``epochs`` epochs on
+        ``train``, without validation: the refit after early stopping picked ``epochs``."""
+        config = replace(config, max_epochs=epochs, early_stopping=False)
+        with seeded(inputs.seed, inputs.device):
+            self.module_ = self._initialize_module().to(inputs.device)
+            return Trainer(config).fit(self.module_, train, self._get_loss())

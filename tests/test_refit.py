@@ -1,0 +1,65 @@
+"""``refit=True``: after early stopping on the hold-out, a fresh network trains the best
+epoch's count of epochs on every training row."""
+
+import numpy as np
+import pytest
+
+from tabmoe import TabularMoEClassifier
+
+from .moe_data import toy_table
+
+PARAMS = dict(random_state=0, device="cpu", batch_size=32, max_epochs=8, n_iter_no_change=2)
+
+
+@pytest.mark.parametrize("n_members", [1, 2])
+def test_refit_is_a_fit_on_every_row_for_the_best_epoch_count(n_members):
+    X, y = toy_table()
+    refitted = TabularMoEClassifier(refit=True, n_members=n_members, **PARAMS).fit(X, y)
+    stopped = TabularMoEClassifier(n_members=n_members, **PARAMS).fit(X, y)
+    # the choice of epochs is the early-stopped fit's, unchanged
+    def losses(model):
+        return [(r["train_loss"], r["val_loss"]) for r in model.history_]
+
+    assert losses(refitted) == losses(stopped)
+    assert stopped.refit_history_ is None
+    best = refitted.best_epoch_
+    assert best == stopped.best_epoch_ and best is not None
+    assert [r["epoch"] for r in refitted.refit_history_] == list(range(1, best + 1))
+    assert all("val_loss" not in r for r in refitted.refit_history_)
+    # the same network as a fit without early stopping on all rows for that many epochs
+    plain = TabularMoEClassifier(
+        n_members=n_members, **{**PARAMS, "max_epochs": best}, early_stopping=False
+    ).fit(X, y)
+    np.testing.assert_allclose(refitted.predict_proba(X), plain.predict_proba(X), atol=1e-6)
+    assert not np.allclose(refitted.predict_proba(X), stopped.predict_proba(X), atol=1e-4)
+    # the stored training sample is every row, not the 90% the selection fit trained on
+    assert len(refitted.train_sample_tokens_) == len(X)
+    assert len(stopped.train_sample_tokens_) < len(X)
+
+
+@pytest.mark.parametrize("how", ["eval_set", "no_early_stopping"])
+def test_refit_changes_nothing_without_a_hold_out_from_the_training_rows(how):
+    X, y = toy_table()
+    fit_kw = {"eval_set": (X.iloc[:40], y[:40])} if how == "eval_set" else {}
+    params = {**PARAMS, "early_stopping": how == "eval_set"}
+    refitted = TabularMoEClassifier(refit=True, **params).fit(X, y, **fit_kw)
+    plain = TabularMoEClassifier(**params).fit(X, y, **fit_kw)
+    assert refitted.refit_history_ is None
+    np.testing.assert_array_equal(refitted.predict_proba(X), plain.predict_proba(X))
+
+
+def test_refit_with_a_learning_rate_schedule_is_refused_naming_both():
+    X, y = toy_table(n=60)
+    with pytest.raises(ValueError, match="refit=True.*lr_decay_patience=None"):
+        TabularMoEClassifier(refit=True, lr_decay_patience=2).fit(X, y)
+    with pytest.raises(ValueError, match="refit"):
+        TabularMoEClassifier(refit="yes").fit(X, y)
+
+
+def test_refit_history_survives_save_and_load(tmp_path):
+    X, y = toy_table()
+    model = TabularMoEClassifier(refit=True, **PARAMS).fit(X, y)
+    model.save(tmp_path / "m.tabmoe")
+    loaded = TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+    assert loaded.refit and loaded.refit_history_ == model.refit_history_
+    np.testing.assert_allclose(loaded.predict_proba(X), model.predict_proba(X), atol=1e-6)
