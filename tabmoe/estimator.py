@@ -108,8 +108,8 @@ class TabularMoEClassifier(ExplainMixin, EstimatorStateMixin, TorchClassifier):
         After early stopping on the ``validation_fraction`` hold-out, train a fresh network
         (same seed) on every training row, the hold-out included, for ``best_epoch_`` epochs,
         as scikit-learn's searches refit after choosing (default False: the early-stopped
-        network). No effect with an ``eval_set`` or without early stopping. Costs the best
-        epoch's count of epochs again (docs/research.md#study-22).
+        network). No effect with an ``eval_set`` or without early stopping. Opt-in: it
+        lowered ID validation (docs/research.md#study-22).
     lr_decay_patience : int or None
         ``fit`` only: the learning rate is divided by 5 after this many epochs without a
         ``tol`` improvement of the validation (else training) loss; None (default): constant.
