@@ -108,8 +108,10 @@ class TabularMoEClassifier(ExplainMixin, EstimatorStateMixin, TorchClassifier):
         After early stopping on the ``validation_fraction`` hold-out, train a fresh network
         (same seed) on every training row, the hold-out included, for ``best_epoch_`` epochs,
         as scikit-learn's searches refit after choosing (default False: the early-stopped
-        network). No effect with an ``eval_set`` or without early stopping. Opt-in: it
-        lowered ID validation (docs/research.md#study-22).
+        network). Each refit epoch has 1 / (1 - ``validation_fraction``) times the steps,
+        the rows per batch being the same. No effect with an ``eval_set``, without early
+        stopping, or when no epoch improved. Opt-in: it lowered ID validation
+        (docs/research.md#study-22).
     lr_decay_patience : int or None
         ``fit`` only: the learning rate is divided by 5 after this many epochs without a
         ``tol`` improvement of the validation (else training) loss; None (default): constant.
@@ -176,9 +178,9 @@ class TabularMoEClassifier(ExplainMixin, EstimatorStateMixin, TorchClassifier):
         Per epoch: ``epoch``, ``train_loss``, ``seconds``, ``val_loss`` when validating,
         ``lr`` with ``lr_decay_patience``.
     n_iter_ : int
-        Epochs run.
+        Epochs run (by the early-stopped fit; a refit's are ``len(refit_history_)``).
     best_epoch_ : int or None
-        Epoch whose weights early stopping kept; with ``refit``, the epochs the refit trained.
+        Epoch whose weights early stopping kept; with a refit, the epochs the refit trained.
     refit_history_ : list of dict or None
         Per epoch of the refit on every training row, as ``history_``; None without one.
     feature_importances_ : ndarray of shape (n_features,)

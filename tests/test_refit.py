@@ -14,8 +14,12 @@ PARAMS = dict(random_state=0, device="cpu", batch_size=32, max_epochs=8, n_iter_
 @pytest.mark.parametrize("n_members", [1, 2])
 def test_refit_is_a_fit_on_every_row_for_the_best_epoch_count(n_members):
     X, y = toy_table()
-    refitted = TabularMoEClassifier(refit=True, n_members=n_members, **PARAMS).fit(X, y)
-    stopped = TabularMoEClassifier(n_members=n_members, **PARAMS).fit(X, y)
+    X_unlabeled = toy_table(n=60, seed=1)[0]
+    weight = np.random.RandomState(0).uniform(0.5, 2.0, len(X))
+    kw = dict(sample_weight=weight, X_unlabeled=X_unlabeled)
+    params = dict(n_members=n_members, feature_warmup_epochs=2, **PARAMS)
+    refitted = TabularMoEClassifier(refit=True, **params).fit(X, y, **kw)
+    stopped = TabularMoEClassifier(**params).fit(X, y, **kw)
     # the choice of epochs is the early-stopped fit's, unchanged
     def losses(model):
         return [(r["train_loss"], r["val_loss"]) for r in model.history_]
@@ -27,9 +31,7 @@ def test_refit_is_a_fit_on_every_row_for_the_best_epoch_count(n_members):
     assert [r["epoch"] for r in refitted.refit_history_] == list(range(1, best + 1))
     assert all("val_loss" not in r for r in refitted.refit_history_)
     # the same network as a fit without early stopping on all rows for that many epochs
-    plain = TabularMoEClassifier(
-        n_members=n_members, **{**PARAMS, "max_epochs": best}, early_stopping=False
-    ).fit(X, y)
+    plain = TabularMoEClassifier(**{**params, "max_epochs": best}, early_stopping=False).fit(X, y, **kw)
     np.testing.assert_allclose(refitted.predict_proba(X), plain.predict_proba(X), atol=1e-6)
     assert not np.allclose(refitted.predict_proba(X), stopped.predict_proba(X), atol=1e-4)
     # the stored training sample is every row, not the 90% the selection fit trained on

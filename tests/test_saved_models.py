@@ -42,6 +42,7 @@ def test_pickle_of_v0_1_0_loads_and_predicts_identically():
     params = clone(est).get_params()
     assert (params["n_jobs"], params["unknown_rate"], params["numeric_embedding"]) == (None, 0.0, "bins")
     assert (params["unknown"], params["label_smoothing"], params["feature_warmup_epochs"]) == ("token", 0.0, 0)
+    assert params["refit"] is False and est.refit_history_ is None
 
 
 def test_pickle_of_v0_1_0_saves_and_loads(tmp_path):

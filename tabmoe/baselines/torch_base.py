@@ -124,6 +124,8 @@ class TorchTabularClassifier(TorchClassifier):
         Epochs run.
     best_epoch_ : int or None
         Epoch whose weights were kept by early stopping.
+    refit_history_ : None
+        Always None: these models do not refit (``TabularMoEClassifier(refit=True)`` does).
     """
 
     # Transformer activations are (rows x tokens x width): 1024 rows keep prediction of the

@@ -382,8 +382,8 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
         unlabeled: Any = None,
     ) -> None:
         """Fit ``module_`` with the trainer; ``validation`` is ``(X_val, y_val codes)``."""
-        train = every_row = self._training_rows(inputs.frame, inputs.y_codes, inputs.weight)
-        held_out = validation is None and early
+        train = self._training_rows(inputs.frame, inputs.y_codes, inputs.weight)
+        every_row = train if validation is None and early and self._refit() else None
         if validation is not None:
             X_val, y_val = validation
             validation = self._training_rows(X_val, y_val, np.ones(len(y_val)))
@@ -416,18 +416,20 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
                 val_loss_fn=self._get_val_loss(),
             )  # fmt: skip
         refit = None
-        if held_out and self._refit():
+        if every_row is not None and result.best_epoch is not None:
             labelled = every_row
             train = every_row if unlabeled is None else self._add_unlabeled_rows(every_row, unlabeled)
-            refit = self._train_again(config, train, result.best_epoch or len(result.history), inputs)
+            refit = self._train_again(config, train, result.best_epoch, inputs)
         self._record_fit(result, labelled, inputs.seed, refit)
 
     def _train_again(
         self, config: TrainerConfig, train: dict[str, torch.Tensor], epochs: int, inputs: FitInputs
     ) -> TrainResult:
         """A fresh network (same seed, same rows per batch) trained ``epochs`` epochs on
-        ``train``, without validation: the refit after early stopping picked ``epochs``."""
-        config = replace(config, max_epochs=epochs, early_stopping=False)
+        ``train``, without validation: the refit after early stopping picked ``epochs``.
+        No learning-rate schedule: one chosen on the hold-out cannot be replayed."""
+        config = replace(config, max_epochs=epochs, early_stopping=False, lr_decay_patience=None)
+        self.module_ = None  # the early-stopped network's memory, before the new one's
         with seeded(inputs.seed, inputs.device):
             self.module_ = self._initialize_module().to(inputs.device)
             return Trainer(config).fit(self.module_, train, self._get_loss())
