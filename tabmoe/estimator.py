@@ -9,11 +9,11 @@ import numpy as np
 import pandas as pd
 import torch
 from sklearn.base import _fit_context
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _paper_config as defaults
+from ._estimator_adapt import AdaptMixin
 from ._estimator_explain import ExplainMixin
 from ._estimator_state import EstimatorStateMixin
 from .nn._base import (
@@ -22,14 +22,12 @@ from .nn._base import (
     FitInputs,
     TorchClassifier,
     predict_batch_rows,
-    resolve_mixed_precision,
 )
 from .nn._batching import cap_rows_for_heads
-from .nn._threads import scoped_threads
 from .nn.ensemble import MemberLoss, StackedModel
 from .nn.network import BLOCKS, GATES, TabularMoE
 from .nn.objective import MASKINGS, MaskedFeatureObjective, label_loss
-from .nn.trainer import LossFn, Trainer, TrainerConfig, TrainResult, seeded
+from .nn.trainer import LossFn, TrainResult
 from .tokenizer import MISSING, UNKNOWN, ColumnTokenizer, to_frame
 
 #: At most this many labelled training rows are kept after ``fit`` (``train_sample_tokens_``):
@@ -39,7 +37,7 @@ TRAIN_SAMPLE_ROWS = 10_000
 TOKEN_MODES = ("token", "exclude")  # how MISSING (`missing`) and UNKNOWN (`unknown`) are read
 
 
-class TabularMoEClassifier(ExplainMixin, EstimatorStateMixin, TorchClassifier):
+class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchClassifier):
     """Single- or multi-layer bidirectional attention trained with the masked-feature objective.
 
     Each column is a word position, each value a word, and the label one more column that is
@@ -544,55 +542,3 @@ class TabularMoEClassifier(ExplainMixin, EstimatorStateMixin, TorchClassifier):
         frame = to_frame(X)
         validate_data(self, X, skip_check_array=True, reset=False)
         return frame
-
-    @scoped_threads
-    def adapt(
-        self,
-        X_target: Any = None,
-        *,
-        max_epochs: int = 10,
-        learning_rate: float | None = None,
-        random_state: int | np.random.RandomState | None = None,
-    ) -> TabularMoEClassifier:
-        """Continue training on unlabeled target-domain rows mixed with the training rows.
-
-        Runs ``max_epochs`` epochs of the fit objective (masked features + label) over the
-        union of the stored labelled training sample (``train_sample_tokens_``, at most
-        ``TRAIN_SAMPLE_ROWS`` rows) and the rows of ``X_target`` (label position MASK, so only
-        their features are reconstructed), shuffled together, so every step mixes both.
-        Adapting on target rows alone wrecks the label head (docs/paper.md section 8); keeping the
-        labelled rows prevents that. ``X_target=None`` runs the same on the training sample
-        alone (the control). ``learning_rate`` defaults to the fit's; the optimiser starts
-        fresh. ``random_state`` (shuffling, dropout) defaults to the estimator's.
-        """
-        check_is_fitted(self)
-        if not isinstance(max_epochs, numbers.Integral) or max_epochs < 1:
-            raise ValueError(f"max_epochs must be a positive integer, got {max_epochs!r}.")
-        lr = self.learning_rate if learning_rate is None else learning_rate
-        if not lr > 0:
-            raise ValueError(f"learning_rate must be > 0, got {learning_rate!r}.")
-        rng = check_random_state(self.random_state if random_state is None else random_state)
-        seed = int(rng.randint(np.iinfo(np.int32).max))
-        data = self._rows(self.train_sample_tokens_, self.train_sample_weight_)
-        if X_target is not None:
-            target = self._tokens(self._prepare_X(X_target), None)
-            extra = self._rows(target, np.ones(len(target)))
-            data = {k: torch.cat([v, extra[k]]) for k, v in data.items()}
-        masking, device, tokens = self._masking(), self._module_device(), data["tokens"]
-        config = TrainerConfig(
-            max_epochs=max_epochs,
-            batch_size=self._cap_rows_for_heads(self._rows_per_batch(len(tokens), tokens.shape[1], masking)),
-            lr=lr,
-            weight_decay=self.weight_decay,
-            device=device,
-            seed=seed,
-            verbose=self.verbose,
-            mixed_precision=resolve_mixed_precision(self.mixed_precision, device, warn=False),
-            compile=bool(self.compile),
-            description=f"{type(self).__name__}.adapt",
-        )
-        with seeded(seed, device):
-            result = Trainer(config).fit(self.module_, data, self._objective(masking))
-        self.adapt_history_ = self._member_means(result.history)
-        self._update_importances()
-        return self
