@@ -114,6 +114,10 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         ``fit`` only: the learning rate is divided by 5 after this many epochs without a
         ``tol`` improvement of the validation (else training) loss; None (default): constant.
         Opt-in: 3 and 5 lowered ID validation (docs/research.md#study-15).
+    ema_decay : float or None
+        ``fit`` only: validate, keep and return an exponential moving average of the weights
+        (Polyak averaging, torch's ``AveragedModel``), updated after every step with this
+        decay; None (default): the weights themselves (docs/research.md#study-24).
     tol : float
     class_weight : dict, "balanced" or None
     device : str
@@ -215,6 +219,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         "feature_warmup_epochs": [Interval(numbers.Integral, 0, None, closed="left")],
         "lr_decay_patience": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "refit": ["boolean"],
+        "ema_decay": [Interval(numbers.Real, 0, 1, closed="neither"), None],
         "feature_dropout": [Interval(numbers.Real, 0, 1, closed="left")],
         "n_members": [Interval(numbers.Integral, 1, None, closed="left")],
         "unknown_rate": [Interval(numbers.Real, 0, 1, closed="left")],
@@ -263,6 +268,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         feature_warmup_epochs: int = 0,
         lr_decay_patience: int | None = None,
         refit: bool = False,
+        ema_decay: float | None = None,
     ):
         self.d_model = d_model
         self.n_heads = n_heads
@@ -304,6 +310,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         self.feature_warmup_epochs = feature_warmup_epochs
         self.lr_decay_patience = lr_decay_patience
         self.refit = refit
+        self.ema_decay = ema_decay
 
     # ----------------------------------------------------------- resolved
     def _masking(self) -> str:
@@ -432,6 +439,9 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
 
     def _refit(self) -> bool:
         return self.refit
+
+    def _ema_decay(self) -> float | None:
+        return self.ema_decay
 
     def _record_fit(
         self, result: TrainResult, labelled: dict[str, torch.Tensor], seed: int, refit: TrainResult | None = None

@@ -335,6 +335,10 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
         """The trainer's ``lr_decay_patience`` (None: a constant learning rate)."""
         return None
 
+    def _ema_decay(self) -> float | None:
+        """The trainer's ``ema_decay`` (None: the weights are not averaged)."""
+        return None
+
     def _refit(self) -> bool:
         """Whether to retrain on every training row after early stopping on a hold-out."""
         return False
@@ -402,6 +406,7 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
             n_iter_no_change=self.n_iter_no_change,
             tol=self.tol,
             lr_decay_patience=self._lr_decay_patience(),
+            ema_decay=self._ema_decay(),
             device=inputs.device,
             seed=inputs.seed,
             verbose=self.verbose,

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import torch
 from torch import Tensor, nn
+from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 from tqdm.auto import tqdm
 
 from .._stack import user_stacklevel
@@ -88,6 +89,9 @@ class TrainerConfig:
     # learning rate is multiplied by ``lr_decay_factor``; None: a constant learning rate
     lr_decay_patience: int | None = None
     lr_decay_factor: float = 0.2
+    # An exponential moving average of the weights, updated after every step with this
+    # decay, is what is validated, kept and returned; None: the weights themselves
+    ema_decay: float | None = None
     device: torch.device = field(default_factory=lambda: torch.device("cpu"))
     seed: int = 0
     verbose: int = 0
@@ -223,6 +227,16 @@ class Trainer:
             )
             return self._step(module, batch, loss_fn, optimizer), False
 
+    def _averaged(self, module: nn.Module) -> AveragedModel | None:
+        """torch's EMA of ``module``'s parameters (Polyak averaging), or None. Buffers are
+        not averaged: the networks' buffers are index tables, not statistics."""
+        decay = self.config.ema_decay
+        if decay is None:
+            return None
+        if not 0 < decay < 1:
+            raise ValueError(f"ema_decay must be in (0, 1) or None, got {decay!r}.")
+        return AveragedModel(module, multi_avg_fn=get_ema_multi_avg_fn(decay), use_buffers=False)
+
     def _plateau_scheduler(
         self, optimizer: torch.optim.Optimizer
     ) -> torch.optim.lr_scheduler.ReduceLROnPlateau | None:
@@ -278,6 +292,8 @@ class Trainer:
         compiled, self._compiled = cfg.compile, None
         set_epoch = getattr(loss_fn, "set_epoch", None)
         scheduler = self._plateau_scheduler(optimizer)
+        averaged = self._averaged(module)
+        scored = module if averaged is None else averaged.module  # the weights validated and kept
         for epoch in bar:
             start = time.perf_counter()
             if set_epoch is not None:
@@ -291,6 +307,8 @@ class Trainer:
                 else:
                     s, w = self._step(module, batch, loss_fn, optimizer)
                 result.n_steps += 1
+                if averaged is not None:
+                    averaged.update_parameters(module)
                 total += s
                 weight += w
             record = {
@@ -299,7 +317,7 @@ class Trainer:
                 "seconds": time.perf_counter() - start,
             }
             if validation is not None:
-                record["val_loss"] = self.evaluate(module, validation, val_loss_fn)
+                record["val_loss"] = self.evaluate(scored, validation, val_loss_fn)
             if scheduler is not None:
                 record["lr"] = optimizer.param_groups[0]["lr"]  # the rate this epoch trained at
                 scheduler.step(record.get("val_loss", record["train_loss"]))
@@ -310,7 +328,7 @@ class Trainer:
             if record["val_loss"] < best_loss - cfg.tol:
                 best_loss, bad_epochs, result.best_epoch = record["val_loss"], 0, epoch
                 if cfg.early_stopping:
-                    best_state = copy.deepcopy(module.state_dict())
+                    best_state = copy.deepcopy(scored.state_dict())
             else:
                 bad_epochs += 1
                 if cfg.early_stopping and bad_epochs >= cfg.n_iter_no_change:
@@ -319,6 +337,8 @@ class Trainer:
         bar.close()
         if cfg.early_stopping and best_state is not None:
             module.load_state_dict(best_state)
+        elif averaged is not None:
+            module.load_state_dict(averaged.module.state_dict())
         module.eval()
         if result.n_steps == 0:
             raise RuntimeError(
