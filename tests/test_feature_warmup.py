@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-import tabmoe.estimator
+import tabmoe._estimator_adapt
 from tabmoe import TabularMoEClassifier
 from tabmoe.nn.ensemble import MemberLoss
 from tabmoe.nn.objective import MaskedFeatureObjective
@@ -67,7 +67,7 @@ def test_warmup_weights_the_features_in_the_first_epochs_of_fit_only():
             return super().fit(module, train, loss_fn, *args, **kwargs)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(tabmoe.estimator, "Trainer", Recording)
+        patch.setattr(tabmoe._estimator_adapt, "Trainer", Recording)
         warm.adapt(X, max_epochs=1)
     assert [loss.feature_warmup_epochs for loss in losses] == [0]  # adapt: the plain weight
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-import tabmoe.estimator as estimator_module
+import tabmoe._estimator_adapt as adapt_module
 from tabmoe import TabularMoEClassifier
 from tabmoe.nn.objective import MaskedFeatureObjective
 from tabmoe.tokenizer import MASK
@@ -56,7 +56,7 @@ def test_adapt_mixes_training_rows_and_is_seeded(monkeypatch):
     assert not np.allclose(control.predict_proba(X_t), a.predict_proba(X_t))
     # every epoch covers the labelled sample plus the target rows
     seen = []
-    real = estimator_module.Trainer.fit
+    real = adapt_module.Trainer.fit
 
     def spy(self, module, train, *args, **kw):
         seen.append(len(train["tokens"]))
@@ -64,7 +64,7 @@ def test_adapt_mixes_training_rows_and_is_seeded(monkeypatch):
         seen.append(labelled)
         return real(self, module, train, *args, **kw)
 
-    monkeypatch.setattr(estimator_module.Trainer, "fit", spy)
+    monkeypatch.setattr(adapt_module.Trainer, "fit", spy)
     copy.deepcopy(fitted).adapt(X_t, max_epochs=1)
     assert seen[-2:] == [len(X) + len(X_t), len(X)]
 
