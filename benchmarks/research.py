@@ -99,8 +99,6 @@ def fit_and_score(estimator, X, y, parts: dict) -> dict:
             if name == "ood_test":
                 out["ood_single_class"] = bool(len(np.unique(pred)) == 1)
     out["epochs"] = getattr(estimator, "n_iter_", None)
-    if out["epochs"] is not None and getattr(estimator, "refit_history_", None):
-        out["epochs"] += len(estimator.refit_history_)  # a refit's epochs are part of its cost
     return out
 
 

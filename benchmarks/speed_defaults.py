@@ -83,8 +83,6 @@ def main(argv: list[str] | None = None) -> int:
             estimator.fit(X_train, y_train)
             seconds = time.perf_counter() - start
         epochs = getattr(estimator, "n_iter_", None)
-        if epochs is not None and getattr(estimator, "refit_history_", None):
-            epochs += len(estimator.refit_history_)  # a refit's epochs are part of the fit
         line = {"model": model, "rows": args.rows, "columns": args.columns, "threads": args.threads,
                 "fit_seconds": round(seconds, 2), "epochs": epochs,
                 "test_accuracy": float(np.mean(estimator.predict(X_test) == y_test))}

@@ -115,7 +115,7 @@ def epochs_run(name: str, estimator) -> int | None:
         return None
     if name == "mlp":
         return int(estimator.estimator_.n_iter_)
-    return int(estimator.n_iter_) + len(getattr(estimator, "refit_history_", None) or [])
+    return int(estimator.n_iter_)
 
 
 def current_rss_mb() -> float:

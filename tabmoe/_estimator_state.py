@@ -30,8 +30,7 @@ if TYPE_CHECKING:
 ADDED_PARAMETERS = {
     "n_jobs": None, "unknown_rate": 0.0, "numeric_embedding": "bins", "max_scored_features": None,
     "unknown": "token", "label_smoothing": 0.0, "feature_warmup_epochs": 0,
-    "lr_decay_patience": None, "refit": False,
-    "ema_decay": None,
+    "lr_decay_patience": None, "refit": False, "ema_decay": None,
 }
 
 

@@ -180,7 +180,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         Per epoch: ``epoch``, ``train_loss``, ``seconds``, ``val_loss`` when validating,
         ``lr`` with ``lr_decay_patience``.
     n_iter_ : int
-        Epochs run (by the early-stopped fit; a refit's are ``len(refit_history_)``).
+        Epochs run, a refit's included (``len(history_) + len(refit_history_)``).
     best_epoch_ : int or None
         Epoch whose weights early stopping kept; with a refit, the epochs the refit trained.
     refit_history_ : list of dict or None

@@ -29,6 +29,8 @@ def test_refit_is_a_fit_on_every_row_for_the_best_epoch_count(n_members):
     best = refitted.best_epoch_
     assert best == stopped.best_epoch_ and best is not None
     assert [r["epoch"] for r in refitted.refit_history_] == list(range(1, best + 1))
+    assert refitted.n_iter_ == len(refitted.history_) + best  # a refit's epochs are run too
+    assert stopped.n_iter_ == len(stopped.history_)
     assert all("val_loss" not in r for r in refitted.refit_history_)
     # the same network as a fit without early stopping on all rows for that many epochs
     plain = TabularMoEClassifier(**{**params, "max_epochs": best}, early_stopping=False).fit(X, y, **kw)

@@ -353,9 +353,9 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
         """Set ``history_``, ``n_iter_``, ``best_epoch_`` and ``refit_history_`` from the
         trainer's results (``refit``: the retraining on every row, or None)."""
         self.history_ = result.history
-        self.n_iter_ = len(result.history)
         self.best_epoch_ = result.best_epoch
         self.refit_history_ = None if refit is None else refit.history
+        self.n_iter_ = len(result.history) + len(self.refit_history_ or [])
 
     # ------------------------------------------------------------- sequence
     @scoped_threads
@@ -387,11 +387,12 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
     ) -> None:
         """Fit ``module_`` with the trainer; ``validation`` is ``(X_val, y_val codes)``."""
         train = self._training_rows(inputs.frame, inputs.y_codes, inputs.weight)
-        every_row = train if validation is None and early and self._refit() else None
+        every_row = None  # kept for a refit only: the hold-out's rows come back into training
         if validation is not None:
             X_val, y_val = validation
             validation = self._training_rows(X_val, y_val, np.ones(len(y_val)))
         elif early:
+            every_row = train if self._refit() else None
             train, validation = hold_out(train, inputs.y_codes, self.validation_fraction, inputs.seed)
         labelled = train
         if unlabeled is not None:
