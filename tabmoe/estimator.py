@@ -59,6 +59,11 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         readout only, the exact CBOW-MoE form.
     gate : {"softmax", "tanhmax"}
         Attention coefficients: probabilities, or signed TanhMax coefficients.
+    linear_term : bool
+        Add to the label's output a learned vector per feature value, summed over the
+        columns: a term of the label logits linear in the one-hot features, a logistic
+        regression beside the MoE (values unseen at fit add nothing). Default False
+        (docs/research.md#study-27). The exact MoE decomposition excludes it.
     categorical_features, n_bins, min_frequency, vocabulary :
         Passed to :class:`~tabmoe.tokenizer.ColumnTokenizer`.
         Default ``n_bins="auto"``: the Rice rule, ``round(2 n^(1/3))`` bins from the ``n`` rows
@@ -204,6 +209,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         "dropout": [Interval(numbers.Real, 0, 1, closed="left")],
         "block": [StrOptions(set(BLOCKS))],
         "gate": [StrOptions(set(GATES))],
+        "linear_term": ["boolean"],
         "n_bins": [Interval(numbers.Integral, 2, None, closed="left"), StrOptions({"auto"})],
         "numeric_embedding": [StrOptions({"bins", "ordered"})],
         "vocabulary": [StrOptions({"per_column", "shared"})],
@@ -269,6 +275,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         lr_decay_patience: int | None = None,
         refit: bool = False,
         ema_decay: float | None = None,
+        linear_term: bool = False,
     ):
         self.d_model = d_model
         self.n_heads = n_heads
@@ -311,6 +318,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         self.lr_decay_patience = lr_decay_patience
         self.refit = refit
         self.ema_decay = ema_decay
+        self.linear_term = linear_term
 
     # ----------------------------------------------------------- resolved
     def _masking(self) -> str:

@@ -76,6 +76,7 @@ def additive(module: nn.Module) -> bool:
         not isinstance(module, StackedModel)
         and module.n_layers == 1
         and module.blocks[0].block == "attention"
+        and getattr(module, "linear", None) is None
     )
 
 

@@ -78,6 +78,11 @@ class MixtureOfExperts:
                 "For deeper models use tabmoe.interpret.moe.label_gates (last-layer gates); for an "
                 "ensemble, take StackedModel.member(m)."
             )
+        if getattr(model, "linear", None) is not None:
+            raise ValueError(
+                "The (value, column) expert form leaves out the linear term of a model fitted "
+                "with linear_term=True: its label logits are not the MoE's alone."
+            )
         block = model.blocks[0]
         att = block.attention
         h = att.n_heads

@@ -310,6 +310,11 @@ class TabularMoE(nn.Module):
     ----------
     n_tokens : size of the token id space (reserved ids included).
     output_ids : per column, the token ids it can predict; the LAST column is the label.
+    linear_term : add to the label's output a sum over the feature columns of a learned
+        vector per token id (``linear`` (V, d), zero at the start), so the label logits gain
+        a term linear in the one-hot features, as a logistic regression beside the MoE. MASK
+        and UNKNOWN rows get no gradient from it (MASK is excluded; UNKNOWN is never seen
+        unless ``unknown_rate`` trains it), so a value unseen at fit adds nothing.
     """
 
     def __init__(
@@ -325,6 +330,7 @@ class TabularMoE(nn.Module):
         block: str = "transformer",
         gate: str = "softmax",
         ordered_ids: Sequence[np.ndarray] = (),
+        linear_term: bool = False,
     ):
         super().__init__()
         if gate not in GATES:
@@ -344,6 +350,10 @@ class TabularMoE(nn.Module):
         label_ids = np.sort(np.asarray(output_ids[-1]))
         self.register_buffer("label_ids", torch.as_tensor(label_ids), persistent=False)
         self._init_ordered(n_tokens, ordered_ids)
+        self.linear = None
+        if linear_term:
+            self.linear = nn.Embedding(n_tokens, d_model)
+            nn.init.zeros_(self.linear.weight)
 
     def _init_ordered(self, n_tokens: int, ordered_ids: Sequence[np.ndarray]) -> None:
         """Thermometer embeddings for ``ordered_ids`` (per column, token ids in value order,
@@ -370,6 +380,8 @@ class TabularMoE(nn.Module):
         super().__setstate__(state)
         if "ordered_grid" not in self._buffers:  # pickled before thermometer embeddings existed
             self._init_ordered(0, ())
+        if "linear" not in self._modules:  # pickled before the linear term existed
+            self.linear = None
 
     def ordered_table(self) -> Tensor:
         """(N, d) embeddings of ``ordered_ids``: per group, cumulative sums of its rows (each
@@ -408,6 +420,23 @@ class TabularMoE(nn.Module):
         """(L, d): what every position looks like when it is masked."""
         return self.token_embedding.weight[MASK] + self.column_embedding
 
+    def add_linear(self, h: Tensor, tokens: Tensor, attend: Tensor | None, query: Tensor | None) -> Tensor:
+        """h (B, Q, d) outputs of positions ``query`` (None: all L) -> h with the linear term
+        (see the class docstring) added at the label's position; unchanged without one.
+
+        The sum runs over the feature columns only (the label's own token never enters it),
+        skipping MASK and columns that ``attend`` leaves out."""
+        if self.linear is None:
+            return h
+        features = tokens[:, :-1].long()  # (B, L-1)
+        keep = features != MASK
+        if attend is not None:
+            keep = keep & attend[:, :-1]
+        term = (self.linear(features) * keep.unsqueeze(-1).to(h.dtype)).sum(1)  # (B, d)
+        label = self.label_position
+        at = torch.arange(h.shape[1], device=h.device) if query is None else query  # (Q,)
+        return h + (at == label).to(h.dtype)[None, :, None] * term[:, None, :]
+
     def hidden(self, tokens: Tensor, attend: Tensor | None = None, query: Tensor | None = None) -> Tensor:
         """Plain forward of (possibly masked) tokens (B, L) -> (B, Lq, d).
 
@@ -416,14 +445,15 @@ class TabularMoE(nn.Module):
         x = self.embed(tokens)
         for i, block in enumerate(self.blocks):
             x = block(x, attend, query if i == self.n_layers - 1 else None)
-        return x
+        return self.add_linear(x, tokens, attend, query)
 
     def hidden_loo(self, tokens: Tensor, attend: Tensor | None = None, query: Tensor | None = None) -> Tensor:
         """One-layer leave-one-column-out in one pass: (B, L) -> (B, Q, d), for the positions
         ``query`` (Q,) (default: all L)."""
         if self.n_layers != 1:
             raise ValueError("The one-pass leave-one-out form is exact only for n_layers=1.")
-        return self.blocks[0].forward_loo(self.embed(tokens), self.mask_embedding(), attend, query)
+        h = self.blocks[0].forward_loo(self.embed(tokens), self.mask_embedding(), attend, query)
+        return self.add_linear(h, tokens, attend, query)
 
     def hidden_copies(self, tokens: Tensor, attend: Tensor | None = None) -> Tensor:
         """Reference: materialise the L masked copies of each row. (B, L) -> (B, L, d)."""
