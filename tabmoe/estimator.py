@@ -103,8 +103,9 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         Stop on the validation label log-loss, restoring the best weights (default True; the
         paper: False). ``"auto"``: on when an ``eval_set`` is passed to ``fit`` or the
         training data has more than 10,000 rows.
-    validation_fraction : float
-        Share of the training rows held out (stratified) for early stopping without eval_set.
+    validation_fraction : float or int
+        Share of the training rows held out (stratified) for early stopping without
+        eval_set, or, an integer, the number of rows (as HistGradientBoosting's).
     n_iter_no_change : int
         Epochs without improvement of at least ``tol`` before stopping.
     refit : bool

@@ -13,6 +13,8 @@ from sklearn.preprocessing import StandardScaler
 from tabmoe import TabularMoEClassifier, paper_config
 from tabmoe.persistence import IncompatibleFileError
 
+from .moe_data import toy_table
+
 FAST = dict(max_epochs=30, learning_rate=0.01, early_stopping=False, random_state=0, device="cpu")
 
 
@@ -214,3 +216,23 @@ def test_warnings_point_at_the_callers_line():
         with pytest.warns(UserWarning, match="not seen during fit") as record:
             call(unseen)
         assert {w.filename for w in record} == {__file__}, [(w.filename, w.lineno) for w in record]
+
+
+def test_validation_fraction_is_a_share_or_a_number_of_rows():
+    from tabmoe.nn._base import validation_split
+
+    y = np.repeat([0, 1], 50)
+    for given, rows in ((0.1, 10), (0.25, 25), (7, 7), (1, 1)):
+        train, val = validation_split(y, given, seed=0)
+        assert len(val) == rows and len(train) == 100 - rows
+        assert not set(train) & set(val)
+    with pytest.raises(ValueError, match="validation_fraction=100 leaves no rows"):
+        validation_split(y, 100, seed=0)
+    with pytest.raises(ValueError, match="validation_fraction must be .* got True"):
+        validation_split(y, True, seed=0)
+    X, labels = toy_table()
+    clf = TabularMoEClassifier(**{**FAST, "early_stopping": True, "max_epochs": 2}, validation_fraction=30).fit(X, labels)
+    assert "val_loss" in clf.history_[0]
+    for bad in (1.0, 0, -3):
+        with pytest.raises(ValueError, match="'validation_fraction' parameter"):
+            TabularMoEClassifier(**FAST, validation_fraction=bad).fit(X, labels)

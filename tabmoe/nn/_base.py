@@ -53,7 +53,8 @@ FIT_PARAMETER_CONSTRAINTS: dict = {
     "learning_rate": [Interval(numbers.Real, 0, None, closed="neither")],
     "weight_decay": [Interval(numbers.Real, 0, None, closed="left")],
     "early_stopping": [StrOptions({"auto"}), "boolean"],
-    "validation_fraction": [Interval(numbers.Real, 0, 1, closed="neither")],
+    # A share in (0, 1), or a number of rows (an integer >= 1), as HistGradientBoosting's.
+    "validation_fraction": [Interval(numbers.Real, 0, 1, closed="neither"), Interval(numbers.Integral, 1, None, closed="left")],
     "n_iter_no_change": [Interval(numbers.Integral, 1, None, closed="left")],
     "tol": [Interval(numbers.Real, 0, None, closed="left")],
     "class_weight": [dict, StrOptions({"balanced"}), None],
@@ -136,11 +137,21 @@ def use_early_stopping(early_stopping: bool | str, has_eval_set: bool, n_rows: i
 
 
 def validation_split(
-    y_codes: np.ndarray, validation_fraction: float, seed: int
+    y_codes: np.ndarray, validation_fraction: float | int, seed: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Row indices (train, validation); stratified when every class can appear in both."""
+    """Row indices (train, validation); stratified when every class can appear in both.
+
+    ``validation_fraction``: a share of the rows (float in (0, 1), rounded up) or a number of
+    rows (an integer >= 1)."""
     n = len(y_codes)
-    n_val = int(np.ceil(validation_fraction * n))
+    if isinstance(validation_fraction, bool):  # an Integral, but surely not a row count
+        raise ValueError(
+            f"validation_fraction must be a float in (0, 1) or a number of rows >= 1, got {validation_fraction!r}."
+        )
+    if isinstance(validation_fraction, numbers.Integral):
+        n_val = int(validation_fraction)
+    else:
+        n_val = int(np.ceil(validation_fraction * n))
     if n_val < 1 or n - n_val < 1:
         raise ValueError(
             f"validation_fraction={validation_fraction} leaves no rows to train or "
@@ -152,7 +163,7 @@ def validation_split(
 
 
 def hold_out(
-    train: dict[str, torch.Tensor], y_codes: np.ndarray, validation_fraction: float, seed: int
+    train: dict[str, torch.Tensor], y_codes: np.ndarray, validation_fraction: float | int, seed: int
 ) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]]:
     """Split a dict of row-aligned tensors into (train, validation) by :func:`validation_split`."""
     idx_train, idx_val = validation_split(y_codes, validation_fraction, seed)
