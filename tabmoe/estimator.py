@@ -103,17 +103,18 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         Stop on the validation label log-loss, restoring the best weights (default True; the
         paper: False). ``"auto"``: on when an ``eval_set`` is passed to ``fit`` or the
         training data has more than 10,000 rows.
-    validation_fraction : float or int
-        Share of the training rows held out (stratified) for early stopping without
-        eval_set, or, an integer, the number of rows (as HistGradientBoosting's).
+    validation_fraction : "auto", float or int
+        Rows held out (stratified) for early stopping without eval_set: a share of the
+        training rows, or, an integer, a number of rows (as HistGradientBoosting's).
+        ``"auto"`` (default): 10%, at most 100 rows (docs/research.md#study-29; was 0.1).
     n_iter_no_change : int
         Epochs without improvement of at least ``tol`` before stopping.
     refit : bool
         After early stopping on the ``validation_fraction`` hold-out, train a fresh network
         (same seed) on every training row, the hold-out included, for ``best_epoch_`` epochs,
         as scikit-learn's searches refit after choosing (default False: the early-stopped
-        network). Each refit epoch has 1 / (1 - ``validation_fraction``) times the steps,
-        the rows per batch being the same. No effect with an ``eval_set``, without early
+        network). Each refit epoch has n / (n - hold-out rows) times the steps, the rows
+        per batch being the same. No effect with an ``eval_set``, without early
         stopping, or when no epoch improved. Opt-in: it lowered ID validation
         (docs/research.md#study-22).
     lr_decay_patience : int or None
@@ -256,7 +257,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         learning_rate: float = 1e-3,
         weight_decay: float = 0.0,
         early_stopping: bool | Literal["auto"] = True,
-        validation_fraction: float = 0.1,
+        validation_fraction: float | int | Literal["auto"] = "auto",
         n_iter_no_change: int = 10,
         tol: float = 1e-4,
         class_weight: dict | Literal["balanced"] | None = None,

@@ -89,9 +89,10 @@ class TorchTabularClassifier(TorchClassifier):
     early_stopping : "auto" or bool
         ``"auto"``: on when an ``eval_set`` is passed to ``fit`` or the training data has more
         than 10,000 rows. Stops on the validation log-loss, restoring the best weights.
-    validation_fraction : float or int
+    validation_fraction : float, int or "auto"
         Share of the training rows held out (stratified) for early stopping without
-        eval_set, or, an integer, the number of rows (as HistGradientBoosting's).
+        eval_set, or, an integer, the number of rows (as HistGradientBoosting's); ``"auto"``:
+        10%, at most 100 rows (tabmoe's default; these models keep 0.1).
     n_iter_no_change : int
         Epochs without improvement of at least ``tol`` before stopping.
     tol : float

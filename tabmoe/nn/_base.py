@@ -53,8 +53,13 @@ FIT_PARAMETER_CONSTRAINTS: dict = {
     "learning_rate": [Interval(numbers.Real, 0, None, closed="neither")],
     "weight_decay": [Interval(numbers.Real, 0, None, closed="left")],
     "early_stopping": [StrOptions({"auto"}), "boolean"],
-    # A share in (0, 1), or a number of rows (an integer >= 1), as HistGradientBoosting's.
-    "validation_fraction": [Interval(numbers.Real, 0, 1, closed="neither"), Interval(numbers.Integral, 1, None, closed="left")],
+    # A share in (0, 1), a number of rows (an integer >= 1, as HistGradientBoosting's) or
+    # "auto" (a share with a cap in rows).
+    "validation_fraction": [
+        Interval(numbers.Real, 0, 1, closed="neither"),
+        Interval(numbers.Integral, 1, None, closed="left"),
+        StrOptions({"auto"}),
+    ],
     "n_iter_no_change": [Interval(numbers.Integral, 1, None, closed="left")],
     "tol": [Interval(numbers.Real, 0, None, closed="left")],
     "class_weight": [dict, StrOptions({"balanced"}), None],
@@ -137,24 +142,28 @@ def use_early_stopping(early_stopping: bool | str, has_eval_set: bool, n_rows: i
 
 
 def validation_split(
-    y_codes: np.ndarray, validation_fraction: float | int, seed: int
+    y_codes: np.ndarray, validation_fraction: float | int | str, seed: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """Row indices (train, validation); stratified when every class can appear in both.
 
-    ``validation_fraction``: a share of the rows (float in (0, 1), rounded up) or a number of
-    rows (an integer >= 1)."""
+    ``validation_fraction``: a share of the rows (float in (0, 1), rounded up), a number of
+    rows (an integer >= 1), or ``"auto"``: ``AUTO_VALIDATION_FRACTION`` of the rows, at most
+    ``AUTO_VALIDATION_ROWS``."""
     n = len(y_codes)
     if isinstance(validation_fraction, bool):  # an Integral, but surely not a row count
         raise ValueError(
             f"validation_fraction must be a float in (0, 1) or a number of rows >= 1, got {validation_fraction!r}."
         )
-    if isinstance(validation_fraction, numbers.Integral):
+    if isinstance(validation_fraction, str) and validation_fraction == "auto":
+        share = int(np.ceil(defaults.AUTO_VALIDATION_FRACTION * n))  # as the float 0.1 rounds
+        n_val = min(share, defaults.AUTO_VALIDATION_ROWS)
+    elif isinstance(validation_fraction, numbers.Integral):
         n_val = int(validation_fraction)
     else:
         n_val = int(np.ceil(validation_fraction * n))
     if n_val < 1 or n - n_val < 1:
         raise ValueError(
-            f"validation_fraction={validation_fraction} leaves no rows to train or "
+            f"validation_fraction={validation_fraction!r} leaves no rows to train or "
             f"validate on with {n} samples; set early_stopping=False."
         )
     counts = np.bincount(y_codes)
@@ -163,7 +172,7 @@ def validation_split(
 
 
 def hold_out(
-    train: dict[str, torch.Tensor], y_codes: np.ndarray, validation_fraction: float | int, seed: int
+    train: dict[str, torch.Tensor], y_codes: np.ndarray, validation_fraction: float | int | str, seed: int
 ) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]]:
     """Split a dict of row-aligned tensors into (train, validation) by :func:`validation_split`."""
     idx_train, idx_val = validation_split(y_codes, validation_fraction, seed)
