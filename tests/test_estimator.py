@@ -222,10 +222,16 @@ def test_validation_fraction_is_a_share_or_a_number_of_rows():
     from tabmoe.nn._base import validation_split
 
     y = np.repeat([0, 1], 50)
-    for given, rows in ((0.1, 10), (0.25, 25), (7, 7), (1, 1)):
+    for given, rows in ((0.1, 10), (0.25, 25), (7, 7), (1, 1), ("auto", 10)):
         train, val = validation_split(y, given, seed=0)
         assert len(val) == rows and len(train) == 100 - rows
         assert not set(train) & set(val)
+    # "auto": 10% (the same rows as 0.1) up to 1,000 rows, then at most 100 rows
+    np.testing.assert_array_equal(validation_split(y, "auto", 3)[1], validation_split(y, 0.1, 3)[1])
+    for n, rows in ((999, 100), (1_001, 100), (2_099, 100), (50_000, 100), (37, 4)):
+        assert len(validation_split(np.arange(n) % 2, "auto", seed=0)[1]) == rows
+    with pytest.raises(ValueError, match="validation_fraction='auto' leaves no rows"):
+        validation_split(np.array([0]), "auto", seed=0)
     with pytest.raises(ValueError, match="validation_fraction=100 leaves no rows"):
         validation_split(y, 100, seed=0)
     with pytest.raises(ValueError, match="validation_fraction must be .* got True"):
