@@ -62,8 +62,10 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
     linear_term : bool
         Add to the label's output a learned vector per feature value, summed over the
         columns: a term of the label logits linear in the one-hot features, a logistic
-        regression beside the MoE (values unseen at fit add nothing). Default False
-        (docs/research.md#study-27). The exact MoE decomposition excludes it.
+        regression beside the MoE (values unseen at fit add nothing, unless ``unknown_rate``
+        or ``min_frequency`` trains UNKNOWN). Needs ``vocabulary="per_column"``. Default
+        False (docs/research.md#study-27). The exact MoE decomposition, ``explain``'s
+        contributions and ``feature_importances_`` (the gates) leave it out.
     categorical_features, n_bins, min_frequency, vocabulary :
         Passed to :class:`~tabmoe.tokenizer.ColumnTokenizer`.
         Default ``n_bins="auto"``: the Rice rule, ``round(2 n^(1/3))`` bins from the ``n`` rows
@@ -403,6 +405,12 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
             raise ValueError(
                 "unknown_rate trains the UNKNOWN token, which unknown='exclude' never attends to: "
                 f"set unknown_rate=0 or unknown='token' (got unknown_rate={self.unknown_rate!r})."
+            )
+        if self.linear_term and self.vocabulary == "shared":
+            raise ValueError(
+                "linear_term=True needs a token per (column, value): with vocabulary='shared' "
+                "columns share token ids and the term would tie them; set vocabulary='per_column' "
+                "or linear_term=False."
             )
         if self.refit and self.lr_decay_patience is not None:
             raise ValueError(

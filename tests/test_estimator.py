@@ -218,7 +218,7 @@ def test_warnings_point_at_the_callers_line():
         assert {w.filename for w in record} == {__file__}, [(w.filename, w.lineno) for w in record]
 
 
-def test_validation_fraction_is_a_share_or_a_number_of_rows():
+def test_validation_fraction_is_a_share_or_a_number_of_rows(monkeypatch):
     from tabmoe.nn._base import validation_split
 
     y = np.repeat([0, 1], 50)
@@ -236,9 +236,32 @@ def test_validation_fraction_is_a_share_or_a_number_of_rows():
         validation_split(y, 100, seed=0)
     with pytest.raises(ValueError, match="validation_fraction must be .* got True"):
         validation_split(y, True, seed=0)
+    # fewer rows left than classes: not stratified (scikit-learn would refuse), still split
+    train, val = validation_split(y, 99, seed=0)
+    assert len(train) == 1 and len(val) == 99
     X, labels = toy_table()
-    clf = TabularMoEClassifier(**{**FAST, "early_stopping": True, "max_epochs": 2}, validation_fraction=30).fit(X, labels)
-    assert "val_loss" in clf.history_[0]
+    seen = []
+    import tabmoe.nn._base as base
+
+    def spy(y, fraction, seed):
+        seen.append(validation_split(y, fraction, seed))
+        return seen[-1]
+
+    monkeypatch.setattr(base, "validation_split", spy)
+    clf = TabularMoEClassifier(**{**FAST, "early_stopping": True, "max_epochs": 2}, validation_fraction=30)
+    clf.fit(X, labels)
+    assert "val_loss" in clf.history_[0] and len(seen[0][1]) == 30
+    with pytest.raises(ValueError, match="got True"):  # refused even when no hold-out is drawn
+        TabularMoEClassifier(**FAST, validation_fraction=True).fit(X, labels)
     for bad in (1.0, 0, -3):
         with pytest.raises(ValueError, match="'validation_fraction' parameter"):
             TabularMoEClassifier(**FAST, validation_fraction=bad).fit(X, labels)
+
+
+def test_the_hold_out_default_is_auto_for_tabmoe_and_a_tenth_for_the_baselines():
+    import inspect
+
+    from tabmoe.baselines.ft_transformer import FTTransformerClassifier
+
+    assert TabularMoEClassifier().validation_fraction == "auto"
+    assert inspect.signature(FTTransformerClassifier).parameters["validation_fraction"].default == 0.1

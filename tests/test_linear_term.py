@@ -103,6 +103,22 @@ def test_fit_predict_save_and_load(tmp_path):
     assert not np.allclose(plain.predict_proba(X), model.predict_proba(X))
 
 
+def test_a_shared_vocabulary_is_refused_by_name():
+    X, y = toy_table()
+    with pytest.raises(ValueError, match="linear_term=True .* vocabulary='shared'"):
+        TabularMoEClassifier(linear_term=True, vocabulary="shared", **FAST).fit(X, y)
+
+
+def test_the_zero_table_draws_nothing_from_the_random_stream():
+    # so ensemble members and dropout masks after it are drawn as without the term
+    torch.manual_seed(0)
+    a = TabularMoE(N_SPECIAL + 16, IDS, d_model=8, n_heads=2, ff_dim=4)
+    after_plain = torch.rand(1)
+    torch.manual_seed(0)
+    TabularMoE(N_SPECIAL + 16, IDS, d_model=8, n_heads=2, ff_dim=4, linear_term=True)
+    assert torch.equal(torch.rand(1), after_plain) and a.linear is None
+
+
 def test_an_ensemble_and_a_deeper_model_fit():
     X, y = toy_table()
     for params in (dict(n_members=2), dict(n_layers=2)):

@@ -114,6 +114,16 @@ def test_mixed_precision_runs_bf16_on_cpu_and_auto_stays_float32(mixed_frame):
     )
 
 
+@pytest.mark.parametrize("params", [dict(max_scored_features=1), dict(max_scored_features=1, n_members=2),
+                                    dict(linear_term=True)])
+def test_mixed_precision_trains_with_sampled_scored_columns_and_the_linear_term(mixed_frame, params):
+    """bf16 scores and float32 scattered terms (the sampled columns' diagonal) once failed."""
+    X, y = mixed_frame
+    model = TabularMoEClassifier(**FAST, mixed_precision=True, **params).fit(X, y)
+    assert np.isfinite(model.history_[-1]["train_loss"])
+    assert model.predict_proba(X).shape == (len(X), 2)
+
+
 def test_mixed_precision_true_warns_where_it_has_no_effect():
     with pytest.warns(UserWarning, match="mixed_precision=True has no effect on device 'meta'"):
         assert resolve_mixed_precision(True, torch.device("meta")) is False

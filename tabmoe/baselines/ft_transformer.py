@@ -18,7 +18,7 @@ Shapes: B rows, n_num numeric tokens, n_cat categorical tokens, d = ``d_block``.
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from typing import Any, Literal
 
 from sklearn.utils._param_validation import Interval
 from torch import Tensor, nn
@@ -120,7 +120,7 @@ class FTTransformerClassifier(TorchTabularClassifier):
         learning_rate: float = 1e-4,
         weight_decay: float = 1e-5,
         early_stopping: bool | str = "auto",
-        validation_fraction: float = 0.1,
+        validation_fraction: float | int | Literal["auto"] = 0.1,
         n_iter_no_change: int = 10,
         tol: float = 1e-4,
         class_weight: dict | str | None = None,

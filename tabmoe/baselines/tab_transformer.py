@@ -22,7 +22,7 @@ Shapes: B rows, n_cat categorical tokens, n_num continuous inputs, d = ``dim``.
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from typing import Any, Literal
 
 import torch
 from sklearn.utils._param_validation import Interval
@@ -137,7 +137,7 @@ class TabTransformerClassifier(TorchTabularClassifier):
         learning_rate: float = 1e-4,
         weight_decay: float = 0.0,
         early_stopping: bool | str = "auto",
-        validation_fraction: float = 0.1,
+        validation_fraction: float | int | Literal["auto"] = 0.1,
         n_iter_no_change: int = 10,
         tol: float = 1e-4,
         class_weight: dict | str | None = None,

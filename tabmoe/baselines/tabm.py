@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any
+from typing import Any, Literal
 
 import torch
 import torch.nn.functional as F
@@ -152,7 +152,7 @@ class TabMClassifier(TorchTabularClassifier):
         learning_rate: float = 2e-3,
         weight_decay: float = 3e-4,
         early_stopping: bool | str = "auto",
-        validation_fraction: float = 0.1,
+        validation_fraction: float | int | Literal["auto"] = 0.1,
         n_iter_no_change: int = 16,
         tol: float = 1e-4,
         class_weight: dict | str | None = None,

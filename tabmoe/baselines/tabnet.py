@@ -21,7 +21,7 @@ import contextlib
 import io
 import numbers
 import warnings
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import torch
@@ -199,7 +199,7 @@ class TabNetClassifier(TorchTabularClassifier):
         virtual_batch_size: int = 128,
         learning_rate: float = 2e-2,
         early_stopping: bool | str = "auto",
-        validation_fraction: float = 0.1,
+        validation_fraction: float | int | Literal["auto"] = 0.1,
         n_iter_no_change: int = 10,
         class_weight: dict | str | None = None,
         device: str = "auto",

@@ -141,6 +141,15 @@ def use_early_stopping(early_stopping: bool | str, has_eval_set: bool, n_rows: i
     return bool(early_stopping)
 
 
+def check_validation_fraction(validation_fraction: Any) -> None:
+    """``True`` passes scikit-learn's integer interval; it is surely not a number of rows."""
+    if isinstance(validation_fraction, bool):
+        raise ValueError(
+            "validation_fraction must be a float in (0, 1), a number of rows >= 1 or 'auto', "
+            f"got {validation_fraction!r}."
+        )
+
+
 def validation_split(
     y_codes: np.ndarray, validation_fraction: float | int | str, seed: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -150,10 +159,7 @@ def validation_split(
     rows (an integer >= 1), or ``"auto"``: ``AUTO_VALIDATION_FRACTION`` of the rows, at most
     ``AUTO_VALIDATION_ROWS``."""
     n = len(y_codes)
-    if isinstance(validation_fraction, bool):  # an Integral, but surely not a row count
-        raise ValueError(
-            f"validation_fraction must be a float in (0, 1) or a number of rows >= 1, got {validation_fraction!r}."
-        )
+    check_validation_fraction(validation_fraction)
     if isinstance(validation_fraction, str) and validation_fraction == "auto":
         share = int(np.ceil(defaults.AUTO_VALIDATION_FRACTION * n))  # as the float 0.1 rounds
         n_val = min(share, defaults.AUTO_VALIDATION_ROWS)
@@ -167,7 +173,8 @@ def validation_split(
             f"validate on with {n} samples; set early_stopping=False."
         )
     counts = np.bincount(y_codes)
-    stratify = y_codes if counts.min() >= 2 and n_val >= len(counts) else None
+    # Stratify only when every class can appear on both sides.
+    stratify = y_codes if counts.min() >= 2 and min(n_val, n - n_val) >= len(counts) else None
     return train_test_split(np.arange(n), test_size=n_val, stratify=stratify, random_state=seed)
 
 
@@ -387,6 +394,7 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
         eval_set: tuple[Any, Any] | None = None,
         **fit_params: Any,
     ) -> TorchClassifier:
+        check_validation_fraction(self.validation_fraction)  # also when no hold-out is drawn
         self._check_params()
         inputs = start_fit(self, X, y, sample_weight)
         unlabeled = self._initialize_front_end(inputs, **fit_params)

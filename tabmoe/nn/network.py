@@ -134,7 +134,7 @@ class MultiHeadAttention(nn.Module):
             v_q = v
         else:
             at = query.view(1, 1, -1, 1).expand(*scores.shape[:-1], 1)  # (B, H, Q, 1)
-            scores = scores.scatter(-1, at, diag.unsqueeze(-1).expand(at.shape))
+            scores = scores.scatter(-1, at, diag.to(scores.dtype).unsqueeze(-1).expand(at.shape))
             weights = gate_weights(scores, self.gate)  # (B, H, Q, L)
             w_ii = weights.gather(-1, at)  # (B, H, Q, 1)
             v_q = v[:, :, query]  # (B, H, Q, K)
@@ -313,8 +313,10 @@ class TabularMoE(nn.Module):
     linear_term : add to the label's output a sum over the feature columns of a learned
         vector per token id (``linear`` (V, d), zero at the start), so the label logits gain
         a term linear in the one-hot features, as a logistic regression beside the MoE. MASK
-        and UNKNOWN rows get no gradient from it (MASK is excluded; UNKNOWN is never seen
-        unless ``unknown_rate`` trains it), so a value unseen at fit adds nothing.
+        and UNKNOWN rows get no gradient from it (MASK is excluded; UNKNOWN is not seen in
+        training unless ``unknown_rate`` or a ``min_frequency`` above 1 puts it there), so a
+        value unseen at fit adds nothing. Token ids must be per column (not a shared
+        vocabulary), or the rows would be tied across columns.
     """
 
     def __init__(
@@ -352,8 +354,9 @@ class TabularMoE(nn.Module):
         self._init_ordered(n_tokens, ordered_ids)
         self.linear = None
         if linear_term:
-            self.linear = nn.Embedding(n_tokens, d_model)
-            nn.init.zeros_(self.linear.weight)
+            # Built from zeros: no draw from the global RNG, so everything else a fit draws
+            # (ensemble members, dropout) is as without the term.
+            self.linear = nn.Embedding(n_tokens, d_model, _weight=torch.zeros(n_tokens, d_model))
 
     def _init_ordered(self, n_tokens: int, ordered_ids: Sequence[np.ndarray]) -> None:
         """Thermometer embeddings for ``ordered_ids`` (per column, token ids in value order,
@@ -432,7 +435,7 @@ class TabularMoE(nn.Module):
         keep = features != MASK
         if attend is not None:
             keep = keep & attend[:, :-1]
-        term = (self.linear(features) * keep.unsqueeze(-1).to(h.dtype)).sum(1)  # (B, d)
+        term = (self.linear(features) * keep.unsqueeze(-1)).sum(1).to(h.dtype)  # (B, d)
         label = self.label_position
         at = torch.arange(h.shape[1], device=h.device) if query is None else query  # (Q,)
         return h + (at == label).to(h.dtype)[None, :, None] * term[:, None, :]
