@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import dataclasses
 import json
 import sys
 import time
@@ -35,8 +36,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from ood_variants import parse_variant as parse_params  # "a=1,b=x" -> {"a": 1, "b": "x"}
+from sklearn.metrics import log_loss
 
 from tabmoe import TabularMoEClassifier
+from tabmoe._paper_config import AUTO_VALIDATION_FRACTION, AUTO_VALIDATION_ROWS
 from tabmoe.bench import limited_threads
 from tabmoe.bench.suites import load_suite
 from tabmoe.registry import get_model
@@ -72,7 +75,9 @@ def resolve_rules(params: dict, n_rows: int, n_columns: int) -> dict:
 
     * ``batch_size="rows/D:LO:HI"``: ``clip(n_rows // D, LO, HI)`` rows per batch;
     * ``feature_loss_weight="share:S"``: the label gets share S of the loss, the L - 1
-      features share the rest, i.e. weight ``(1 - S) / (S * (L - 1))`` per feature.
+      features share the rest, i.e. weight ``(1 - S) / (S * (L - 1))`` per feature;
+    * ``validation_fraction="floor:P"``: ``"auto"``'s hold-out (10% of the rows, at most 100)
+      but never fewer than a share P of the rows (study 30), as a number of rows.
     """
     out = dict(params)
     rule = out.get("batch_size")
@@ -83,6 +88,11 @@ def resolve_rules(params: dict, n_rows: int, n_columns: int) -> dict:
     if isinstance(rule, str) and rule.startswith("share:"):
         share = float(rule[6:])
         out["feature_loss_weight"] = (1 - share) / (share * max(1, n_columns))
+    rule = out.get("validation_fraction")
+    if isinstance(rule, str) and rule.startswith("floor:"):
+        share = int(np.ceil(AUTO_VALIDATION_FRACTION * n_rows))
+        floor = int(np.ceil(float(rule[6:]) * n_rows))
+        out["validation_fraction"] = min(share, max(AUTO_VALIDATION_ROWS, floor))
     return out
 
 
@@ -96,9 +106,13 @@ def fit_and_score(estimator, X, y, parts: dict) -> dict:
         for name, (X_part, y_part) in parts.items():
             pred = estimator.predict(X_part)
             out[name] = float(np.mean(pred == np.asarray(y_part)))
+            if name == "validation":
+                proba = estimator.predict_proba(X_part)
+                out["validation_log_loss"] = float(log_loss(y_part, proba, labels=estimator.classes_))
             if name == "ood_test":
                 out["ood_single_class"] = bool(len(np.unique(pred)) == 1)
     out["epochs"] = getattr(estimator, "n_iter_", None)
+    out["best_epoch"] = getattr(estimator, "best_epoch_", None)
     return out
 
 
@@ -148,7 +162,10 @@ def run(args) -> int:
             todo = [(v, p) for v, p in variants if (v, name, seed) not in done]
             if not todo:
                 continue
-            split = suite.split(name).make(seed, openml_cache=args.openml_cache)
+            definition = suite.split(name)
+            if args.max_id_rows is not None:
+                definition = dataclasses.replace(definition, max_id_rows=args.max_id_rows or None)
+            split = definition.make(seed, openml_cache=args.openml_cache)
             X, y = split.features("train"), split.train[split.target]
             parts = {p: (split.features(p), split.parts[p][split.target])
                      for p in PARTS if p in split.parts and len(split.parts[p])}
@@ -276,6 +293,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--openml-cache", default=None)
     r.add_argument("--threads", type=int, default=1)
     r.add_argument("--out", default=None)
+    r.add_argument("--max-id-rows", type=int, default=None,
+                   help="override the suite's cap on ID rows (0: every ID row; study 30)")
     r.add_argument("--unseen-check", action="store_true", help="add the unseen-value check (study 12)")
     s = sub.add_parser("summary")
     s.add_argument("--study", required=True, help="study name(s), comma-separated")
