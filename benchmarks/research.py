@@ -233,8 +233,10 @@ def summary(args) -> int:
         if name not in by:
             raise SystemExit(f"no variant {name!r} in {sorted(by)}")
         base.update(by[name])
+    tie = args.tie
     header = ("| variant | n | val | id | ood | val diff (SD) | val W/T/L | ood diff (SD) | ood W/T/L "
-              "| fit s (mean / max) | epochs ratio (median) | one-class OOD |")
+              "| fit s (mean / max) | epochs ratio (median) | fit-s ratio (median) | val log-loss diff "
+              "| one-class OOD |")
     print(header)
     print("|" + "---|" * (header.count("|") - 1))
     for variant, rows in by.items():
@@ -249,18 +251,21 @@ def summary(args) -> int:
         fit = get(rows, "fit_seconds")
         epochs = get(rows, "epochs") / get(base, "epochs")  # paired, free of the machine's load
         epochs_ratio = f"{np.nanmedian(epochs):.2f}" if np.isfinite(epochs).any() else "-"
+        fit_ratio = np.nanmedian(fit / get(base, "fit_seconds"))
+        dl = get(rows, "validation_log_loss") - get(base, "validation_log_loss")  # study 30 on
+        log_loss_diff = f"{dl.mean():+.4f} ({int((dl < 0).sum())} lower)" if np.isfinite(dl).all() else "-"
         single = sum(bool(rows[k].get("ood_single_class")) for k in keys)
         print(
             f"| {variant} | {len(keys)} | {get(rows, 'validation').mean():.3f} | {get(rows, 'id_test').mean():.3f} "
-            f"| {get(rows, 'ood_test').mean():.3f} | {dv.mean():+.4f} ({dv.std():.3f}) | {_wtl(dv)} "
-            f"| {do.mean():+.4f} ({do.std():.3f}) | {_wtl(do)} | {fit.mean():.1f} / {fit.max():.0f} "
-            f"| {epochs_ratio} | {single} |"
+            f"| {get(rows, 'ood_test').mean():.3f} | {dv.mean():+.4f} ({dv.std():.3f}) | {_wtl(dv, tie)} "
+            f"| {do.mean():+.4f} ({do.std():.3f}) | {_wtl(do, tie)} | {fit.mean():.1f} / {fit.max():.0f} "
+            f"| {epochs_ratio} | {fit_ratio:.2f} | {log_loss_diff} | {single} |"
         )
         if args.by_split:
             for split in sorted({k[0] for k in keys}):
                 on = [i for i, k in enumerate(keys) if k[0] == split]
-                print(f"|   {split} | {len(on)} | | | | {np.nanmean(dv[on]):+.4f} | {_wtl(dv[on])} "
-                      f"| {np.nanmean(do[on]):+.4f} | {_wtl(do[on])} | | | |")
+                print(f"|   {split} | {len(on)} | | | | {np.nanmean(dv[on]):+.4f} | {_wtl(dv[on], tie)} "
+                      f"| {np.nanmean(do[on]):+.4f} | {_wtl(do[on], tie)} | | | | | |")
     return 0
 
 
@@ -300,6 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--study", required=True, help="study name(s), comma-separated")
     s.add_argument("--baseline", required=True)
     s.add_argument("--by-split", action="store_true", help="also each split's mean paired differences")
+    s.add_argument("--tie", type=float, default=0.005, help="W/T/L: a tie is within this (study 30: 0.002)")
     u = sub.add_parser("unseen", help="the unseen-value check: 'exclude' paired with 'token'")
     u.add_argument("--study", required=True)
     i = sub.add_parser("import-records", help="committed harness records as study lines")
