@@ -76,7 +76,7 @@ def resolve_rules(params: dict, n_rows: int, n_columns: int) -> dict:
     * ``batch_size="rows/D:LO:HI"``: ``clip(n_rows // D, LO, HI)`` rows per batch;
     * ``feature_loss_weight="share:S"``: the label gets share S of the loss, the L - 1
       features share the rest, i.e. weight ``(1 - S) / (S * (L - 1))`` per feature;
-    * ``validation_fraction="floor:P"``: ``"auto"``'s hold-out (10% of the rows, at most 100)
+    * ``validation_fraction="floor:P"``: study 29's hold-out (10% of the rows, at most 100)
       but never fewer than a share P of the rows (study 30), as a number of rows.
     """
     out = dict(params)
@@ -107,8 +107,12 @@ def fit_and_score(estimator, X, y, parts: dict) -> dict:
             pred = estimator.predict(X_part)
             out[name] = float(np.mean(pred == np.asarray(y_part)))
             if name == "validation":
-                proba = estimator.predict_proba(X_part)
-                out["validation_log_loss"] = float(log_loss(y_part, proba, labels=estimator.classes_))
+                # None where a class absent from training appears (its probability is 0)
+                known = bool(np.isin(np.asarray(y_part), estimator.classes_).all())
+                proba = estimator.predict_proba(X_part) if known else None
+                out["validation_log_loss"] = (
+                    float(log_loss(y_part, proba, labels=estimator.classes_)) if known else None
+                )
             if name == "ood_test":
                 out["ood_single_class"] = bool(len(np.unique(pred)) == 1)
     out["epochs"] = getattr(estimator, "n_iter_", None)

@@ -108,7 +108,8 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
     validation_fraction : "auto", float or int
         Rows held out (stratified) for early stopping without eval_set: a share of the
         training rows, or, an integer, a number of rows (as HistGradientBoosting's).
-        ``"auto"`` (default): 10%, at most 100 rows (docs/research.md#study-29; was 0.1).
+        ``"auto"`` (default): 10%, at most 100 rows on tables of at most 10,000 rows
+        (docs/research.md#study-29, #study-32; was 0.1).
     n_iter_no_change : int
         Epochs without improvement of at least ``tol`` before stopping.
     refit : bool

@@ -226,9 +226,13 @@ def test_validation_fraction_is_a_share_or_a_number_of_rows(monkeypatch):
         train, val = validation_split(y, given, seed=0)
         assert len(val) == rows and len(train) == 100 - rows
         assert not set(train) & set(val)
-    # "auto": 10% (the same rows as 0.1) up to 1,000 rows, then at most 100 rows
+    # "auto": 10% (the same rows as 0.1) up to 1,000 rows, then at most 100 rows up to 10,000
+    # rows, then 10% again (the same rows as 0.1)
     np.testing.assert_array_equal(validation_split(y, "auto", 3)[1], validation_split(y, 0.1, 3)[1])
-    for n, rows in ((999, 100), (1_001, 100), (2_099, 100), (50_000, 100), (37, 4)):
+    big = np.arange(10_001) % 3
+    np.testing.assert_array_equal(validation_split(big, "auto", 3)[1], validation_split(big, 0.1, 3)[1])
+    for n, rows in ((999, 100), (1_001, 100), (2_099, 100), (10_000, 100), (10_001, 1_001),
+                    (50_000, 5_000), (37, 4)):
         assert len(validation_split(np.arange(n) % 2, "auto", seed=0)[1]) == rows
     with pytest.raises(ValueError, match="validation_fraction='auto' leaves no rows"):
         validation_split(np.array([0]), "auto", seed=0)

@@ -92,7 +92,8 @@ class TorchTabularClassifier(TorchClassifier):
     validation_fraction : float, int or "auto"
         Share of the training rows held out (stratified) for early stopping without
         eval_set, or, an integer, the number of rows (as HistGradientBoosting's); ``"auto"``:
-        10%, at most 100 rows (tabmoe's default; these models keep 0.1).
+        10%, at most 100 rows on tables of at most 10,000 rows (tabmoe's default; these models
+        keep 0.1).
     n_iter_no_change : int
         Epochs without improvement of at least ``tol`` before stopping.
     tol : float

@@ -157,12 +157,13 @@ def validation_split(
 
     ``validation_fraction``: a share of the rows (float in (0, 1), rounded up), a number of
     rows (an integer >= 1), or ``"auto"``: ``AUTO_VALIDATION_FRACTION`` of the rows, at most
-    ``AUTO_VALIDATION_ROWS``."""
+    ``AUTO_VALIDATION_ROWS`` where there are at most ``AUTO_VALIDATION_CAPPED_ROWS`` rows."""
     n = len(y_codes)
     check_validation_fraction(validation_fraction)
     if isinstance(validation_fraction, str) and validation_fraction == "auto":
-        share = int(np.ceil(defaults.AUTO_VALIDATION_FRACTION * n))  # as the float 0.1 rounds
-        n_val = min(share, defaults.AUTO_VALIDATION_ROWS)
+        n_val = int(np.ceil(defaults.AUTO_VALIDATION_FRACTION * n))  # as the float 0.1 rounds
+        if n <= defaults.AUTO_VALIDATION_CAPPED_ROWS:
+            n_val = min(n_val, defaults.AUTO_VALIDATION_ROWS)
     elif isinstance(validation_fraction, numbers.Integral):
         n_val = int(validation_fraction)
     else:
