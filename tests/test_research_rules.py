@@ -40,10 +40,27 @@ def test_floor_rule_holds_out_the_share_above_ten_thousand_rows(research, n_rows
 
 
 def test_a_larger_floor_stops_at_the_plain_share(research):
-    rows = research.resolve_rules({"validation_fraction": "floor:0.5"}, 1000, 5)["validation_fraction"]
-    assert rows == 100  # never more than AUTO_VALIDATION_FRACTION of the rows
+    rows = research.resolve_rules({"validation_fraction": "floor:0.5"}, 2000, 5)["validation_fraction"]
+    assert rows == 200  # never more than AUTO_VALIDATION_FRACTION of the rows (not the 100 cap)
 
 
 def test_plain_values_pass_through(research):
     params = {"validation_fraction": 0.1, "batch_size": 64, "feature_loss_weight": 0.1}
     assert research.resolve_rules(params, 5000, 10) == params
+
+
+def test_fit_and_score_records_log_loss_only_for_classes_seen_in_training(research):
+    import pandas as pd
+
+    from tabmoe import TabularMoEClassifier
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.choice(list("xyz"), 60), "b": rng.normal(size=60)})
+    y = np.where(X["a"] == "x", "yes", "no").astype(object)
+    estimator = TabularMoEClassifier(max_epochs=2, d_model=8, n_heads=2, ff_dim=8, random_state=0)
+    seen = research.fit_and_score(estimator, X, y, {"validation": (X.iloc[:10], y[:10])})
+    assert 0 < seen["validation_log_loss"] < 10 and seen["best_epoch"] is not None
+    unseen = y[:10].copy()
+    unseen[0] = "maybe"  # a class the training rows never had: its probability is 0
+    out = research.fit_and_score(estimator, X, y, {"validation": (X.iloc[:10], unseen)})
+    assert out["validation_log_loss"] is None and out["validation"] <= 0.9
