@@ -51,10 +51,13 @@ class AdaptMixin:
             raise ValueError(f"learning_rate must be > 0, got {learning_rate!r}.")
         rng = check_random_state(self.random_state if random_state is None else random_state)
         seed = int(rng.randint(np.iinfo(np.int32).max))
-        data = self._rows(self.train_sample_tokens_, self.train_sample_weight_)
+        data = self._rows(
+            self.train_sample_tokens_, self.train_sample_weight_, getattr(self, "train_sample_position_", None)
+        )
         if X_target is not None:
-            target = self._tokens(self._prepare_X(X_target), None)
-            extra = self._rows(target, np.ones(len(target)))
+            frame = self._prepare_X(X_target)
+            target = self._tokens(frame, None)
+            extra = self._rows(target, np.ones(len(target)), self._positions(frame))
             data = {k: torch.cat([v, extra[k]]) for k, v in data.items()}
         masking, device, tokens = self._masking(), self._module_device(), data["tokens"]
         config = TrainerConfig(

@@ -20,11 +20,13 @@ class ExplainMixin:
     def _update_importances(self) -> None:
         features = self.train_sample_tokens_[:, :-1]
         attend = self._attend(features)
+        position = getattr(self, "train_sample_position_", None)
         self.feature_importances_ = gate_importances(
             self.module_,
             torch.from_numpy(features),
             None if attend is None else torch.from_numpy(attend),
             self._predict_rows(),
+            None if position is None else torch.from_numpy(position[:, :-1]),
         )
 
     def _feature_tokens(self, X: Any) -> tuple[torch.Tensor, torch.Tensor | None]:
@@ -53,8 +55,10 @@ class ExplainMixin:
         to the logits. Columns carry the names of ``X``; rows its index.
         """
         tokens, attend = self._feature_tokens(X)
+        position = self._positions(self._prepare_X(X), label=False)
         index = X.index if isinstance(X, pd.DataFrame) else pd.RangeIndex(len(tokens))
         names, classes = self._column_names(X), list(self.classes_)
         return explain_tokens(
-            self.module_, tokens, attend, self.label_token_ids_, names, classes, index, self._predict_rows()
+            self.module_, tokens, attend, self.label_token_ids_, names, classes, index, self._predict_rows(),
+            None if position is None else torch.from_numpy(position),
         )

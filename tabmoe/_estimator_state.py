@@ -47,6 +47,7 @@ class EstimatorStateMixin:
         output_ids.append(self.label_token_ids_)
         numeric = [] if self.numeric_embedding_ == "bins" else np.flatnonzero(~tok.is_categorical_)
         ordered = [output_ids[j] for j in numeric]
+        piecewise = self.numeric_embedding_ == "piecewise" and len(ordered) > 0
         members = [
             TabularMoE(
                 int(max(tok.n_tokens_, self.label_token_ids_.max() + 1)),
@@ -60,6 +61,7 @@ class EstimatorStateMixin:
                 gate=self.gate,
                 ordered_ids=ordered,
                 linear_term=self.linear_term,
+                piecewise=piecewise,
             )
             for _ in range(self.n_members)
         ]
@@ -70,6 +72,7 @@ class EstimatorStateMixin:
         if "module_" in state:  # fitted before the network's mode was recorded
             state.setdefault("numeric_embedding_", state["numeric_embedding"])
             state.setdefault("refit_history_", None)  # fitted before refit existed
+            state.setdefault("train_sample_position_", None)  # before piecewise embeddings
         super().__setstate__(state)
 
     def save(self, path: str | os.PathLike) -> None:
@@ -126,6 +129,8 @@ class EstimatorStateMixin:
             "train_sample": {
                 "tokens": torch.from_numpy(self.train_sample_tokens_),
                 "weight": torch.from_numpy(self.train_sample_weight_),
+                **({} if getattr(self, "train_sample_position_", None) is None
+                   else {"position": torch.from_numpy(self.train_sample_position_)}),
             },
         }
         return documents, tensors
@@ -152,6 +157,8 @@ class EstimatorStateMixin:
         if "train_sample" in tensors:  # the stored sample used by adapt()
             est.train_sample_tokens_ = tensors["train_sample"]["tokens"].numpy()
             est.train_sample_weight_ = tensors["train_sample"]["weight"].numpy()
+            position = tensors["train_sample"].get("position")
+            est.train_sample_position_ = None if position is None else position.numpy()
         if fitted.get("feature_importances") is not None:
             est.feature_importances_ = np.asarray(fitted["feature_importances"], dtype=np.float64)
         if fitted.get("adapt_history") is not None:
@@ -163,8 +170,10 @@ class EstimatorStateMixin:
 def check_classifier(est) -> None:
     """Parameters, classes and label token ids of a rebuilt classifier fit its tokenizer."""
     est._validate_params()
-    if est.numeric_embedding_ not in ("bins", "ordered"):
-        raise ValueError(f"numeric_embedding {est.numeric_embedding_!r} is not 'bins' or 'ordered'")
+    if est.numeric_embedding_ not in ("bins", "ordered", "piecewise"):
+        raise ValueError(f"numeric_embedding {est.numeric_embedding_!r} is not 'bins', 'ordered' or 'piecewise'")
+    if est.numeric_embedding_ == "piecewise" and getattr(est.tokenizer_, "value_range_", None) is None:
+        raise ValueError("numeric_embedding 'piecewise' needs the tokenizer's value_range")
     tok = est.tokenizer_
     if est.n_features_in_ != tok.n_features_in_:
         raise ValueError(f"n_features_in {est.n_features_in_!r} is not the tokenizer's {tok.n_features_in_}")
@@ -196,5 +205,10 @@ def check_network(est) -> None:
             raise ValueError(f"stored sample holds token ids outside [0, {n_tokens})")
         if weight.shape != (len(tokens),) or not np.isfinite(weight).all() or (weight < 0).any():
             raise ValueError("stored sample weights do not fit its rows")
+        position = getattr(est, "train_sample_position_", None)
+        if (position is None) != (est.numeric_embedding_ != "piecewise"):
+            raise ValueError("stored sample bin positions are present exactly for numeric_embedding 'piecewise'")
+        if position is not None and (position.shape != tokens.shape or not ((position >= 0) & (position <= 1)).all()):
+            raise ValueError("stored sample bin positions do not fit its rows or lie outside [0, 1]")
     if getattr(est, "feature_importances_", None) is not None:
         _length("feature_importances", est.feature_importances_, est.n_features_in_)

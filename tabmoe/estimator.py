@@ -70,10 +70,12 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         Passed to :class:`~tabmoe.tokenizer.ColumnTokenizer`.
         Default ``n_bins="auto"``: the Rice rule, ``round(2 n^(1/3))`` bins from the ``n`` rows
         of ``X`` and ``X_unlabeled`` (26 at 2,100; docs/research.md#study-12; was 20, study 5).
-    numeric_embedding : {"ordered", "bins"}
+    numeric_embedding : {"ordered", "piecewise", "bins"}
         ``"ordered"`` (default, docs/research.md#study-5): thermometer embeddings, bin k's is
-        the sum of k + 1 learned steps, so neighbouring bins share parameters. ``"bins"``:
-        each quantile bin its own embedding (unordered tokens, as before).
+        the sum of k + 1 learned steps, so neighbouring bins share parameters.
+        ``"piecewise"`` (docs/research.md#study-33): steps 0..k-1 plus the value's position
+        in bin k times step k, continuous in the value (piecewise-linear encoding).
+        ``"bins"``: each quantile bin its own embedding (unordered tokens, as before).
     masking : {"auto", "leave_one_out", "copies", "random"}
         ``"auto"``: ``"leave_one_out"`` (every column masked in turn, in one pass) for one
         layer, ``"random"`` (the label plus each feature with probability ``mask_rate``)
@@ -202,6 +204,8 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         Tokens (label last) of at most ``TRAIN_SAMPLE_ROWS`` labelled training rows, drawn at
         random when there are more; used by :meth:`adapt` and ``feature_importances_``.
     train_sample_weight_ : ndarray of shape (n_sample,)
+    train_sample_position_ : ndarray of shape (n_sample, n_features + 1) or None
+        Their values' positions in their bins (``numeric_embedding="piecewise"``; else None).
     adapt_history_ : list of dict
         Per epoch of the last :meth:`adapt` call, as ``history_``.
     """
@@ -216,7 +220,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         "gate": [StrOptions(set(GATES))],
         "linear_term": ["boolean"],
         "n_bins": [Interval(numbers.Integral, 2, None, closed="left"), StrOptions({"auto"})],
-        "numeric_embedding": [StrOptions({"bins", "ordered"})],
+        "numeric_embedding": [StrOptions({"bins", "ordered", "piecewise"})],
         "vocabulary": [StrOptions({"per_column", "shared"})],
         "masking": [StrOptions(set(MASKINGS))],
         "feature_loss_weight": [Interval(numbers.Real, 0, None, closed="left")],
@@ -248,7 +252,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         gate: Literal["softmax", "tanhmax"] = "softmax",
         categorical_features: Any = "auto",
         n_bins: int | Literal["auto"] = "auto",
-        numeric_embedding: Literal["bins", "ordered"] = "ordered",
+        numeric_embedding: Literal["bins", "ordered", "piecewise"] = "ordered",
         min_frequency: int = 1,
         vocabulary: Literal["per_column", "shared"] = "per_column",
         masking: Literal["auto", "leave_one_out", "copies", "random"] = "auto",
@@ -430,13 +434,14 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
             vocabulary=self.vocabulary,
         ).fit(inputs.frame if unlabeled is None else pd.concat([inputs.frame, unlabeled], ignore_index=True))
         self.label_token_ids_ = self.tokenizer_.label_token_ids(self.classes_)
+        self.numeric_embedding_ = self.numeric_embedding  # the network's, whatever set_params does
         return unlabeled
 
     def _training_rows(self, X: Any, y_codes: np.ndarray, weight: np.ndarray) -> dict[str, torch.Tensor]:
-        return self._rows(self._tokens(X, y_codes), weight)
+        return self._rows(self._tokens(X, y_codes), weight, self._positions(X))
 
     def _add_unlabeled_rows(self, train: dict[str, torch.Tensor], unlabeled: pd.DataFrame) -> dict[str, torch.Tensor]:
-        extra = self._rows(self._tokens(unlabeled, None), np.ones(len(unlabeled)))
+        extra = self._rows(self._tokens(unlabeled, None), np.ones(len(unlabeled)), self._positions(unlabeled))
         return {k: torch.cat([v, extra[k]]) for k, v in train.items()}
 
     def _batch_size(self, train: dict[str, torch.Tensor]) -> int:
@@ -444,7 +449,6 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         return self._cap_rows_for_heads(self._rows_per_batch(len(tokens), tokens.shape[1], self._masking()))
 
     def _initialize_module(self) -> TabularMoE | StackedModel:
-        self.numeric_embedding_ = self.numeric_embedding  # the network's, whatever set_params does
         return self._build_module()
 
     def _get_loss(self) -> LossFn:
@@ -483,10 +487,11 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         column = np.searchsorted(np.sort(self.label_token_ids_), self.label_token_ids_)
         with self._predict_autocast():
             for rows, tokens in batches:
-                attend = self._attend(tokens)
+                attend, position = self._attend(tokens), self._positions(frame.iloc[rows], label=False)
                 batch = torch.from_numpy(tokens).to(device)
                 att = None if attend is None else torch.from_numpy(attend).to(device)
-                logits = module.label_logits(batch, att).float()
+                pos = None if position is None else torch.from_numpy(position).to(device)
+                logits = module.label_logits(batch, att, pos).float()
                 out[rows] = logits[:, column].cpu().numpy()
         return out
 
@@ -508,12 +513,23 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         left_out = [t for t, mode in ((MISSING, self.missing), (UNKNOWN, self.unknown)) if mode == "exclude"]
         return ~np.isin(tokens, left_out) if left_out else None  # a label is never either
 
-    def _rows(self, tokens: np.ndarray, weight: np.ndarray) -> dict[str, torch.Tensor]:
-        """Training tensors of rows with tokens (n, L): tokens, weight and, if needed, attend."""
+    def _positions(self, X: Any, label: bool = True) -> np.ndarray | None:
+        """(n, L) float32 bin positions of ``X``'s values (``label``: with a last column of
+        ones for the label) for a piecewise-linear network; None for the others."""
+        if self.numeric_embedding_ != "piecewise":
+            return None
+        position = self.tokenizer_.bin_positions(X)
+        return np.pad(position, ((0, 0), (0, 1)), constant_values=1.0) if label else position
+
+    def _rows(self, tokens: np.ndarray, weight: np.ndarray, position: np.ndarray | None = None) -> dict[str, torch.Tensor]:
+        """Training tensors of rows with tokens (n, L): tokens, weight and, if needed, attend
+        and the values' bin positions (``fraction``)."""
         rows = {"tokens": torch.from_numpy(tokens), "weight": torch.from_numpy(weight).float()}
         attend = self._attend(tokens)
         if attend is not None:
             rows["attend"] = torch.from_numpy(attend)
+        if position is not None:
+            rows["fraction"] = torch.from_numpy(position)
         return rows
 
     def _objective(self, masking: str, warmup_epochs: int = 0):
@@ -548,6 +564,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
             keep = np.sort(np.random.RandomState(seed).choice(n, TRAIN_SAMPLE_ROWS, replace=False))
         self.train_sample_tokens_ = labelled["tokens"][keep].numpy()
         self.train_sample_weight_ = labelled["weight"][keep].numpy()
+        self.train_sample_position_ = labelled["fraction"][keep].numpy() if "fraction" in labelled else None
         self._update_importances()
 
     def _predict_rows(self) -> int:

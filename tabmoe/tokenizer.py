@@ -28,6 +28,7 @@ from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._bin_position import bin_position, value_range
 from ._unseen import UnseenValues
 
 MASK, MISSING, UNKNOWN = 0, 1, 2
@@ -184,6 +185,9 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         Per column, the kept categories in token order (None for numeric columns).
     bin_edges_ : list of ndarray or None
         Per column, inner bin edges (None for categorical columns).
+    value_range_ : list of tuple or None
+        Per numeric column, the (min, max) of its finite fit values, the outer bounds of its
+        first and last bins (None for categorical columns and columns without finite values).
     is_categorical_ : ndarray of bool, shape (n_features,)
     offsets_ : ndarray of int, shape (n_features,)
         First value-token id of each column (all equal with a shared vocabulary).
@@ -263,7 +267,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         self._column_labels = None if hasattr(self, "feature_names_in_") else _label_reprs(frame)
         self.is_categorical_ = self._categorical_mask(frame)
         self.n_bins_ = auto_bins(len(frame)) if self.n_bins == "auto" else self.n_bins
-        self.categories_, self.bin_edges_, self._infrequent = [], [], []
+        self.categories_, self.bin_edges_, self._infrequent, self.value_range_ = [], [], [], []
         sizes = []
         for j, (name, column) in enumerate(frame.items()):
             if self.is_categorical_[j]:
@@ -271,9 +275,12 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
                 self.categories_.append(kept)
                 self._infrequent.append(rare)
                 self.bin_edges_.append(None)
+                self.value_range_.append(None)
                 sizes.append(len(kept))
             else:
-                edges = _bin_edges(_numeric_values(column, name), self.n_bins_)
+                values = _numeric_values(column, name)
+                edges = _bin_edges(values, self.n_bins_)
+                self.value_range_.append(value_range(values))
                 self.categories_.append(None)
                 self._infrequent.append(None)
                 self.bin_edges_.append(edges)
@@ -416,6 +423,21 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
             unseen_values.add(j, name, column[unseen].to_numpy(dtype=object))
         return tokens
 
+    def bin_positions(self, X: Any) -> np.ndarray:
+        """(n_samples, n_features) float32: each numeric value's position in its bin, in
+        [0, 1] (1 for categorical columns and missing values); see ``value_range_``."""
+        return self._bin_positions(self._checked_frame(X))
+
+    def _bin_positions(self, frame: pd.DataFrame) -> np.ndarray:
+        ranges = getattr(self, "value_range_", None)
+        if ranges is None:
+            raise ValueError("This tokenizer was saved before value_range_ existed; refit it for bin positions.")
+        out = np.ones(frame.shape, dtype=np.float32)
+        for j, (name, column) in enumerate(frame.items()):
+            if not self.is_categorical_[j]:
+                out[:, j] = bin_position(_numeric_values(column, name), self.bin_edges_[j], ranges[j])
+        return out
+
     # ------------------------------------------------------------- helpers
     def output_token_ids(self, j: int) -> np.ndarray:
         """Token ids that column ``j`` can take as a prediction target (no reserved ids)."""
@@ -474,6 +496,8 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
             "categories": [encode_index(c) for c in self.categories_],
             "infrequent": [encode_index(c) for c in self._infrequent],
             "bin_edges": [None if e is None else e.tolist() for e in self.bin_edges_],
+            "value_range": None if getattr(self, "value_range_", None) is None
+            else [None if r is None else list(r) for r in self.value_range_],
             "offsets": self.offsets_.tolist(),
             "n_tokens_per_column": self.n_tokens_per_column_.tolist(),
             "n_tokens": int(self.n_tokens_),
@@ -495,6 +519,8 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         tok.categories_ = [decode_index(c) for c in state["categories"]]
         tok._infrequent = [decode_index(c) for c in state["infrequent"]]
         tok.bin_edges_ = [None if e is None else np.asarray(e, dtype=float) for e in state["bin_edges"]]
+        if state.get("value_range") is not None:  # absent in files saved before it existed
+            tok.value_range_ = [None if r is None else (float(r[0]), float(r[1])) for r in state["value_range"]]
         tok.offsets_ = np.asarray(state["offsets"], dtype=np.int64)
         tok.n_tokens_per_column_ = np.asarray(state["n_tokens_per_column"], dtype=np.int64)
         tok.n_tokens_ = state["n_tokens"]
@@ -520,9 +546,10 @@ def _check_state(tok: ColumnTokenizer) -> None:
     for name in ("is_categorical_", "categories_", "_infrequent", "bin_edges_", "offsets_",
                  "n_tokens_per_column_"):
         _length(f"tokenizer {name}", getattr(tok, name), n)
-    for name in ("feature_names_in_", "_column_labels"):
+    for name in ("feature_names_in_", "_column_labels", "value_range_"):
         if getattr(tok, name, None) is not None:
             _length(f"tokenizer {name}", getattr(tok, name), n)
+    ranges = getattr(tok, "value_range_", None)
     bins = tok.n_bins_
     bounded = isinstance(bins, int) and all(e is None or len(e) < bins for e in tok.bin_edges_)
     if isinstance(bins, bool) or not bounded or bins < 2:
@@ -544,7 +571,8 @@ def _check_state(tok: ColumnTokenizer) -> None:
     for j in range(n):
         categorical = bool(tok.is_categorical_[j])
         if categorical != (tok.categories_[j] is not None) or categorical != (tok.bin_edges_[j] is None) \
-                or categorical != (tok._infrequent[j] is not None):
+                or categorical != (tok._infrequent[j] is not None) \
+                or (categorical and ranges is not None and ranges[j] is not None):
             raise ValueError(f"tokenizer column {j}: categories and bin edges do not fit its kind")
         if categorical and tok.vocabulary == "shared" and (values.get_indexer(tok.categories_[j]) < 0).any():
             raise ValueError(f"tokenizer column {j}: categories missing from the shared vocabulary")
@@ -554,6 +582,9 @@ def _check_state(tok: ColumnTokenizer) -> None:
                 raise ValueError(f"tokenizer column {j}: bin edges are not sorted numbers")
             if len(edges) + 1 > sizes[j]:
                 raise ValueError(f"tokenizer column {j}: {len(edges) + 1} bins for {sizes[j]} tokens")
+            bounds = None if ranges is None else ranges[j]
+            if bounds is not None and not (len(edges) == 0 or bounds[0] <= edges[0] and edges[-1] <= bounds[1]):
+                raise ValueError(f"tokenizer column {j}: value range {bounds} does not hold its bin edges")
     if not np.array_equal(sizes, expected_sizes):
         raise ValueError(f"tokenizer n_tokens_per_column {sizes.tolist()} does not fit the vocabularies "
                          f"({expected_sizes.tolist()})")

@@ -54,20 +54,17 @@ class Explanation:
     bias: pd.Series | None = None
 
 
-def _label_gates(module: nn.Module, tokens: Tensor, attend: Tensor | None) -> Tensor:
+def _label_gates(module: nn.Module, tokens: Tensor, attend: Tensor | None, fraction: Tensor | None) -> Tensor:
     """(B, H, L) label gates; ensembles averaged over members."""
     if isinstance(module, StackedModel):
-        return module.map(label_gates, tokens, attend).mean(0)
-    return label_gates(module, tokens, attend)
+        return module.map(label_gates, tokens, attend, fraction).mean(0)
+    return label_gates(module, tokens, attend, fraction)
 
 
-def _batches(tokens: Tensor, attend: Tensor | None, batch_rows: int, device: torch.device):
+def _batches(tokens: Tensor, attend: Tensor | None, fraction: Tensor | None, batch_rows: int, device: torch.device):
     for start in range(0, len(tokens), batch_rows):
         stop = start + batch_rows
-        yield (
-            tokens[start:stop].to(device),
-            None if attend is None else attend[start:stop].to(device),
-        )
+        yield tuple(None if t is None else t[start:stop].to(device) for t in (tokens, attend, fraction))
 
 
 def additive(module: nn.Module) -> bool:
@@ -77,6 +74,7 @@ def additive(module: nn.Module) -> bool:
         and module.n_layers == 1
         and module.blocks[0].block == "attention"
         and getattr(module, "linear", None) is None
+        and not getattr(module, "piecewise", False)
     )
 
 
@@ -90,11 +88,13 @@ def explain_tokens(
     classes: Sequence,
     index: pd.Index,
     batch_rows: int = 8192,
+    fraction: Tensor | None = None,
 ) -> Explanation:
     """Explain the label prediction of ``module`` on feature tokens (n, F).
 
     ``output_ids``: the label token id of each class, in ``classes`` order; ``columns``: the
-    F feature names.
+    F feature names; ``fraction`` (n, F): the values' positions in their bins, for a
+    piecewise-linear network (see :meth:`TabularMoE.embed`).
     """
     module = module.eval()
     device = next(module.parameters()).device
@@ -103,14 +103,14 @@ def explain_tokens(
     ids = torch.as_tensor(output_ids, device=device)
     order = np.searchsorted(np.sort(output_ids), output_ids)  # label_logits: sorted ids -> classes
     gates, contributions, logits = [], [], []
-    for batch, att in _batches(tokens, attend, batch_rows, device):
-        logits.append(module.label_logits(batch, att)[:, order].cpu())
+    for batch, att, frac in _batches(tokens, attend, fraction, batch_rows, device):
+        logits.append(module.label_logits(batch, att, frac)[:, order].cpu())
         if moe is not None:
             per_head = moe.contributions(batch, ids, attend=att)  # (B, H, L, C)
             contributions.append(per_head.sum(1).transpose(1, 2).flatten(1).cpu())  # (B, C*L)
             gates.append(moe.gates(batch, attend=att).cpu())
         else:
-            gates.append(_label_gates(module, batch, att).cpu())
+            gates.append(_label_gates(module, batch, att, frac).cpu())
     g = torch.cat(gates).double().numpy()  # (n, H, L)
     n_heads = g.shape[1]
     head_columns = pd.MultiIndex.from_product([range(n_heads), names], names=["head", "column"])
@@ -133,14 +133,16 @@ def explain_tokens(
 
 @torch.no_grad()
 def gate_importances(
-    module: nn.Module, tokens: Tensor, attend: Tensor | None, batch_rows: int = 8192
+    module: nn.Module, tokens: Tensor, attend: Tensor | None, batch_rows: int = 8192,
+    fraction: Tensor | None = None,
 ) -> np.ndarray:
     """Mean absolute head-averaged label gate of each feature column over the rows of
-    ``tokens`` (n, F), normalised to sum to 1 over the features: (F,)."""
+    ``tokens`` (n, F) (``fraction`` (n, F) for a piecewise-linear network), normalised to
+    sum to 1 over the features: (F,)."""
     module = module.eval()
     device = next(module.parameters()).device
     total = torch.zeros(tokens.shape[1], dtype=torch.float64)
-    for batch, att in _batches(tokens, attend, batch_rows, device):
-        g = _label_gates(module, batch, att).abs().mean(1)[:, :-1]  # (B, F)
+    for batch, att, frac in _batches(tokens, attend, fraction, batch_rows, device):
+        g = _label_gates(module, batch, att, frac).abs().mean(1)[:, :-1]  # (B, F)
         total += g.double().sum(0).cpu()
     return (total / total.sum().clamp_min(1e-300)).numpy()

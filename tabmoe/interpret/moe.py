@@ -83,6 +83,12 @@ class MixtureOfExperts:
                 "The (value, column) expert form leaves out the linear term of a model fitted "
                 "with linear_term=True: its label logits are not the MoE's alone."
             )
+        if getattr(model, "piecewise", False):
+            raise ValueError(
+                "The (value, column) expert form needs one embedding per token; a model fitted "
+                "with numeric_embedding='piecewise' embeds each numeric value by its position in "
+                "its bin. Use tabmoe.interpret.moe.label_gates for its gates."
+            )
         block = model.blocks[0]
         att = block.attention
         h = att.n_heads
@@ -190,7 +196,9 @@ def _pad_attend(attend: Tensor, n_columns: int) -> Tensor:
     return attend
 
 
-def label_gates(model: TabularMoE, tokens: Tensor, attend: Tensor | None = None) -> Tensor:
+def label_gates(
+    model: TabularMoE, tokens: Tensor, attend: Tensor | None = None, fraction: Tensor | None = None
+) -> Tensor:
     """Last-layer gates of the (masked) label query over all positions, any depth.
 
     tokens (B, L) or (B, L-1) features, attend (B, L) / (B, L-1) bool -> (B, H, L); the last
@@ -199,7 +207,7 @@ def label_gates(model: TabularMoE, tokens: Tensor, attend: Tensor | None = None)
     earlier layers' experts (see the module docstring).
     """
     tokens, attend = model.label_inputs(tokens, attend)
-    x = model.embed(tokens)
+    x = model.embed(tokens, model.label_fraction(fraction))
     for block in model.blocks[:-1]:
         x = block(x, attend)
     label = model.label_position

@@ -82,9 +82,9 @@ class StackedModel(nn.Module):
     def members(self) -> list[nn.Module]:
         return [self.member(m) for m in range(self.n_members)]
 
-    def label_logits(self, tokens: Tensor, attend: Tensor | None = None) -> Tensor:
+    def label_logits(self, tokens: Tensor, attend: Tensor | None = None, fraction: Tensor | None = None) -> Tensor:
         """Log of the members' mean class probabilities, (B, C): a valid logit vector."""
-        logits = self.map(lambda module, t, a: module.label_logits(t, a), tokens, attend)  # (M, B, C)
+        logits = self.map(lambda module, t, a, f: module.label_logits(t, a, f), tokens, attend, fraction)  # (M, B, C)
         log_p = torch.log_softmax(logits, dim=-1)
         return torch.logsumexp(log_p, dim=0) - math.log(self.n_members)
 

@@ -333,8 +333,11 @@ class TabularMoE(nn.Module):
         gate: str = "softmax",
         ordered_ids: Sequence[np.ndarray] = (),
         linear_term: bool = False,
+        piecewise: bool = False,
     ):
         super().__init__()
+        if piecewise and not len(ordered_ids):
+            raise ValueError("piecewise=True interpolates ordered tokens: give ordered_ids.")
         if gate not in GATES:
             raise ValueError(f"gate must be one of {GATES}, got {gate!r}.")
         n_columns = len(output_ids)
@@ -352,6 +355,7 @@ class TabularMoE(nn.Module):
         label_ids = np.sort(np.asarray(output_ids[-1]))
         self.register_buffer("label_ids", torch.as_tensor(label_ids), persistent=False)
         self._init_ordered(n_tokens, ordered_ids)
+        self.piecewise = piecewise
         self.linear = None
         if linear_term:
             # Built from zeros: no draw from the global RNG, so everything else a fit draws
@@ -385,6 +389,7 @@ class TabularMoE(nn.Module):
             self._init_ordered(0, ())
         if "linear" not in self._modules:  # pickled before the linear term existed
             self.linear = None
+        self.__dict__.setdefault("piecewise", False)  # pickled before piecewise embeddings
 
     def ordered_table(self) -> Tensor:
         """(N, d) embeddings of ``ordered_ids``: per group, cumulative sums of its rows (each
@@ -405,18 +410,30 @@ class TabularMoE(nn.Module):
     def label_position(self) -> int:
         return self.n_columns - 1
 
-    def embed(self, tokens: Tensor) -> Tensor:
-        """tokens (B, L) -> (B, L, d)"""
+    def embed(self, tokens: Tensor, fraction: Tensor | None = None) -> Tensor:
+        """tokens (B, L), fraction (B, L) or None -> (B, L, d).
+
+        With ``piecewise``, ``fraction`` is each value's position in its bin, in [0, 1]: an
+        ordered token k enters as the sum of steps 0..k-1 plus ``fraction`` times step k
+        (piecewise-linear encoding in embedding form, continuous in the value); other tokens,
+        MASK included, ignore it, so a masked value's fraction never reaches the network."""
         tokens = tokens.long()
+        if self.piecewise and fraction is None:
+            raise ValueError("This network embeds numeric values piecewise-linearly: pass fraction.")
         if tokens.numel() >= self.token_embedding.num_embeddings:
             # One lookup in the (V, d) token table is cheaper than two lookups and a choice
             # while the table is smaller than the batch (a 10^6-value vocabulary is not).
-            return F.embedding(tokens, self.token_table()) + self.column_embedding
-        x = self.token_embedding(tokens)
-        if self.ordered_ids.numel():
-            position = self.ordered_position[tokens]  # (B, L), -1 for other tokens
-            ordered = self.ordered_table()[position.clamp(min=0)]  # (B, L, d)
-            x = torch.where((position >= 0).unsqueeze(-1), ordered, x)
+            x = F.embedding(tokens, self.token_table())
+        else:
+            x = self.token_embedding(tokens)
+            if self.ordered_ids.numel():
+                position = self.ordered_position[tokens]  # (B, L), -1 for other tokens
+                ordered = self.ordered_table()[position.clamp(min=0)]  # (B, L, d)
+                x = torch.where((position >= 0).unsqueeze(-1), ordered, x)
+        if self.piecewise:
+            # thermometer(k) - (1 - fraction) * step k; fraction 1 is the thermometer.
+            short = (1.0 - fraction.to(x.dtype)) * (self.ordered_position[tokens] >= 0)  # (B, L)
+            x = x - short.unsqueeze(-1) * self.token_embedding(tokens)
         return x + self.column_embedding
 
     def mask_embedding(self) -> Tensor:
@@ -440,31 +457,41 @@ class TabularMoE(nn.Module):
         at = torch.arange(h.shape[1], device=h.device) if query is None else query  # (Q,)
         return h + (at == label).to(h.dtype)[None, :, None] * term[:, None, :]
 
-    def hidden(self, tokens: Tensor, attend: Tensor | None = None, query: Tensor | None = None) -> Tensor:
+    def hidden(
+        self, tokens: Tensor, attend: Tensor | None = None, query: Tensor | None = None,
+        fraction: Tensor | None = None,
+    ) -> Tensor:
         """Plain forward of (possibly masked) tokens (B, L) -> (B, Lq, d).
 
-        ``query`` restricts the LAST layer to those positions (earlier layers need all).
+        ``query`` restricts the LAST layer to those positions (earlier layers need all);
+        ``fraction`` (B, L): see :meth:`embed`.
         """
-        x = self.embed(tokens)
+        x = self.embed(tokens, fraction)
         for i, block in enumerate(self.blocks):
             x = block(x, attend, query if i == self.n_layers - 1 else None)
         return self.add_linear(x, tokens, attend, query)
 
-    def hidden_loo(self, tokens: Tensor, attend: Tensor | None = None, query: Tensor | None = None) -> Tensor:
+    def hidden_loo(
+        self, tokens: Tensor, attend: Tensor | None = None, query: Tensor | None = None,
+        fraction: Tensor | None = None,
+    ) -> Tensor:
         """One-layer leave-one-column-out in one pass: (B, L) -> (B, Q, d), for the positions
         ``query`` (Q,) (default: all L)."""
         if self.n_layers != 1:
             raise ValueError("The one-pass leave-one-out form is exact only for n_layers=1.")
-        h = self.blocks[0].forward_loo(self.embed(tokens), self.mask_embedding(), attend, query)
+        h = self.blocks[0].forward_loo(self.embed(tokens, fraction), self.mask_embedding(), attend, query)
         return self.add_linear(h, tokens, attend, query)
 
-    def hidden_copies(self, tokens: Tensor, attend: Tensor | None = None) -> Tensor:
+    def hidden_copies(
+        self, tokens: Tensor, attend: Tensor | None = None, fraction: Tensor | None = None
+    ) -> Tensor:
         """Reference: materialise the L masked copies of each row. (B, L) -> (B, L, d)."""
         b, n = tokens.shape
         eye = torch.eye(n, dtype=torch.bool, device=tokens.device)
         copies = tokens.unsqueeze(1).expand(b, n, n).masked_fill(eye, MASK)  # (B, L copies, L)
         att = None if attend is None else attend.unsqueeze(1).expand(b, n, n).reshape(b * n, n)
-        out = self.hidden(copies.reshape(b * n, n), att)  # (B*L, L, d)
+        frac = None if fraction is None else fraction.unsqueeze(1).expand(b, n, n).reshape(b * n, n)
+        out = self.hidden(copies.reshape(b * n, n), att, fraction=frac)  # (B*L, L, d)
         return out.reshape(b, n, n, -1).diagonal(0, 1, 2).transpose(1, 2)  # copy i, position i
 
     def label_inputs(self, tokens: Tensor, attend: Tensor | None = None) -> tuple[Tensor, Tensor | None]:
@@ -479,13 +506,22 @@ class TabularMoE(nn.Module):
             attend = F.pad(attend, (0, 1), value=True)
         return tokens, attend
 
-    def label_logits(self, tokens: Tensor, attend: Tensor | None = None) -> Tensor:
+    def label_fraction(self, fraction: Tensor | None) -> Tensor | None:
+        """``fraction`` (B, L-1) padded to (B, L) for the label (a MASK: its value is unused)."""
+        if fraction is not None and fraction.shape[1] == self.n_columns - 1:
+            fraction = F.pad(fraction, (0, 1), value=1.0)
+        return fraction
+
+    def label_logits(
+        self, tokens: Tensor, attend: Tensor | None = None, fraction: Tensor | None = None
+    ) -> Tensor:
         """Logits of the label (masked) from the feature tokens.
 
         tokens (B, L) (the label position is overwritten with MASK) or (B, L-1) -> (B, C),
         classes ordered by token id. Only the label query is computed in the last layer.
         """
         tokens, attend = self.label_inputs(tokens, attend)
+        fraction = self.label_fraction(fraction)
         query = torch.tensor([self.label_position], device=tokens.device)
-        h = self.hidden(tokens, attend, query)[:, 0]  # (B, d)
+        h = self.hidden(tokens, attend, query, fraction)[:, 0]  # (B, d)
         return self.heads.column_logits(h, self.label_ids)

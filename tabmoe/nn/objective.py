@@ -91,7 +91,7 @@ class MaskedFeatureObjective:
         return w
 
     def __call__(self, model: TabularMoE, batch: dict[str, Tensor]) -> tuple[Tensor, Tensor]:
-        tokens, attend = batch["tokens"].long(), batch.get("attend")
+        tokens, attend, fraction = batch["tokens"].long(), batch.get("attend"), batch.get("fraction")
         if self.feature_dropout > 0 and model.training:
             attend = drop_features(tokens.shape, self.feature_dropout, tokens.device, attend)
         inputs = tokens
@@ -100,17 +100,17 @@ class MaskedFeatureObjective:
         inflate = None
         if self.masking == "leave_one_out":
             query = self.scored_positions(tokens.shape[1], tokens.device) if model.training else None
-            hidden, scored = model.hidden_loo(inputs, attend, query), None
+            hidden, scored = model.hidden_loo(inputs, attend, query, fraction), None
             if query is not None:
                 hidden, scored, inflate = scatter_scored(hidden, query, tokens.shape[1])
         elif self.masking == "copies":
-            hidden, scored = model.hidden_copies(inputs, attend), None
+            hidden, scored = model.hidden_copies(inputs, attend, fraction), None
         else:
             scored = random_mask(tokens.shape, self.mask_rate, tokens.device)
             if attend is not None:
                 scored = scored & attend  # an absent / dropped column is neither masked nor scored
             masked = inputs.masked_fill(scored, MASK)
-            hidden = model.hidden(masked, attend)
+            hidden = model.hidden(masked, attend, fraction=fraction)
         # Smoothed targets in training only: the validation loss early stopping reads is the NLL.
         nll, valid = model.heads.nll(hidden, tokens, self.label_smoothing if model.training else 0.0)
         if scored is not None:
@@ -186,7 +186,7 @@ def label_loss(model: TabularMoE, batch: dict[str, Tensor]) -> tuple[Tensor, Ten
     Rows whose label token is not a class (unlabeled rows) are skipped.
     """
     tokens = batch["tokens"].long()
-    logits = model.label_logits(tokens, batch.get("attend"))
+    logits = model.label_logits(tokens, batch.get("attend"), batch.get("fraction"))
     target = torch.searchsorted(model.label_ids, tokens[:, -1].contiguous()).clamp_max(len(model.label_ids) - 1)
     valid = model.label_ids[target] == tokens[:, -1]
     nll = F.cross_entropy(logits.float(), target, reduction="none")

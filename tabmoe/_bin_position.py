@@ -1,0 +1,30 @@
+"""Where a numeric value lies inside its quantile bin: the input of piecewise-linear
+numeric embeddings (``numeric_embedding="piecewise"``, docs/research.md#study-33)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def value_range(values: np.ndarray) -> tuple[float, float] | None:
+    """(min, max) of the finite values, None when there are none."""
+    finite = values[np.isfinite(values)]
+    return (float(finite.min()), float(finite.max())) if finite.size else None
+
+
+def bin_position(values: np.ndarray, edges: np.ndarray, bounds: tuple[float, float] | None) -> np.ndarray:
+    """(n,) float32 in [0, 1]: each value's position between its bin's lower and upper
+    bound (the fitted minimum below the first inner edge, the maximum above the last).
+
+    Values outside the fitted range are clipped to 0 or 1 (the embedding stops at the end
+    bins, as trees do); NaN and bins of zero width give 1."""
+    if bounds is None:
+        return np.ones(len(values), dtype=np.float32)
+    k = np.searchsorted(edges, values, side="right")  # the bin, as the tokenizer reads it
+    lower = np.concatenate([[bounds[0]], edges])[k]
+    upper = np.concatenate([edges, [bounds[1]]])[k]
+    with np.errstate(all="ignore"):  # inf - inf, x / 0: replaced below
+        position = (values - lower) / (upper - lower)
+    position = np.where(upper > lower, position, 1.0)
+    position = np.where(np.isnan(position), 1.0, np.clip(position, 0.0, 1.0))
+    return position.astype(np.float32)
