@@ -1,0 +1,165 @@
+"""Piecewise-linear numeric embeddings: numeric_embedding="piecewise" (docs/research.md#study-33)."""
+
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from tabmoe import TabularMoEClassifier
+from tabmoe._bin_position import bin_position
+from tabmoe.interpret.moe import MixtureOfExperts
+from tabmoe.nn.network import TabularMoE
+from tabmoe.tokenizer import MASK, MISSING, N_SPECIAL, UNKNOWN, ColumnTokenizer
+
+FAST = dict(max_epochs=3, random_state=0, device="cpu")
+
+
+def test_bin_position_runs_from_each_bins_lower_to_its_upper_bound():
+    edges = np.array([1.0, 3.0])  # bins [0, 1), [1, 3), [3, 4] with the fitted range (0, 4)
+    values = np.array([0.0, 0.5, 1.0, 2.0, 2.999, 3.0, 4.0, -5.0, 9.0, np.nan])
+    got = bin_position(values, edges, (0.0, 4.0))
+    np.testing.assert_allclose(got, [0, 0.5, 0, 0.5, 0.9995, 0, 1, 0, 1, 1], atol=1e-6)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(bin_position(values, np.empty(0), None), np.ones(len(values)))
+    # one value: a bin of zero width is at its upper end
+    np.testing.assert_array_equal(bin_position(np.array([2.0, 7.0]), np.empty(0), (2.0, 2.0)), [1, 1])
+    huge = bin_position(np.array([-1e308, 1e308]), np.array([0.0]), (-1.7e308, 1.7e308))
+    assert np.isfinite(huge).all() and ((huge >= 0) & (huge <= 1)).all()
+
+
+def test_tokenizer_positions_match_its_bins_and_survive_its_state():
+    X = pd.DataFrame({"x": np.arange(100, dtype=float), "c": ["a", "b"] * 50})
+    tok = ColumnTokenizer(n_bins=4).fit(X)
+    assert tok.value_range_ == [(0.0, 99.0), None]
+    position = tok.bin_positions(X)
+    assert position.shape == (100, 2) and (position[:, 1] == 1).all()
+    tokens = tok.transform(X)[:, 0]
+    for k in np.unique(tokens):  # within a bin the position grows with the value
+        assert (np.diff(position[tokens == k, 0]) > 0).all()
+    rebuilt = ColumnTokenizer._from_state(tok._get_state())
+    np.testing.assert_array_equal(rebuilt.bin_positions(X), position)
+    old = tok._get_state()
+    del old["value_range"]  # a file saved before value_range_ existed
+    with pytest.raises(ValueError, match="value_range_"):
+        ColumnTokenizer._from_state(old).bin_positions(X)
+    bad = tok._get_state()
+    bad["value_range"][0] = [50.0, 60.0]  # does not hold the edges
+    with pytest.raises(ValueError, match="value range"):
+        ColumnTokenizer._from_state(bad)
+
+
+def _model(piecewise=True):
+    ids = [N_SPECIAL + 4 * j + np.arange(4) for j in range(3)]
+    torch.manual_seed(0)
+    model = TabularMoE(N_SPECIAL + 12, ids, d_model=8, n_heads=2, ff_dim=4, ordered_ids=[ids[0]], piecewise=piecewise)
+    return model, ids
+
+
+def test_piecewise_is_continuous_and_the_thermometer_at_position_one():
+    model, ids = _model()
+    thermometer, _ = _model(piecewise=False)
+    tokens = torch.as_tensor([[ids[0][k], ids[1][0], ids[2][0]] for k in range(4)])
+    ones = torch.ones(tokens.shape)
+    torch.testing.assert_close(model.embed(tokens, ones), thermometer.embed(tokens))
+    zeros = ones.clone()
+    zeros[:, 0] = 0.0
+    low = model.embed(tokens, zeros)
+    # bin k at its lower bound = bin k-1 at its upper bound; bin 0 starts at no step at all
+    torch.testing.assert_close(low[1:, 0], thermometer.embed(tokens)[:-1, 0])
+    torch.testing.assert_close(low[0, 0], model.column_embedding[0])
+    half = ones.clone()
+    half[:, 0] = 0.5
+    torch.testing.assert_close(model.embed(tokens, half)[:, 0], (low[:, 0] + model.embed(tokens, ones)[:, 0]) / 2)
+    # the other columns do not read their positions
+    torch.testing.assert_close(model.embed(tokens, torch.zeros(tokens.shape))[:, 1:], low[:, 1:])
+
+
+def test_a_masked_or_unknown_value_ignores_its_position():
+    """MASK, MISSING and UNKNOWN are not ordered: no position can leak through them."""
+    model, ids = _model()
+    tokens = torch.as_tensor([[MASK, ids[1][0], MASK], [MISSING, ids[1][1], MASK], [UNKNOWN, ids[1][2], MASK]])
+    a = model.embed(tokens, torch.zeros(tokens.shape))
+    b = model.embed(tokens, torch.ones(tokens.shape))
+    torch.testing.assert_close(a, b)
+    # leave-one-out: position i's output does not depend on position i's own fraction
+    model.eval()
+    values = torch.as_tensor([[ids[0][2], ids[1][0], ids[2][1]]])
+    f0, f1 = torch.full((1, 3), 0.1), torch.full((1, 3), 0.1)
+    f1[0, 0] = 0.9
+    torch.testing.assert_close(model.hidden_loo(values, fraction=f0)[:, 0], model.hidden_loo(values, fraction=f1)[:, 0])
+    assert not torch.allclose(model.hidden_loo(values, fraction=f0)[:, 1], model.hidden_loo(values, fraction=f1)[:, 1])
+    torch.testing.assert_close(model.hidden_copies(values, fraction=f1), model.hidden_loo(values, fraction=f1))
+
+
+def test_piecewise_network_refuses_missing_positions():
+    model, ids = _model()
+    with pytest.raises(ValueError, match="fraction"):
+        model.embed(torch.as_tensor([[ids[0][0], ids[1][0], ids[2][0]]]))
+    with pytest.raises(ValueError, match="ordered_ids"):
+        TabularMoE(N_SPECIAL + 4, [N_SPECIAL + np.arange(4)], piecewise=True)
+
+
+def _table(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"x": rng.normal(size=n), "c": rng.choice(list("abc"), n), "z": rng.uniform(size=n)})
+    X.loc[::11, "x"] = np.nan
+    return X, (X["x"].fillna(0) + X["z"] > 0.5).to_numpy().astype(int)
+
+
+@pytest.mark.parametrize("n_members", [1, 2])
+def test_piecewise_estimator_fits_saves_loads_adapts_and_explains(tmp_path, n_members):
+    X, y = _table()
+    clf = TabularMoEClassifier(numeric_embedding="piecewise", n_members=n_members, **FAST).fit(X, y)
+    module = clf.module_ if n_members == 1 else clf.module_.member(0)
+    assert module.piecewise and clf.train_sample_position_.shape == clf.train_sample_tokens_.shape
+    proba = clf.predict_proba(X)
+    clf.save(tmp_path / "m.tabmoe")
+    loaded = TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+    np.testing.assert_allclose(loaded.predict_proba(X), proba, atol=1e-6)
+    np.testing.assert_allclose(pickle.loads(pickle.dumps(clf)).predict_proba(X), proba, atol=1e-6)
+    assert np.isclose(clf.feature_importances_.sum(), 1.0)
+    explanation = clf.explain(X.head(7))
+    assert explanation.contributions is None and explanation.gates.shape == (7, 4)
+    np.testing.assert_allclose(
+        torch.softmax(torch.tensor(explanation.logits.to_numpy()), 1).numpy(), proba[:7], atol=1e-5
+    )
+    clf.adapt(X.head(50), max_epochs=1)
+    assert len(clf.adapt_history_) == 1
+
+
+def test_the_position_moves_the_prediction_within_a_bin():
+    """Two rows in the same bin of x, at its two ends: same tokens, different predictions."""
+    X, y = _table()
+    clf = TabularMoEClassifier(numeric_embedding="piecewise", **FAST).fit(X, y)
+    edges = clf.tokenizer_.bin_edges_[0]
+    rows = pd.DataFrame({"x": [edges[2] + 1e-6, edges[3] - 1e-6], "c": ["a", "a"], "z": [0.5, 0.5]})
+    tokens = clf.tokenizer_.transform(rows)
+    assert tokens[0, 0] == tokens[1, 0]
+    assert not np.allclose(*clf.predict_proba(rows))
+
+
+def test_the_exact_moe_form_refuses_piecewise_models():
+    X, y = _table()
+    clf = TabularMoEClassifier(numeric_embedding="piecewise", block="attention", **FAST).fit(X, y)
+    with pytest.raises(ValueError, match="piecewise"):
+        MixtureOfExperts.from_model(clf.module_)
+
+
+def test_piecewise_changes_nothing_without_numeric_columns():
+    X, y = _table()
+    X = X[["c"]].assign(d=np.where(y == 1, "p", "q"))
+    a = TabularMoEClassifier(numeric_embedding="ordered", **FAST).fit(X, y)
+    b = TabularMoEClassifier(numeric_embedding="piecewise", **FAST).fit(X, y)
+    assert not b.module_.piecewise
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+
+
+def test_a_loaded_piecewise_model_checks_its_stored_positions(tmp_path):
+    X, y = _table()
+    clf = TabularMoEClassifier(numeric_embedding="piecewise", **FAST).fit(X, y)
+    clf.train_sample_position_ = clf.train_sample_position_ * 2.0
+    clf.save(tmp_path / "m.tabmoe")
+    with pytest.raises(ValueError, match="bin positions"):
+        TabularMoEClassifier.load(tmp_path / "m.tabmoe")
