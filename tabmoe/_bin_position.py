@@ -3,6 +3,8 @@ numeric embeddings (``numeric_embedding="piecewise"``, docs/research.md#study-33
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 
@@ -23,8 +25,20 @@ def bin_position(values: np.ndarray, edges: np.ndarray, bounds: tuple[float, flo
     k = np.searchsorted(edges, values, side="right")  # the bin, as the tokenizer reads it
     lower = np.concatenate([[bounds[0]], edges])[k]
     upper = np.concatenate([edges, [bounds[1]]])[k]
-    with np.errstate(all="ignore"):  # inf - inf, x / 0: replaced below
-        position = (values - lower) / (upper - lower)
+    with np.errstate(all="ignore"):  # x / 0 and NaN: replaced below
+        # Halved, so that a bin wider than the float range (-1e308 to 1e308) does not overflow.
+        position = (values / 2 - lower / 2) / (upper / 2 - lower / 2)
     position = np.where(upper > lower, position, 1.0)
     position = np.where(np.isnan(position), 1.0, np.clip(position, 0.0, 1.0))
     return position.astype(np.float32)
+
+
+def check_value_range(j: int, bounds: Any, edges: np.ndarray) -> None:
+    """Column ``j``'s loaded (min, max): two finite numbers around its finite inner edges
+    (``np.quantile`` may give infinite edges on values that span the float range)."""
+    finite = edges[np.isfinite(edges)]
+    ok = len(bounds) == 2 and bool(np.isfinite(bounds).all()) and bounds[0] <= bounds[1]
+    if not ok or (finite.size and not (bounds[0] <= finite[0] and finite[-1] <= bounds[1])):
+        raise ValueError(
+            f"tokenizer column {j}: value range {list(bounds)} is not a (min, max) that holds its bin edges"
+        )

@@ -28,7 +28,7 @@ from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._bin_position import bin_position, value_range
+from ._bin_position import bin_position, check_value_range, value_range
 from ._unseen import UnseenValues
 
 MASK, MISSING, UNKNOWN = 0, 1, 2
@@ -520,7 +520,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         tok._infrequent = [decode_index(c) for c in state["infrequent"]]
         tok.bin_edges_ = [None if e is None else np.asarray(e, dtype=float) for e in state["bin_edges"]]
         if state.get("value_range") is not None:  # absent in files saved before it existed
-            tok.value_range_ = [None if r is None else (float(r[0]), float(r[1])) for r in state["value_range"]]
+            tok.value_range_ = [None if r is None else tuple(float(v) for v in r) for r in state["value_range"]]
         tok.offsets_ = np.asarray(state["offsets"], dtype=np.int64)
         tok.n_tokens_per_column_ = np.asarray(state["n_tokens_per_column"], dtype=np.int64)
         tok.n_tokens_ = state["n_tokens"]
@@ -583,8 +583,8 @@ def _check_state(tok: ColumnTokenizer) -> None:
             if len(edges) + 1 > sizes[j]:
                 raise ValueError(f"tokenizer column {j}: {len(edges) + 1} bins for {sizes[j]} tokens")
             bounds = None if ranges is None else ranges[j]
-            if bounds is not None and not (len(edges) == 0 or bounds[0] <= edges[0] and edges[-1] <= bounds[1]):
-                raise ValueError(f"tokenizer column {j}: value range {bounds} does not hold its bin edges")
+            if bounds is not None:
+                check_value_range(j, bounds, edges)
     if not np.array_equal(sizes, expected_sizes):
         raise ValueError(f"tokenizer n_tokens_per_column {sizes.tolist()} does not fit the vocabularies "
                          f"({expected_sizes.tolist()})")

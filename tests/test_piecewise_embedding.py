@@ -25,8 +25,9 @@ def test_bin_position_runs_from_each_bins_lower_to_its_upper_bound():
     np.testing.assert_array_equal(bin_position(values, np.empty(0), None), np.ones(len(values)))
     # one value: a bin of zero width is at its upper end
     np.testing.assert_array_equal(bin_position(np.array([2.0, 7.0]), np.empty(0), (2.0, 2.0)), [1, 1])
-    huge = bin_position(np.array([-1e308, 1e308]), np.array([0.0]), (-1.7e308, 1.7e308))
-    assert np.isfinite(huge).all() and ((huge >= 0) & (huge <= 1)).all()
+    # a bin wider than the float range: the position still grows with the value
+    huge = bin_position(np.array([-1e308, -0.5e308, 1e308]), np.array([0.0]), (-1.5e308, 1.5e308))
+    np.testing.assert_allclose(huge, [1 / 3, 2 / 3, 2 / 3], rtol=1e-6)
 
 
 def test_tokenizer_positions_match_its_bins_and_survive_its_state():
@@ -44,10 +45,23 @@ def test_tokenizer_positions_match_its_bins_and_survive_its_state():
     del old["value_range"]  # a file saved before value_range_ existed
     with pytest.raises(ValueError, match="value_range_"):
         ColumnTokenizer._from_state(old).bin_positions(X)
-    bad = tok._get_state()
-    bad["value_range"][0] = [50.0, 60.0]  # does not hold the edges
-    with pytest.raises(ValueError, match="value range"):
-        ColumnTokenizer._from_state(bad)
+    for broken in ([50.0, 60.0], [float("-inf"), float("inf")], [0.0], [99.0, 0.0]):
+        bad = tok._get_state()
+        bad["value_range"][0] = broken  # not a (min, max) around the edges
+        with pytest.raises(ValueError, match="column 0: value range"):
+            ColumnTokenizer._from_state(bad)
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # np.quantile's own
+def test_a_default_model_with_infinite_bin_edges_still_loads(tmp_path):
+    """np.quantile gives infinite edges on values spanning the float range; the range check
+    reads the finite edges only, so such a model (ordered, the default) loads as before."""
+    X = pd.DataFrame({"x": [-1.5e308, -1.4e308, 1.4e308, 1.5e308] * 10, "c": list("ab") * 20})
+    y = np.arange(40) % 2
+    clf = TabularMoEClassifier(n_bins=2, **FAST).fit(X, y)
+    assert not np.isfinite(clf.tokenizer_.bin_edges_[0]).all()
+    clf.save(tmp_path / "m.tabmoe")
+    np.testing.assert_array_equal(TabularMoEClassifier.load(tmp_path / "m.tabmoe").predict_proba(X), clf.predict_proba(X))
 
 
 def _model(piecewise=True):
@@ -76,9 +90,12 @@ def test_piecewise_is_continuous_and_the_thermometer_at_position_one():
     torch.testing.assert_close(model.embed(tokens, torch.zeros(tokens.shape))[:, 1:], low[:, 1:])
 
 
-def test_a_masked_or_unknown_value_ignores_its_position():
+@pytest.mark.parametrize("block", ["transformer", "attention"])
+def test_a_masked_or_unknown_value_ignores_its_position(block):
     """MASK, MISSING and UNKNOWN are not ordered: no position can leak through them."""
-    model, ids = _model()
+    ids = [N_SPECIAL + 4 * j + np.arange(4) for j in range(3)]
+    torch.manual_seed(0)
+    model = TabularMoE(N_SPECIAL + 12, ids, d_model=8, n_heads=2, ff_dim=4, ordered_ids=[ids[0]], block=block, piecewise=True)
     tokens = torch.as_tensor([[MASK, ids[1][0], MASK], [MISSING, ids[1][1], MASK], [UNKNOWN, ids[1][2], MASK]])
     a = model.embed(tokens, torch.zeros(tokens.shape))
     b = model.embed(tokens, torch.ones(tokens.shape))
@@ -163,3 +180,39 @@ def test_a_loaded_piecewise_model_checks_its_stored_positions(tmp_path):
     clf.save(tmp_path / "m.tabmoe")
     with pytest.raises(ValueError, match="bin positions"):
         TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+
+
+def test_positions_stay_with_their_rows():
+    """Rows predicted one at a time, in another order, or with fits that route rows through
+    eval_set, X_unlabeled, a refit and absent columns: the positions follow the tokens."""
+    X, y = _table()
+    clf = TabularMoEClassifier(numeric_embedding="piecewise", **FAST).fit(X, y)
+    proba = clf.predict_proba(X)
+    order = np.random.default_rng(1).permutation(len(X))
+    np.testing.assert_allclose(clf.predict_proba(X.iloc[order]), proba[order], atol=1e-6)
+    one_by_one = np.concatenate([clf.predict_proba(X.iloc[[i]]) for i in range(20)])
+    np.testing.assert_allclose(one_by_one, proba[:20], atol=1e-6)
+    for kwargs, fit in (
+        (dict(refit=True, early_stopping=True), {}),
+        (dict(missing="exclude"), dict(X_unlabeled=X.head(40))),
+        ({}, dict(eval_set=(X.tail(50), y[-50:]))),
+    ):
+        other = TabularMoEClassifier(numeric_embedding="piecewise", **kwargs, **FAST).fit(X, y, **fit)
+        p = other.predict_proba(X)
+        assert np.isfinite(p).all() and np.allclose(p.sum(1), 1)
+    absent = other.set_params(missing="exclude").fit(X, y).predict_proba(X.drop(columns="z"))
+    assert np.isfinite(absent).all()
+
+
+def test_adapt_reads_the_target_rows_positions():
+    """adapt on the same target rows moved within their bins trains on other inputs."""
+    X, y = _table()
+    clf = TabularMoEClassifier(numeric_embedding="piecewise", **FAST).fit(X, y)
+    edges = clf.tokenizer_.bin_edges_[0]
+    low, high = X.head(60).copy(), X.head(60).copy()
+    k = np.searchsorted(edges, X["x"].head(60).fillna(0).to_numpy(), side="right").clip(1, len(edges) - 1)
+    low["x"], high["x"] = edges[k - 1] + 1e-9, edges[k] - 1e-9  # the same bins, other ends
+    assert (clf.tokenizer_.transform(low) == clf.tokenizer_.transform(high)).all()
+    a = pickle.loads(pickle.dumps(clf)).adapt(low, max_epochs=1, random_state=0)
+    b = pickle.loads(pickle.dumps(clf)).adapt(high, max_epochs=1, random_state=0)
+    assert not np.allclose(a.predict_proba(X), b.predict_proba(X))

@@ -102,7 +102,8 @@ def model_vocabulary(
     """Embedding rows and names from a fitted ``TabularMoEClassifier``.
 
     ``"tokens"``: the value-token embeddings (V_values, d_model) — with a shared vocabulary
-    one row per value (named by the value), else one per (column, value).
+    one row per value (named by the value), else one per (column, value); with
+    ``numeric_embedding="piecewise"`` a bin's row is its embedding at the bin's upper bound.
     ``"experts"`` (one-layer models): ``alpha[w, j]`` for every column j and each of its
     values w, heads concatenated: (sum_j n_j, H * K). Names are ``"column=value"``.
     ``member`` picks the ensemble member.

@@ -317,6 +317,10 @@ class TabularMoE(nn.Module):
         training unless ``unknown_rate`` or a ``min_frequency`` above 1 puts it there), so a
         value unseen at fit adds nothing. Token ids must be per column (not a shared
         vocabulary), or the rows would be tied across columns.
+    ordered_ids : per ordered column (e.g. a numeric column's bins), its token ids in value
+        order: thermometer embeddings (see ``_init_ordered``).
+    piecewise : interpolate along the thermometer by each value's position in its bin
+        (``fraction``, required by :meth:`embed` and the methods that call it).
     """
 
     def __init__(
