@@ -1,7 +1,6 @@
 """Thermometer ("ordered") embeddings of numeric bins: numeric_embedding="ordered"."""
 
 import numpy as np
-import pandas as pd
 import pytest
 import torch
 from sklearn.base import clone
@@ -9,6 +8,8 @@ from sklearn.base import clone
 from tabmoe import TabularMoEClassifier
 from tabmoe.nn.network import TabularMoE
 from tabmoe.tokenizer import MASK, MISSING, N_SPECIAL
+
+from .numeric_data import mixed_table
 
 FAST = dict(max_epochs=3, random_state=0, device="cpu")
 
@@ -23,7 +24,7 @@ def _model(ordered_columns):
 def test_ordered_rows_are_cumulative_sums_within_each_column():
     model, ids = _model([0, 2])
     weight = model.token_embedding.weight.detach()
-    table = model.token_table().detach()
+    table = model.tokenmixed_table().detach()
     for j in (0, 2):
         expected = weight[ids[j]].cumsum(0)  # bin k = the sum of the first k + 1 steps
         torch.testing.assert_close(table[ids[j]], expected)
@@ -59,16 +60,9 @@ def test_both_lookups_give_the_same_embeddings_and_gradients():
     torch.testing.assert_close(grad_whole, model.token_embedding.weight.grad)
 
 
-def _table(n=300, seed=0):
-    rng = np.random.default_rng(seed)
-    X = pd.DataFrame({"x": rng.normal(size=n), "c": rng.choice(list("abc"), n), "z": rng.uniform(size=n)})
-    X.loc[::11, "x"] = np.nan
-    return X, (X["x"].fillna(0) + X["z"] > 0.5).to_numpy().astype(int)
-
-
 @pytest.mark.parametrize("n_members", [1, 2])
 def test_ordered_estimator_fits_saves_and_loads(tmp_path, n_members):
-    X, y = _table()
+    X, y = mixed_table()
     clf = TabularMoEClassifier(numeric_embedding="ordered", n_members=n_members, **FAST).fit(X, y)
     module = clf.module_ if n_members == 1 else clf.module_.member(0)
     assert module.ordered_ids.numel() == 2 * clf.tokenizer_.n_bins_  # two numeric columns, n_bins_ bins each
@@ -80,7 +74,7 @@ def test_ordered_estimator_fits_saves_and_loads(tmp_path, n_members):
 
 
 def test_ordered_changes_nothing_without_numeric_columns():
-    X, y = _table()
+    X, y = mixed_table()
     X = X[["c"]].assign(d=np.where(y == 1, "p", "q"))
     a = TabularMoEClassifier(numeric_embedding="bins", **FAST).fit(X, y)
     b = TabularMoEClassifier(numeric_embedding="ordered", **FAST).fit(X, y)
@@ -88,7 +82,7 @@ def test_ordered_changes_nothing_without_numeric_columns():
 
 
 def test_numeric_embedding_is_validated():
-    X, y = _table()
+    X, y = mixed_table()
     with pytest.raises(ValueError, match="numeric_embedding"):
         TabularMoEClassifier(numeric_embedding="linear").fit(X, y)
 
@@ -96,7 +90,7 @@ def test_numeric_embedding_is_validated():
 def test_the_fitted_embedding_is_saved_not_the_parameter(tmp_path):
     """set_params after fit changes the next fit, not what save writes (the weights would
     load into the other network without an error)."""
-    X, y = _table()
+    X, y = mixed_table()
     clf = TabularMoEClassifier(numeric_embedding="bins", **FAST).fit(X, y)
     expected = clf.predict_proba(X)
     clf.set_params(numeric_embedding="ordered")
@@ -114,6 +108,6 @@ def test_wide_tables_sum_each_column_on_its_own():
     model = TabularMoE(N_SPECIAL + 40_000, [np.arange(10)], d_model=8, n_heads=2, ff_dim=4, ordered_ids=groups)
     with torch.no_grad():
         model.token_embedding.weight.uniform_(0.2, 0.4)
-    table, weight = model.token_table().detach(), model.token_embedding.weight.detach()
+    table, weight = model.tokenmixed_table().detach(), model.token_embedding.weight.detach()
     torch.testing.assert_close(table[groups[-1][0]], weight[groups[-1][0]], rtol=0, atol=0)
     torch.testing.assert_close(table[groups[-1]], weight[groups[-1]].cumsum(0))

@@ -13,6 +13,8 @@ from tabmoe.interpret.moe import MixtureOfExperts
 from tabmoe.nn.network import TabularMoE
 from tabmoe.tokenizer import MASK, MISSING, N_SPECIAL, UNKNOWN, ColumnTokenizer
 
+from .numeric_data import mixed_table
+
 FAST = dict(max_epochs=3, random_state=0, device="cpu")
 
 
@@ -118,16 +120,9 @@ def test_piecewise_network_refuses_missing_positions():
         TabularMoE(N_SPECIAL + 4, [N_SPECIAL + np.arange(4)], piecewise=True)
 
 
-def _table(n=300, seed=0):
-    rng = np.random.default_rng(seed)
-    X = pd.DataFrame({"x": rng.normal(size=n), "c": rng.choice(list("abc"), n), "z": rng.uniform(size=n)})
-    X.loc[::11, "x"] = np.nan
-    return X, (X["x"].fillna(0) + X["z"] > 0.5).to_numpy().astype(int)
-
-
 @pytest.mark.parametrize("n_members", [1, 2])
 def test_piecewise_estimator_fits_saves_loads_adapts_and_explains(tmp_path, n_members):
-    X, y = _table()
+    X, y = mixed_table()
     clf = TabularMoEClassifier(numeric_embedding="piecewise", n_members=n_members, **FAST).fit(X, y)
     module = clf.module_ if n_members == 1 else clf.module_.member(0)
     assert module.piecewise and clf.train_sample_position_.shape == clf.train_sample_tokens_.shape
@@ -148,7 +143,7 @@ def test_piecewise_estimator_fits_saves_loads_adapts_and_explains(tmp_path, n_me
 
 def test_the_position_moves_the_prediction_within_a_bin():
     """Two rows in the same bin of x, at its two ends: same tokens, different predictions."""
-    X, y = _table()
+    X, y = mixed_table()
     clf = TabularMoEClassifier(numeric_embedding="piecewise", **FAST).fit(X, y)
     edges = clf.tokenizer_.bin_edges_[0]
     rows = pd.DataFrame({"x": [edges[2] + 1e-6, edges[3] - 1e-6], "c": ["a", "a"], "z": [0.5, 0.5]})
@@ -158,14 +153,14 @@ def test_the_position_moves_the_prediction_within_a_bin():
 
 
 def test_the_exact_moe_form_refuses_piecewise_models():
-    X, y = _table()
+    X, y = mixed_table()
     clf = TabularMoEClassifier(numeric_embedding="piecewise", block="attention", **FAST).fit(X, y)
     with pytest.raises(ValueError, match="piecewise"):
         MixtureOfExperts.from_model(clf.module_)
 
 
 def test_piecewise_changes_nothing_without_numeric_columns():
-    X, y = _table()
+    X, y = mixed_table()
     X = X[["c"]].assign(d=np.where(y == 1, "p", "q"))
     a = TabularMoEClassifier(numeric_embedding="ordered", **FAST).fit(X, y)
     b = TabularMoEClassifier(numeric_embedding="piecewise", **FAST).fit(X, y)
@@ -174,7 +169,7 @@ def test_piecewise_changes_nothing_without_numeric_columns():
 
 
 def test_a_loaded_piecewise_model_checks_its_stored_positions(tmp_path):
-    X, y = _table()
+    X, y = mixed_table()
     clf = TabularMoEClassifier(numeric_embedding="piecewise", **FAST).fit(X, y)
     clf.train_sample_position_ = clf.train_sample_position_ * 2.0
     clf.save(tmp_path / "m.tabmoe")
@@ -185,7 +180,7 @@ def test_a_loaded_piecewise_model_checks_its_stored_positions(tmp_path):
 def test_positions_stay_with_their_rows():
     """Rows predicted one at a time, in another order, or with fits that route rows through
     eval_set, X_unlabeled, a refit and absent columns: the positions follow the tokens."""
-    X, y = _table()
+    X, y = mixed_table()
     clf = TabularMoEClassifier(numeric_embedding="piecewise", **FAST).fit(X, y)
     proba = clf.predict_proba(X)
     order = np.random.default_rng(1).permutation(len(X))
@@ -206,7 +201,7 @@ def test_positions_stay_with_their_rows():
 
 def test_adapt_reads_the_target_rows_positions():
     """adapt on the same target rows moved within their bins trains on other inputs."""
-    X, y = _table()
+    X, y = mixed_table()
     clf = TabularMoEClassifier(numeric_embedding="piecewise", **FAST).fit(X, y)
     edges = clf.tokenizer_.bin_edges_[0]
     low, high = X.head(60).copy(), X.head(60).copy()
