@@ -24,7 +24,7 @@ def _model(ordered_columns):
 def test_ordered_rows_are_cumulative_sums_within_each_column():
     model, ids = _model([0, 2])
     weight = model.token_embedding.weight.detach()
-    table = model.tokenmixed_table().detach()
+    table = model.token_table().detach()
     for j in (0, 2):
         expected = weight[ids[j]].cumsum(0)  # bin k = the sum of the first k + 1 steps
         torch.testing.assert_close(table[ids[j]], expected)
@@ -108,6 +108,6 @@ def test_wide_tables_sum_each_column_on_its_own():
     model = TabularMoE(N_SPECIAL + 40_000, [np.arange(10)], d_model=8, n_heads=2, ff_dim=4, ordered_ids=groups)
     with torch.no_grad():
         model.token_embedding.weight.uniform_(0.2, 0.4)
-    table, weight = model.tokenmixed_table().detach(), model.token_embedding.weight.detach()
+    table, weight = model.token_table().detach(), model.token_embedding.weight.detach()
     torch.testing.assert_close(table[groups[-1][0]], weight[groups[-1][0]], rtol=0, atol=0)
     torch.testing.assert_close(table[groups[-1]], weight[groups[-1]].cumsum(0))
