@@ -29,13 +29,14 @@ class ExplainMixin:
             None if position is None else torch.from_numpy(position[:, :-1]),
         )
 
-    def _feature_tokens(self, X: Any) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """Feature tokens (n, n_features) and the attend mask (or None) of all of ``X`` (for
-        ``explain``, whose output is many times their size; prediction tokenizes in batches)."""
+    def _feature_tokens(self, X: Any) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None]:
+        """Feature tokens (n, n_features), the attend mask and the bin positions (or None) of
+        all of ``X`` (for ``explain``, whose output is many times their size; prediction
+        tokenizes in batches)."""
         frame = self._prepare_X(X)  # checks that the estimator is fitted first
         tokens = self._transform(frame)
-        attend = self._attend(tokens)
-        return torch.from_numpy(tokens), None if attend is None else torch.from_numpy(attend)
+        attend, position = self._attend(tokens), self._positions(frame, label=False)
+        return tuple(None if a is None else torch.from_numpy(a) for a in (tokens, attend, position))
 
     def _column_names(self, X: Any) -> list:
         names = getattr(self, "feature_names_in_", None)
@@ -54,11 +55,9 @@ class ExplainMixin:
         column's additive contribution to each class logit plus a per-class bias, which sum
         to the logits. Columns carry the names of ``X``; rows its index.
         """
-        tokens, attend = self._feature_tokens(X)
-        position = self._positions(self._prepare_X(X), label=False)
+        tokens, attend, position = self._feature_tokens(X)
         index = X.index if isinstance(X, pd.DataFrame) else pd.RangeIndex(len(tokens))
         names, classes = self._column_names(X), list(self.classes_)
         return explain_tokens(
-            self.module_, tokens, attend, self.label_token_ids_, names, classes, index, self._predict_rows(),
-            None if position is None else torch.from_numpy(position),
+            self.module_, tokens, attend, self.label_token_ids_, names, classes, index, self._predict_rows(), position
         )

@@ -73,7 +73,7 @@ def test_ensemble_gates_are_member_averages():
     clf, X, _ = fit(n_members=2, block="attention")
     e = clf.explain(X.head(10))
     assert e.contributions is None  # averaged probabilities are not additive in logits
-    tokens, _ = clf._feature_tokens(X.head(10))
+    tokens, _, _ = clf._feature_tokens(X.head(10))
     with torch.no_grad():
         per_member = [label_gates(m, tokens).mean(1) for m in clf.module_.members()]
     np.testing.assert_allclose(e.gates.to_numpy(), torch.stack(per_member).mean(0).numpy(), atol=1e-6)
