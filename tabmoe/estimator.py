@@ -587,4 +587,6 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
                 X = X.reindex(columns=names)
         frame = to_frame(X)
         validate_data(self, X, skip_check_array=True, reset=False)
+        if names is not None and not isinstance(X, pd.DataFrame):
+            frame.columns = names  # positional, as checked above: the tokenizer need not warn again
         return frame

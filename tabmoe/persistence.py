@@ -72,9 +72,13 @@ def encode_value(value: Any) -> list:
     if isinstance(value, pd.Timedelta):
         # [count, unit]: nanoseconds (Timedelta.value) overflow beyond +-292 years
         return ["timedelta", [int(value.asm8.view("i8")), value.unit]]
+    if isinstance(value, pd.Period):
+        return ["period", [int(value.ordinal), value.freqstr]]
+    if isinstance(value, pd.Interval):  # pd.cut's categories
+        return ["interval", [encode_value(value.left), encode_value(value.right), value.closed]]
     raise TypeError(
         f"Cannot save category value {value!r} of type {type(value).__name__}: only str, int, "
-        "float, bool, None, timestamps and timedeltas can be saved safely."
+        "float, bool, None, timestamps, timedeltas, periods and intervals can be saved safely."
     )
 
 
@@ -88,6 +92,10 @@ def decode_value(item: list) -> Any:
         if isinstance(value, list):
             return pd.Timedelta(np.timedelta64(value[0], value[1]))
         return pd.Timedelta(value)  # nanoseconds, as written before [count, unit]
+    if tag == "period":
+        return pd.Period(ordinal=value[0], freq=value[1])
+    if tag == "interval":
+        return pd.Interval(decode_value(value[0]), decode_value(value[1]), closed=value[2])
     if tag in ("none", "bool", "int", "str"):
         return value
     raise IncompatibleFileError(f"Unknown value type tag {tag!r} in file.")
@@ -109,18 +117,24 @@ def json_params(params: dict) -> dict:
     for key, value in params.items():
         if isinstance(value, torch.device):
             value = str(value)
-        elif isinstance(value, np.ndarray):
+        elif isinstance(value, (np.ndarray, pd.Index, pd.Series)):
             value = value.tolist()
+        elif isinstance(value, np.generic):  # e.g. a value from GridSearchCV's numpy grid
+            value = value.item()
         elif isinstance(value, np.random.RandomState):
             value = None  # a RandomState cannot be stored as data; the fit is already done
         elif isinstance(value, dict):
-            value = {"__dict__": [[encode_value(k), v] for k, v in value.items()]}
+            value = {"__dict__": [[encode_value(k), _plain(v)] for k, v in value.items()]}
         try:
             json.dumps(value)
         except TypeError as exc:
             raise TypeError(f"Parameter {key}={value!r} cannot be saved as JSON.") from exc
         out[key] = value
     return out
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def load_params(params: dict) -> dict:

@@ -112,8 +112,8 @@ def _numeric_values(column: pd.Series, name: Any) -> np.ndarray:
         values = pd.to_numeric(column, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
     except (TypeError, ValueError) as exc:
         raise TypeError(
-            f"Column {name!r} was declared numeric but holds non-numeric values ({exc}). "
-            "Declare it in categorical_features."
+            f"Column {name!r} is numeric (declared so, or numeric at fit) but holds non-numeric "
+            f"values ({exc}). If it is categorical, list it in categorical_features and refit."
         ) from exc
     if np.isinf(values).any():
         raise ValueError(
@@ -307,7 +307,8 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         values = counts.index
         if isinstance(column.dtype, pd.CategoricalDtype):
             order = column.cat.categories
-            kept = order[order.isin(values[keep])]
+            # object values: DatetimeIndex.isin(CategoricalIndex) is all False (pandas 3.1).
+            kept = order[order.isin(values[keep].astype(object))]
         else:
             kept = _sorted_values(pd.Index(values[keep], dtype=object))
         return pd.Index(kept, dtype=object), pd.Index(values[~keep], dtype=object)

@@ -109,6 +109,52 @@ def test_missing_labels_in_eval_set_are_a_clear_error(name, kind):
         clf.fit(X, y, eval_set=(X, _labels_with_missing(kind, len(X))))
 
 
+@pytest.mark.parametrize(
+    "eval_set, match",
+    [
+        (lambda X, y: (X, y[:30]), r"eval_set: X_val has 60 rows and y_val has 30 labels"),
+        (lambda X, y: X, r"eval_set must be a pair \(X_val, y_val\); got DataFrame"),
+        (lambda X, y: (X, y, y), r"eval_set must be a pair"),
+    ],
+    ids=["lengths", "frame", "triple"],
+)
+def test_malformed_eval_set_is_named(name, eval_set, match):
+    import inspect
+
+    clf = CLASSIFIER_FACTORIES[name]()
+    if "eval_set" not in inspect.signature(clf.fit).parameters:
+        pytest.skip(f"{name} takes no eval_set")
+    X, y = frame()
+    with pytest.raises(ValueError, match=match):
+        clf.fit(X, y, eval_set=eval_set(X, y))
+
+
+def test_negative_sample_weight_is_refused(name):
+    """A negative weight turns a loss term into one to maximise (tabmoe trained to NaN)."""
+    X, y = frame()
+    weight = np.ones(len(X))
+    weight[4] = -1.0
+    with pytest.raises(ValueError, match="sample_weight"):
+        CLASSIFIER_FACTORIES[name]().fit(X, y, sample_weight=weight)
+
+
+def test_negative_class_weight_is_refused(name):
+    clf = CLASSIFIER_FACTORIES[name]()
+    if "class_weight" not in clf.get_params():
+        pytest.skip(f"{name} takes no class_weight")
+    X, y = frame()
+    with pytest.raises(ValueError, match="class_weight"):
+        clf.set_params(class_weight={"no": -1.0, "yes": 1.0}).fit(X, y)
+
+
+def test_sample_weight_as_a_series_fits_without_a_read_only_warning(name):
+    # pandas copy-on-write gives a read-only array; torch.from_numpy warned about it.
+    X, y = frame()
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*not writable")
+        CLASSIFIER_FACTORIES[name]().fit(X, y, sample_weight=pd.Series(np.ones(len(X)), index=X.index))
+
+
 def test_single_class_is_refused(name):
     X, y = frame()
     with pytest.raises(ValueError, match="class"):

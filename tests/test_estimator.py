@@ -269,3 +269,13 @@ def test_the_hold_out_default_is_auto_for_tabmoe_and_a_tenth_for_the_baselines()
 
     assert TabularMoEClassifier().validation_fraction == "auto"
     assert inspect.signature(FTTransformerClassifier).parameters["validation_fraction"].default == 0.1
+
+
+def test_an_array_after_a_frame_fit_warns_once_naming_the_estimator(recwarn):
+    X, y = toy_table()
+    clf = TabularMoEClassifier(block="attention", max_epochs=2, random_state=0, device="cpu").fit(X, y)
+    recwarn.clear()
+    proba = clf.predict_proba(X.to_numpy())
+    names = [str(w.message) for w in recwarn if "valid feature names" in str(w.message)]
+    assert len(names) == 1 and "TabularMoEClassifier" in names[0]  # not again for its ColumnTokenizer
+    np.testing.assert_array_equal(proba, clf.predict_proba(X))

@@ -77,3 +77,15 @@ def test_ensemble_gates_are_member_averages():
     with torch.no_grad():
         per_member = [label_gates(m, tokens).mean(1) for m in clf.module_.members()]
     np.testing.assert_allclose(e.gates.to_numpy(), torch.stack(per_member).mean(0).numpy(), atol=1e-6)
+
+
+def test_tuple_column_names_stay_whole_labels_without_warnings(recwarn):
+    # from_product sorted tuple and "[MASK]" labels together: a pandas deprecation warning.
+    X, y = toy_table()
+    X.columns = [("col", i) for i in range(X.shape[1])]
+    clf = TabularMoEClassifier(block="attention", max_epochs=2, random_state=0, device="cpu").fit(X, y)
+    e = clf.explain(X)
+    assert list(e.gates.columns) == [*X.columns, MASK_COLUMN]
+    assert list(e.head_gates[0].columns) == [*X.columns, MASK_COLUMN]
+    assert list(e.contributions[clf.classes_[0]].columns) == [*X.columns, MASK_COLUMN]
+    assert not [w for w in recwarn if "mismatched lengths" in str(w.message)]

@@ -45,7 +45,8 @@ REFUSED = (IncompatibleFileError, pickle.UnpicklingError)
 
 
 def messy_frame(n: int = 60) -> tuple[pd.DataFrame, np.ndarray]:
-    """Category values of every saveable type, unicode, NaN, a datetime and a numeric column."""
+    """Category values of every saveable type (intervals and periods too), unicode, NaN, a
+    datetime and a numeric column."""
     rng = np.random.default_rng(0)
     stamps = [pd.Timestamp("2020-01-01", tz="UTC"), pd.Timestamp("1066-10-14")]
     # 10**6 days: beyond the +-292 years of nanoseconds. Built from seconds, since
@@ -60,6 +61,9 @@ def messy_frame(n: int = 60) -> tuple[pd.DataFrame, np.ndarray]:
             "flag": rng.random(n) > 0.5,
             "when": pd.to_datetime(rng.integers(0, 10**9, n), unit="s"),
             "size": np.where(rng.random(n) > 0.9, np.nan, rng.normal(size=n)),
+            "bucket": pd.cut(rng.normal(size=n), 3),  # interval categories
+            "month": pd.Categorical(pd.period_range("2020-01", periods=3, freq="M")[rng.integers(0, 3, n)]),
+            "day": pd.Categorical(pd.date_range("2020-01-01", periods=3, tz="UTC")[rng.integers(0, 3, n)]),
         }
     )  # fmt: skip
     y = np.where(X["flag"], "yes", "no")
@@ -121,6 +125,27 @@ def test_round_trip_keeps_predictions_params_and_fitted_state(tmp_path, vocabula
             list(before) == list(after) and [type(v) for v in before] == [type(v) for v in after]
         )
     assert np.array_equal(a.transform(X), b.transform(X))
+
+
+def test_numpy_and_pandas_parameter_values_are_saved_as_plain_values(tmp_path):
+    # GridSearchCV over a numpy grid sets numpy scalars; save refused them ("cannot be saved as JSON").
+    X, y = messy_frame()
+    params = dict(
+        FAST,
+        max_epochs=np.int64(2),
+        random_state=np.int64(3),
+        learning_rate=np.float32(1e-3),
+        class_weight={"no": np.int64(1), "yes": np.float64(2.0)},
+        categorical_features=pd.Index(["text", "mixed", "stamp", "span", "flag", "bucket", "month", "day"]),
+    )
+    clf = TabularMoEClassifier(**params).fit(X, y)
+    clf.save(tmp_path / "m.tabmoe")
+    loaded = TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+    assert np.array_equal(loaded.predict_proba(X), clf.predict_proba(X))
+    got = loaded.get_params()
+    assert (got["max_epochs"], got["random_state"], got["class_weight"]) == (2, 3, {"no": 1, "yes": 2.0})
+    assert got["learning_rate"] == pytest.approx(1e-3) and type(got["learning_rate"]) is float
+    assert got["categorical_features"] == ["text", "mixed", "stamp", "span", "flag", "bucket", "month", "day"]
 
 
 @pytest.mark.parametrize("labels", [[0, 1], [True, False], ["no", "yes"]], ids=str)

@@ -138,3 +138,24 @@ def test_all_missing_object_column_maps_to_missing_and_unknown():
     assert tok.transform(X)[:, 0].tolist() == [MISSING] * 3
     with pytest.warns(UserWarning, match="'empty'"):
         assert tok.transform(X.assign(empty=["a", None, None]))[0, 0] == UNKNOWN
+
+
+@pytest.mark.parametrize(
+    "categories",
+    [
+        pd.date_range("2020-01-01", periods=3),
+        pd.date_range("2020-01-01", periods=3, tz="UTC"),
+        pd.timedelta_range("1D", periods=3),
+        pd.period_range("2020-01", periods=3, freq="M"),
+        pd.interval_range(0, 3),
+    ],
+    ids=["datetime", "datetime-tz", "timedelta", "period", "interval"],
+)
+def test_category_columns_of_dates_periods_and_intervals_keep_their_values(categories, recwarn):
+    # pandas' DatetimeIndex.isin(CategoricalIndex) is all False: these columns were UNKNOWN.
+    X = pd.DataFrame({"c": pd.Categorical(categories.repeat(2))})
+    tokenizer = ColumnTokenizer().fit(X)
+    assert list(tokenizer.categories_[0]) == list(categories)
+    tokens = tokenizer.transform(X).ravel()
+    assert UNKNOWN not in tokens and len(set(tokens)) == 3
+    assert not [w for w in recwarn if "not seen during fit" in str(w.message)]

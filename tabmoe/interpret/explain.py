@@ -113,21 +113,21 @@ def explain_tokens(
             gates.append(_label_gates(module, batch, att, frac).cpu())
     g = torch.cat(gates).double().numpy()  # (n, H, L)
     n_heads = g.shape[1]
-    head_columns = pd.MultiIndex.from_product([range(n_heads), names], names=["head", "column"])
+    head_columns = _product(pd.RangeIndex(n_heads, name="head"), _labels(names, "column"))
     out = Explanation(
-        gates=pd.DataFrame(g.mean(1), index=index, columns=pd.Index(names, name="column")),
+        gates=pd.DataFrame(g.mean(1), index=index, columns=_labels(names, "column")),
         head_gates=pd.DataFrame(g.reshape(len(g), -1), index=index, columns=head_columns),
         logits=pd.DataFrame(
-            torch.cat(logits).double().numpy(), index=index, columns=pd.Index(classes, name="class")
+            torch.cat(logits).double().numpy(), index=index, columns=_labels(classes, "class")
         ),
     )
     if moe is not None:
         c = torch.cat(contributions).double().numpy()
         bias = moe.output_bias[ids].double().cpu().numpy()
         out.contributions = pd.DataFrame(
-            c, index=index, columns=pd.MultiIndex.from_product([classes, names], names=["class", "column"])
+            c, index=index, columns=_product(_labels(classes, "class"), _labels(names, "column"))
         )
-        out.bias = pd.Series(bias, index=pd.Index(classes, name="class"))
+        out.bias = pd.Series(bias, index=_labels(classes, "class"))
     return out
 
 
@@ -146,3 +146,16 @@ def gate_importances(
         g = _label_gates(module, batch, att, frac).abs().mean(1)[:, :-1]  # (B, F)
         total += g.double().sum(0).cpu()
     return (total / total.sum().clamp_min(1e-300)).numpy()
+
+
+def _labels(values: list, name: str) -> pd.Index:
+    """Column or class labels as one flat level: tuple labels (a MultiIndex frame's) stay
+    tuples beside the string ``"[MASK]"`` instead of becoming levels."""
+    return pd.Index(values, tupleize_cols=False, name=name)
+
+
+def _product(outer: pd.Index, inner: pd.Index) -> pd.MultiIndex:
+    """``MultiIndex.from_product`` in the given order, without sorting the levels (which
+    fails on mixed tuple and string labels)."""
+    codes = [np.repeat(np.arange(len(outer)), len(inner)), np.tile(np.arange(len(inner)), len(outer))]
+    return pd.MultiIndex(levels=[outer, inner], codes=codes, names=[outer.name, inner.name])

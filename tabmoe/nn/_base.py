@@ -25,6 +25,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
     _check_sample_weight,
+    _num_samples,
     check_consistent_length,
     column_or_1d,
     validate_data,
@@ -188,6 +189,17 @@ def hold_out(
     return {k: v[idx_train] for k, v in train.items()}, {k: v[idx_val] for k, v in train.items()}
 
 
+def _eval_pair(eval_set: Any) -> tuple[Any, Any]:
+    """``eval_set`` as ``(X_val, y_val)`` of equal length, or a ValueError naming it."""
+    if not isinstance(eval_set, (tuple, list)) or len(eval_set) != 2:
+        raise ValueError(f"eval_set must be a pair (X_val, y_val); got {type(eval_set).__name__}.")
+    X_val, y_val = eval_set
+    n_x, n_y = _num_samples(X_val), _num_samples(y_val)
+    if n_x != n_y:
+        raise ValueError(f"eval_set: X_val has {n_x} rows and y_val has {n_y} labels.")
+    return X_val, y_val
+
+
 @dataclass
 class FitInputs:
     """Validated training input: the frame, class codes, row weights, a seed and a device."""
@@ -219,10 +231,13 @@ def start_fit(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> FitI
             "Classifier can't train when only one class is present: y holds only "
             f"{estimator.classes_.tolist()}."
         )
-    weight = _check_sample_weight(sample_weight, frame, dtype=np.float64)
+    # A copy: a pandas Series' values are read-only under copy-on-write, and torch warns.
+    weight = np.array(_check_sample_weight(sample_weight, frame, dtype=np.float64, ensure_non_negative=True))
     class_weight = getattr(estimator, "class_weight", None)
     if class_weight is not None:
         weight = weight * compute_sample_weight(class_weight, y)
+        if (weight < 0).any():  # a negative loss weight would make training maximise the loss
+            raise ValueError(f"class_weight must not be negative: got {class_weight!r}.")
     rng = check_random_state(getattr(estimator, "random_state", None))
     seed = int(rng.randint(np.iinfo(np.int32).max))
     device = resolve_device(getattr(estimator, "device", "cpu"))
@@ -402,7 +417,7 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
         early = use_early_stopping(self.early_stopping, eval_set is not None, len(inputs.frame))
         validation = None
         if eval_set is not None:
-            X_val, y_val = eval_set
+            X_val, y_val = _eval_pair(eval_set)
             validation = (X_val, encode_targets(self.classes_, validate_targets(y_val, "eval_set y"), "eval_set y"))
         self._train(inputs, validation, early, unlabeled)
         return self
