@@ -17,14 +17,8 @@ import numpy as np
 import torch
 
 from tabmoe import TabularMoEClassifier, paper_config
+from tabmoe.bench.plan import parse_seed_list
 from tabmoe.data import auto_mpg_origin_split
-
-
-def parse_seeds(text: str) -> list[int]:
-    if "-" in text:
-        lo, hi = map(int, text.split("-"))
-        return list(range(lo, hi + 1))
-    return [int(s) for s in text.split(",")]
 
 
 def parse_value(text: str):
@@ -49,7 +43,7 @@ def main() -> None:
         config[key] = parse_value(value)
     split = auto_mpg_origin_split()
     accs, seconds = [], []
-    for seed in parse_seeds(args.seeds):
+    for seed in parse_seed_list(args.seeds):
         start = time.perf_counter()
         clf = TabularMoEClassifier(**config, random_state=seed, device="cpu")
         clf.fit(split.X_train, split.y_train)
@@ -57,7 +51,7 @@ def main() -> None:
         accs.append(float(clf.score(split.X_test, split.y_test)))
     print(json.dumps({
         "config": config,
-        "seeds": parse_seeds(args.seeds),
+        "seeds": parse_seed_list(args.seeds),
         "ood_accuracy": accs,
         "mean": float(np.mean(accs)),
         "sd_population": float(np.std(accs)),

@@ -21,6 +21,7 @@ import pandas as pd
 import torch
 from sklearn.model_selection import train_test_split
 
+from tabmoe.bench.plan import parse_seed_list
 from tabmoe.data import (
     auto_mpg_origin_split,
     correlation_shift_simulation,
@@ -43,10 +44,7 @@ class Split:
 def parse_seeds(text: str) -> list[int]:
     if text.startswith("paper:"):
         return paper_simulation_seeds(int(text.split(":")[1]))
-    if "-" in text:
-        lo, hi = map(int, text.split("-"))
-        return list(range(lo, hi + 1))
-    return [int(s) for s in text.split(",")]
+    return parse_seed_list(text)
 
 
 def default_seeds(dataset: str) -> str:

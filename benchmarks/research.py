@@ -41,6 +41,7 @@ from sklearn.metrics import log_loss
 from tabmoe import TabularMoEClassifier
 from tabmoe._paper_config import AUTO_VALIDATION_FRACTION, AUTO_VALIDATION_ROWS
 from tabmoe.bench import limited_threads
+from tabmoe.bench.plan import parse_seed_list
 from tabmoe.bench.suites import load_suite
 from tabmoe.registry import get_model
 
@@ -54,14 +55,6 @@ def parse_variant(text: str) -> tuple[str, dict]:
     if not name:
         raise SystemExit(f"--variant needs NAME:params, got {text!r}")
     return name, parse_params(params)
-
-
-def parse_seeds(text: str) -> list[int]:
-    seeds: list[int] = []
-    for part in text.split(","):
-        lo, _, hi = part.partition("-")
-        seeds.extend(range(int(lo), int(hi or lo) + 1))
-    return seeds
 
 
 def read_lines(path: Path) -> list[dict]:
@@ -161,7 +154,7 @@ def run(args) -> int:
     base = parse_params(args.base)
     variants = [parse_variant(v) for v in args.variant]
     names = args.splits.split(",") if args.splits else [s.name for s in suite.splits]
-    for seed in parse_seeds(args.seeds):
+    for seed in parse_seed_list(args.seeds):
         for name in names:
             todo = [(v, p) for v, p in variants if (v, name, seed) not in done]
             if not todo:

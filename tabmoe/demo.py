@@ -18,10 +18,21 @@ from . import TabularMoEClassifier, paper_config
 from .data import correlation_shift_simulation
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog="python -m tabmoe.demo", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", type=int, default=4951, help="simulation seed (authors' first)")
-    parser.add_argument("--epochs", type=int, default=60, help="training epochs (paper: 200; 20 is too few to leave chance level)")
+    parser.add_argument("--epochs", type=_positive_int, default=60, help="training epochs (paper: 200; 20 is too few to leave chance level)")
     args = parser.parse_args(argv)
     split = correlation_shift_simulation(5, 0.9, 0.0, args.seed)
     print(f"simulation 5/0.9/0 seed {args.seed}: {len(split.train)} train rows, "

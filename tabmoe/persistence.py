@@ -29,6 +29,7 @@ import json
 import math
 import os
 import pickle
+import warnings
 from typing import Any
 
 import numpy as np
@@ -251,21 +252,37 @@ def checksum(payload: dict) -> str:
     return digest.hexdigest()
 
 
+#: Lines of torch's refusal that advise loading unsafely or filing a torch issue: not ours to give.
+_TORCH_ADVICE = ("weights_only", "Weights only load failed", "file an issue", "Check the documentation")
+
+
+def _refusal_reason(exc: Exception) -> str:
+    """The cause in torch's refusal (e.g. "Trying to load unsupported GLOBAL posix.system ..."),
+    without its advice to set ``weights_only=False``, which would run the file's code."""
+    lines = [line.strip() for line in str(exc).splitlines()]
+    kept = [line for line in lines if line and not any(a in line for a in _TORCH_ADVICE)]
+    return " ".join(kept) or "its pickle needs more than plain data"
+
+
 def _read(path: str) -> dict:
     """The payload of ``path``, its header checked; IncompatibleFileError if it is not one."""
-    with open(path, "rb") as file:  # errors opening the file propagate as they are
+    with open(path, "rb") as file, warnings.catch_warnings():  # errors opening the file propagate
+        # torch warns about a plain pickle's protocol before refusing it: the error says more
+        warnings.filterwarnings("ignore", message="Detected pickle protocol", category=UserWarning)
         try:
             payload = torch.load(file, map_location="cpu", weights_only=True)
         except pickle.UnpicklingError as exc:  # refused: it is no torch archive (a damaged
             # start, a plain pickle) or its pickle names something that would run code
             raise UnsafeFileError(
                 f"{path!r} is refused: it is not a tabmoe file (damaged, or a pickle that would "
-                f"run code to load): {exc}"
+                f"run code to load): {_refusal_reason(exc)}"
             ) from exc
         except MemoryError:
             raise
-        except Exception as exc:  # a damaged archive: RuntimeError, OSError, EOFError, ...
-            raise IncompatibleFileError(f"{path!r} is not a readable tabmoe file: {exc}") from exc
+        except Exception as exc:  # a damaged archive: RuntimeError, OSError, EOFError, KeyError, ...
+            raise IncompatibleFileError(
+                f"{path!r} is not a readable tabmoe file ({type(exc).__name__}: {exc})"
+            ) from exc
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise IncompatibleFileError(f"{path!r} is not a saved TabularMoEClassifier.")
     version = payload.get("format_version")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -11,9 +12,16 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tabmoe.bench.cli import EXIT_CODES, METRIC_NAMES, PROTOCOL_ALIAS_NAMES, PROTOCOL_NAMES, main
+from tabmoe.bench.cli import (
+    EXIT_CODES,
+    METRIC_NAMES,
+    PROTOCOL_ALIAS_NAMES,
+    PROTOCOL_NAMES,
+    REPORT_EXIT_CODES,
+    main,
+)
 from tabmoe.bench.plan import parse_seed_list
-from tabmoe.bench.storage import results_lock
+from tabmoe.bench.storage import open_store, results_lock
 
 from .bench_helpers import tiny_suite
 
@@ -35,7 +43,7 @@ def test_help_explains_every_option(runner, command):
             assert param.help and len(param.help) > 20, param.name
     if command != "models":
         flat = " ".join(result.output.split())
-        for code, text in EXIT_CODES.items():
+        for code, text in (EXIT_CODES if command == "run" else REPORT_EXIT_CODES).items():
             assert f"{code} {' '.join(text.split())}" in flat, code
 
 
@@ -114,6 +122,9 @@ def test_failed_runs_exit_1_and_are_retried(runner, tmp_path):
         (["--storage", "results.db"], "must be a database URL"),
         (["--storage", "postgresql://u:secret@127.0.0.1:1/db"], "cannot use the database postgresql+psycopg2://u:***@127.0.0.1:1/db"),
         (["--metric", "f1"], "Invalid value for '--metric'"),
+        (["--seeds", "0,3-1"], "--seeds: '3-1' is an empty range"),
+        (["--storage", "foo://bar"], "--storage 'foo://bar' is not a usable database URL"),
+        (["--openml-cache", "/nonexistent/cache"], "Directory '/nonexistent/cache' does not exist"),
     ],
 )
 def test_usage_errors_exit_2(runner, tmp_path, extra, message):
@@ -144,6 +155,9 @@ def test_seed_lists():
     assert parse_seed_list(None) is None
     with pytest.raises(ValueError, match="'x' is not an integer"):
         parse_seed_list("1,x")
+    for text in ("3-1", "0,3-1"):  # was [] ("no seeds given") and [0]
+        with pytest.raises(ValueError, match="'3-1' is an empty range"):
+            parse_seed_list(text)
 
 
 @pytest.mark.parametrize(
@@ -255,3 +269,47 @@ def test_progress_label_names_the_run_in_flight(tmp_path, monkeypatch):
     runner_module.run_plan(specs, open_store(tmp_path / "r"))
     ids = [s.run_id.split("/", 1)[-1] for s in specs]
     assert [s[-1] for s in seen] == ids  # while run k executes, the label names run k
+
+
+def test_suite_file_that_is_not_yaml_is_one_line(runner, tmp_path):
+    (tmp_path / "bad.yaml").write_text("a: [\n")
+    for command in ("run", "shift-report"):
+        result = runner.invoke(main, [command, str(tmp_path / "bad.yaml"), "--results", str(tmp_path / "r")]
+                               if command == "run" else [command, str(tmp_path / "bad.yaml")])
+        assert result.exit_code == 2, result.output
+        (line,) = result.output.strip().splitlines()
+        assert line.startswith(f"Error: suite {tmp_path / 'bad.yaml'}: not valid YAML"), line
+
+
+def test_report_reads_a_database_without_creating_one(runner, tmp_path):
+    url = f"sqlite:///{tmp_path / 'none.db'}"
+    result = runner.invoke(main, ["report", "smoke", "--storage", url])
+    assert result.exit_code == 2 and f"no database file {tmp_path / 'none.db'}" in result.output, result.output
+    assert not (tmp_path / "none.db").exists()
+    sqlite3.connect(tmp_path / "other.db").execute("create table x (a)").connection.close()
+    result = runner.invoke(main, ["report", "smoke", "--storage", f"sqlite:///{tmp_path / 'other.db'}"])
+    assert result.exit_code == 2 and "holds no tabmoe runs" in result.output, result.output
+    # a database that `run` wrote is read back
+    suite = tiny_suite(tmp_path)
+    url = f"sqlite:///{tmp_path / 'runs.db'}"
+    assert runner.invoke(main, ["run", str(suite), "--storage", url, "--no-progress", "--no-report"]).exit_code == 0
+    result = runner.invoke(main, ["report", str(suite), "--storage", url, "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0 and (tmp_path / "out" / "report.md").is_file(), result.output
+
+
+def test_report_reference_must_have_runs_and_a_failed_rerun_keeps_the_run_finished(runner, tmp_path):
+    suite = tiny_suite(tmp_path)
+    results = tmp_path / "results"
+    assert runner.invoke(main, ["run", str(suite), "--results", str(results), "--no-progress"]).exit_code == 0
+    bad = runner.invoke(main, ["report", str(suite), "--results", str(results), "--reference", "nosuch"])
+    assert bad.exit_code == 2, bad.output
+    assert "--reference 'nosuch' has no runs in these results; models: ['logistic_regression']" in bad.output
+    # the default reference (tabmoe) has no runs here either: no error, no comparison column
+    assert runner.invoke(main, ["report", str(suite), "--results", str(results)]).exit_code == 0
+    # a --force rerun that fails keeps the older record and writes a failure: the run is finished
+    run_id = json.loads(next((results / "runs").rglob("*.json")).read_text())["run_id"]
+    open_store(results).write_failure("tiny", run_id, "boom")
+    again = runner.invoke(main, ["report", str(suite), "--results", str(results)])
+    assert again.exit_code == 0, again.output
+    report = (results / "report.md").read_text()
+    assert "; 0 failed or unfinished." in report and "boom" not in report

@@ -360,9 +360,10 @@ def test_cuda_model_saves_and_loads_on_cpu_and_on_a_machine_without_cuda(tmp_pat
 # ---------------------------------------------------------------- tampering
 def _assert_refused_then_live(path: Path, marker: Path, unsafe_load) -> None:
     """``load`` refuses ``path`` without running it; ``unsafe_load`` proves the payload live."""
-    with pytest.raises(REFUSED):
+    with pytest.raises(REFUSED) as info:
         TabularMoEClassifier.load(path)
     assert not marker.exists(), "load executed the payload"
+    assert "weights_only" not in str(info.value)  # torch's advice to load unsafely is not passed on
     unsafe_load(path)
     assert marker.exists(), "the payload is not live: this test could not fail"
     marker.unlink()

@@ -37,7 +37,17 @@ EXIT_CODES = {
     "without validation, unreachable scheduler, unwritable storage or results folder); nothing ran",
     3: "the results folder is in use by another tabmoe-bench run",
 }
-_EXIT_HELP = "Exit codes: " + "; ".join(f"{code} {text}" for code, text in EXIT_CODES.items()) + "."
+#: ``report``'s exit codes (it runs nothing and takes no lock).
+REPORT_EXIT_CODES = {
+    0: "the report is written",
+    1: "the report could not be written",
+    2: "usage error (unknown suite, no results folder or database, no finished runs, a --reference "
+    "without runs); nothing written",
+}
+
+
+def _exit_help(codes: dict[int, str]) -> str:
+    return "Exit codes: " + "; ".join(f"{code} {text}" for code, text in codes.items()) + "."
 
 
 class BadUsage(click.ClickException):
@@ -95,7 +105,7 @@ def _user_errors() -> Iterator[None]:
 
 _openml_cache_option = click.option(
     "--openml-cache",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
     default=None,
     help="openml-python cache root (the folder holding org/openml/www). It is only read; "
     "openml works on a private copy. Default: $TABMOE_OPENML_CACHE, else openml's configured cache.",
@@ -226,7 +236,7 @@ def models_command() -> None:
         click.echo(f"{name:24s} [{state}] {spec.description}")
 
 
-@main.command("run", epilog=_EXIT_HELP)
+@main.command("run", epilog=_exit_help(EXIT_CODES))
 @click.argument("suite")
 @click.option("--results", type=click.Path(file_okay=False, path_type=Path), default=None, help=_RESULTS_HELP)
 @click.option("--models", "model_names", multiple=True,
@@ -382,7 +392,8 @@ def _report_after_run(suite: Any, store: Any, results: Path, planned: list[str])
 
 
 def _write_report(suite: Any, store: Any, out: Path, planned: list[str] | None = None,
-                  reference: str = "tabmoe", tie: float = 0.005) -> Path:
+                  reference: str = "tabmoe", tie: float = 0.005, check_reference: bool = False) -> Path:
+    """``check_reference``: refuse a ``reference`` model that has no runs (given by the user)."""
     from .report import write_report
 
     records, corrupt = store.scan(suite.name)
@@ -393,7 +404,12 @@ def _write_report(suite: Any, store: Any, out: Path, planned: list[str] | None =
         failures[item.run_id] = f"corrupted {item.location}: {item.reason}"
     if not records:  # before write_report, which creates the output folder
         raise ValueError(f"no finished runs to report for {suite.name!r}")
+    models = sorted({r["model"] for r in records})
+    if check_reference and reference not in models:
+        raise ValueError(f"--reference {reference!r} has no runs in these results; models: {models}")
     done = {r["run_id"] for r in records}
+    # a failed --force rerun keeps the run's older record: it is finished, not failed
+    failures = {run_id: error for run_id, error in failures.items() if run_id not in done}
     for run_id in planned or []:
         if run_id not in done and run_id not in failures:
             failures[run_id] = "not run"
@@ -404,7 +420,7 @@ def _write_report(suite: Any, store: Any, out: Path, planned: list[str] | None =
     return out / "report.md"
 
 
-@main.command("report", epilog=_EXIT_HELP)
+@main.command("report", epilog=_exit_help(REPORT_EXIT_CODES))
 @click.argument("suite")
 @click.option("--results", type=click.Path(file_okay=False, path_type=Path), default=None, help=_RESULTS_HELP)
 @click.option("--storage", default=None, help=_STORAGE_HELP)
@@ -439,9 +455,10 @@ def report_command(
                 f"no results folder {results}{hint}; `tabmoe-bench run {suite}"
                 + (f" --results {results}" if given else "") + "` writes one"
             )
-        store = open_store(results, storage)
+        store = open_store(results, storage, create=False)
         try:
-            path = _write_report(loaded, store, out, reference=reference, tie=tie)
+            explicit = ctx.get_parameter_source("reference") is not click.core.ParameterSource.DEFAULT
+            path = _write_report(loaded, store, out, reference=reference, tie=tie, check_reference=explicit)
         except StoreError as exc:
             raise BadUsage(_plain(exc)) from exc
         except OSError as exc:

@@ -229,6 +229,8 @@ def parse_seed_list(text: str | None) -> list[int] | None:
             seeds += list(range(int(low), int(high) + 1)) if dash else [int(piece)]
         except ValueError:
             raise ValueError(f"--seeds: {piece!r} is not an integer or a range like 0-4") from None
+        if dash and int(high) < int(low):
+            raise ValueError(f"--seeds: {piece!r} is an empty range (its start is above its end)")
     if not seeds:
         raise ValueError("--seeds: no seeds given")
     return list(dict.fromkeys(seeds))

@@ -267,10 +267,14 @@ class DirectoryStore:
 class SQLStore:
     """Finished runs and failures in two tables of a SQLAlchemy database URL."""
 
-    def __init__(self, url: str):
+    def __init__(self, url: str, create: bool = True):
+        """``create=False`` (reading a report) creates neither a database file nor tables."""
         import sqlalchemy as sa
 
-        self.engine = sa.create_engine(database_url(url), pool_pre_ping=True)
+        try:
+            self.engine = sa.create_engine(database_url(url), pool_pre_ping=True)
+        except (sa.exc.ArgumentError, sa.exc.NoSuchModuleError) as exc:
+            raise ValueError(f"--storage {url!r} is not a usable database URL: {_first_line(exc)}") from exc
         self.shown = self.engine.url.render_as_string(hide_password=True)
         meta = sa.MetaData()
         self.runs = sa.Table(
@@ -287,6 +291,9 @@ class SQLStore:
             sa.Column("suite", sa.String(256), index=True, nullable=False),
             sa.Column("error", sa.Text, nullable=False),
         )
+        if not create:
+            self._check_exists(sa)
+            return
         try:
             try:
                 meta.create_all(self.engine)
@@ -294,6 +301,19 @@ class SQLStore:
                 meta.create_all(self.engine)  # lost a creation race with another worker: they exist now
         except sa.exc.SQLAlchemyError as exc:
             raise ValueError(f"cannot use the database {self.shown}: {_first_line(exc)}") from exc
+
+    def _check_exists(self, sa: Any) -> None:
+        """A ValueError unless the database exists and holds the runs table."""
+        database = self.engine.url.database
+        if self.engine.url.get_backend_name() == "sqlite" and database and database != ":memory:":
+            if not Path(database).is_file():  # connecting would create it
+                raise ValueError(f"no database file {database} ({self.shown})")
+        try:
+            found = sa.inspect(self.engine).has_table(self.runs.name)
+        except sa.exc.SQLAlchemyError as exc:
+            raise ValueError(f"cannot use the database {self.shown}: {_first_line(exc)}") from exc
+        if not found:
+            raise ValueError(f"the database {self.shown} holds no tabmoe runs (no table {self.runs.name})")
 
     @contextlib.contextmanager
     def _errors(self, what: str) -> Iterator[None]:
@@ -393,11 +413,12 @@ def is_url(storage: str | None) -> bool:
     return storage is not None and "://" in storage
 
 
-def open_store(results: str | os.PathLike, storage: str | None = None) -> RunStore:
-    """The database store for a ``--storage`` URL, else the results folder's JSON files."""
+def open_store(results: str | os.PathLike, storage: str | None = None, create: bool = True) -> RunStore:
+    """The database store for a ``--storage`` URL, else the results folder's JSON files
+    (``create=False``: an existing database only, nothing created)."""
     if storage is not None and not is_url(storage):
         raise ValueError(f"--storage must be a database URL such as postgresql://user@host/db, got {storage!r}")
-    return SQLStore(storage) if is_url(storage) else DirectoryStore(results)
+    return SQLStore(storage, create=create) if is_url(storage) else DirectoryStore(results)
 
 
 def study_storage(results: str | os.PathLike, storage: str | None = None) -> str:

@@ -134,5 +134,8 @@ def load_suite(name_or_path: str | os.PathLike, directory: str | os.PathLike | N
     if not path.is_file():
         raise FileNotFoundError(f"suite file not found: {path}")
     with path.open(encoding="utf8") as fh:
-        spec = yaml.safe_load(fh)
+        try:
+            spec = yaml.safe_load(fh)
+        except yaml.YAMLError as exc:
+            raise ValueError(f"suite {path}: not valid YAML ({' '.join(str(exc).split())})") from exc
     return suite_from_dict(spec, base_dir=path.resolve().parent, path=path)
