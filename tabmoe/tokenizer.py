@@ -29,6 +29,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._bin_position import bin_position, check_value_range, value_range
+from ._numeric import _bin_edges, auto_bins, numeric_kind, numeric_values
 from ._unseen import UnseenValues
 
 MASK, MISSING, UNKNOWN = 0, 1, 2
@@ -93,55 +94,6 @@ def _sorted_values(values: pd.Index) -> pd.Index:
         keys = [(type(v).__name__, str(v)) for v in values]
         order = sorted(range(len(values)), key=keys.__getitem__)
         return values[order]
-
-
-def _numeric_values(column: pd.Series, name: Any) -> np.ndarray:
-    """Float view of a numeric/datetime column; NaN marks missing. Rejects inf."""
-    dtype = column.dtype
-    if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
-        if getattr(dtype, "tz", None) is not None:
-            column = column.dt.tz_convert(None)  # tz-aware -> UTC wall time (datetime64)
-        values = column.to_numpy()
-        if values.dtype.kind == "M":
-            values = values - np.datetime64(0, "s")
-        # Nanoseconds as float, through float seconds: converting the unit to ns first
-        # overflows silently outside 1677-2262 (pandas keeps e.g. year 1 as datetime64[us]).
-        # NaT -> NaN.
-        return values / np.timedelta64(1, "s") * 1e9
-    try:
-        values = pd.to_numeric(column, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(
-            f"Column {name!r} is numeric (declared so, or numeric at fit) but holds non-numeric "
-            f"values ({exc}). If it is categorical, list it in categorical_features and refit."
-        ) from exc
-    if np.isinf(values).any():
-        raise ValueError(
-            f"Input X contains infinity in column {name!r}; replace inf by a finite value or "
-            "NaN (which becomes the MISSING token)."
-        )
-    return values
-
-
-def auto_bins(n_rows: int) -> int:
-    """Bins for ``n_bins="auto"``: the Rice rule, 2 n^(1/3) (10 at 125 rows, 20 at 1,000)."""
-    return max(2, round(2 * n_rows ** (1 / 3)))
-
-
-def _bin_edges(values: np.ndarray, n_bins: int) -> np.ndarray:
-    """Inner bin edges (k-1 of them for k bins) from the finite training values."""
-    finite = values[~np.isnan(values)]
-    if finite.size == 0:
-        return np.empty(0)
-    distinct = np.unique(finite)
-    if distinct.size <= n_bins:
-        low, high = distinct[:-1], distinct[1:]
-        mid = low / 2.0 + high / 2.0  # (low + high) / 2 overflows to inf near +-1.8e308
-        # An edge must satisfy low < edge <= high to separate the two values (searchsorted
-        # side="right"); adjacent floats have no midpoint, so use ``high`` there.
-        return np.where((low < mid) & (mid <= high), mid, high)
-    quantiles = np.quantile(finite, np.linspace(0, 1, n_bins + 1)[1:-1])
-    return np.unique(quantiles)
 
 
 def _concat_objects(indexes: list[pd.Index]) -> pd.Index:
@@ -268,6 +220,8 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         self.is_categorical_ = self._categorical_mask(frame)
         self.n_bins_ = auto_bins(len(frame)) if self.n_bins == "auto" else self.n_bins
         self.categories_, self.bin_edges_, self._infrequent, self.value_range_ = [], [], [], []
+        self._numeric_kinds = [None if categorical else numeric_kind(dtype)  # checked at transform
+                               for categorical, dtype in zip(self.is_categorical_, frame.dtypes, strict=True)]
         sizes = []
         for j, (name, column) in enumerate(frame.items()):
             if self.is_categorical_[j]:
@@ -278,7 +232,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
                 self.value_range_.append(None)
                 sizes.append(len(kept))
             else:
-                values = _numeric_values(column, name)
+                values = numeric_values(column, name)
                 edges = _bin_edges(values, self.n_bins_)
                 self.value_range_.append(value_range(values))
                 self.categories_.append(None)
@@ -392,7 +346,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         self, j: int, column: pd.Series, name: Any, unseen_values: UnseenValues
     ) -> np.ndarray:
         if not self.is_categorical_[j]:
-            values = _numeric_values(column, name)
+            values = numeric_values(column, name, self._kind(j))
             tokens = self.offsets_[j] + np.searchsorted(self.bin_edges_[j], values, side="right")
             tokens[np.isnan(values)] = MISSING
             return tokens
@@ -436,8 +390,13 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         out = np.ones(frame.shape, dtype=np.float32)
         for j, (name, column) in enumerate(frame.items()):
             if not self.is_categorical_[j]:
-                out[:, j] = bin_position(_numeric_values(column, name), self.bin_edges_[j], ranges[j])
+                out[:, j] = bin_position(numeric_values(column, name, self._kind(j)), self.bin_edges_[j], ranges[j])
         return out
+
+    def _kind(self, j: int) -> str | None:
+        """Column j's numeric kind at fit (None: unknown, in files saved before it was kept)."""
+        kinds = getattr(self, "_numeric_kinds", None)
+        return None if kinds is None else kinds[j]
 
     # ------------------------------------------------------------- helpers
     def output_token_ids(self, j: int) -> np.ndarray:
@@ -504,6 +463,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
             "n_tokens": int(self.n_tokens_),
             "n_bins": int(getattr(self, "n_bins_", self.n_bins)),  # pickled before n_bins_: an int
             "shared_values": encode_index(getattr(self, "shared_values_", None)),
+            "numeric_kinds": getattr(self, "_numeric_kinds", None),
         }
 
     @classmethod
@@ -528,6 +488,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         tok.n_bins_ = state.get("n_bins", tok.n_bins)  # absent in files saved before it existed
         if state["shared_values"] is not None:
             tok.shared_values_ = decode_index(state["shared_values"])
+        tok._numeric_kinds = state.get("numeric_kinds")  # absent in files saved before it existed
         _check_state(tok)
         tok._lookup = [tok._build_lookup(j) for j in range(tok.n_features_in_)]
         return tok
@@ -547,9 +508,13 @@ def _check_state(tok: ColumnTokenizer) -> None:
     for name in ("is_categorical_", "categories_", "_infrequent", "bin_edges_", "offsets_",
                  "n_tokens_per_column_"):
         _length(f"tokenizer {name}", getattr(tok, name), n)
-    for name in ("feature_names_in_", "_column_labels", "value_range_"):
+    for name in ("feature_names_in_", "_column_labels", "value_range_", "_numeric_kinds"):
         if getattr(tok, name, None) is not None:
             _length(f"tokenizer {name}", getattr(tok, name), n)
+    kinds = getattr(tok, "_numeric_kinds", None)
+    if kinds is not None and [k is None for k in kinds] != [bool(c) for c in tok.is_categorical_] \
+            or not set(kinds or []) <= {None, "number", "datetime", "timedelta"}:
+        raise ValueError(f"tokenizer numeric_kinds {kinds!r} do not fit its columns")
     ranges = getattr(tok, "value_range_", None)
     bins = tok.n_bins_
     bounded = isinstance(bins, int) and all(e is None or len(e) < bins for e in tok.bin_edges_)

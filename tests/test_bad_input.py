@@ -177,6 +177,13 @@ def test_inf_in_numeric_column_named(name):
         CLASSIFIER_FACTORIES[name]().fit(X, y)
 
 
+def test_numeric_column_given_as_datetimes_is_named(name):
+    X, y = frame()
+    clf = CLASSIFIER_FACTORIES[name]().fit(X, y)
+    with pytest.raises(TypeError, match="Column 'age' held number values at fit and holds datetime"):
+        clf.predict(X.assign(age=pd.date_range("2020-01-01", periods=len(X))))
+
+
 def test_mixed_type_object_column(name):
     X, y = frame()
     X["mixed"] = pd.Series([1, "one", 2.5, None, True, "one"] * 10, dtype=object)

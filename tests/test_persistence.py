@@ -125,6 +125,7 @@ def test_round_trip_keeps_predictions_params_and_fitted_state(tmp_path, vocabula
             list(before) == list(after) and [type(v) for v in before] == [type(v) for v in after]
         )
     assert np.array_equal(a.transform(X), b.transform(X))
+    assert b._numeric_kinds == a._numeric_kinds and ("datetime" in a._numeric_kinds) == (vocabulary != "shared")
 
 
 def test_numpy_and_pandas_parameter_values_are_saved_as_plain_values(tmp_path):

@@ -159,3 +159,40 @@ def test_category_columns_of_dates_periods_and_intervals_keep_their_values(categ
     tokens = tokenizer.transform(X).ravel()
     assert UNKNOWN not in tokens and len(set(tokens)) == 3
     assert not [w for w in recwarn if "not seen during fit" in str(w.message)]
+
+
+@pytest.mark.parametrize(
+    "fit_values, new_values, match",
+    [
+        (np.arange(6.0), pd.date_range("2020-01-01", periods=6), "held number values at fit and holds datetime"),
+        (pd.date_range("2020-01-01", periods=6), np.arange(6.0), "held datetime values at fit and holds number"),
+        (pd.to_timedelta(np.arange(6), unit="D"), pd.date_range("2020-01-01", periods=6), "held timedelta"),
+    ],
+    ids=["number-then-datetime", "datetime-then-number", "timedelta-then-datetime"],
+)
+def test_a_numeric_column_of_another_kind_at_transform_is_named(fit_values, new_values, match, tmp_path):
+    # datetimes read as numbers (or the reverse) were nanoseconds in the wrong bins, silently
+    tokenizer = ColumnTokenizer().fit(pd.DataFrame({"t": fit_values}))
+    with pytest.raises(TypeError, match=f"Column 't' {match}"):
+        tokenizer.transform(pd.DataFrame({"t": new_values}))
+    tz = pd.DataFrame({"t": pd.Series(fit_values)})
+    assert (tokenizer.transform(tz) == tokenizer.transform(pd.DataFrame({"t": fit_values}))).all()
+    # a column of missing values only is MISSING whatever its dtype
+    assert (tokenizer.transform(pd.DataFrame({"t": [np.nan, np.nan]})) == MISSING).all()
+
+
+def test_numeric_kinds_survive_the_state_and_old_states_skip_the_check():
+    X = pd.DataFrame({"t": pd.date_range("2020-01-01", periods=6), "c": list("abcabc")})
+    tokenizer = ColumnTokenizer().fit(X)
+    rebuilt = ColumnTokenizer._from_state(tokenizer._get_state())
+    assert rebuilt._numeric_kinds == ["datetime", None]
+    with pytest.raises(TypeError, match="held datetime values at fit"):
+        rebuilt.transform(X.assign(t=np.arange(6.0)))
+    old = tokenizer._get_state()
+    del old["numeric_kinds"]  # saved before the kinds were kept: read as before
+    assert ColumnTokenizer._from_state(old).transform(X.assign(t=np.arange(6.0))).shape == (6, 2)
+    for broken in (["number", "number"], ["date", None], [None, None]):
+        bad = tokenizer._get_state()
+        bad["numeric_kinds"] = broken
+        with pytest.raises(ValueError, match="numeric_kinds"):
+            ColumnTokenizer._from_state(bad)

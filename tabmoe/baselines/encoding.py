@@ -39,7 +39,8 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..tokenizer import MISSING, N_SPECIAL, ColumnTokenizer, _numeric_values, to_frame
+from .._numeric import numeric_values as _numeric_values
+from ..tokenizer import MISSING, N_SPECIAL, ColumnTokenizer, to_frame
 
 CODE_MISSING, CODE_UNKNOWN = 0, 1
 N_RESERVED_CODES = 2

@@ -1,0 +1,74 @@
+"""Numeric columns: their kind (number, datetime, timedelta), their values as floats, and
+their quantile bins (:class:`~tabmoe.tokenizer.ColumnTokenizer`'s numeric side)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+
+def numeric_kind(dtype: Any) -> str:
+    """"datetime", "timedelta" or "number": what a numeric column's floats measure."""
+    if pd.api.types.is_datetime64_any_dtype(dtype):
+        return "datetime"
+    if pd.api.types.is_timedelta64_dtype(dtype):
+        return "timedelta"
+    return "number"
+
+
+def numeric_values(column: pd.Series, name: Any, kind: str | None = None) -> np.ndarray:
+    """Float view of a numeric/datetime column; NaN marks missing. Rejects inf, and (given
+    the ``kind`` the column had at fit) a column of another kind: datetimes read as numbers,
+    or numbers as datetimes, would be nanoseconds in the wrong bins."""
+    dtype = column.dtype
+    if kind is not None and numeric_kind(dtype) != kind and not column.isna().all():
+        raise TypeError(
+            f"Column {name!r} held {kind} values at fit and holds {numeric_kind(dtype)} values "
+            f"({dtype}) now; convert it to the fit's type."
+        )
+    if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
+        if getattr(dtype, "tz", None) is not None:
+            column = column.dt.tz_convert(None)  # tz-aware -> UTC wall time (datetime64)
+        values = column.to_numpy()
+        if values.dtype.kind == "M":
+            values = values - np.datetime64(0, "s")
+        # Nanoseconds as float, through float seconds: converting the unit to ns first
+        # overflows silently outside 1677-2262 (pandas keeps e.g. year 1 as datetime64[us]).
+        # NaT -> NaN.
+        return values / np.timedelta64(1, "s") * 1e9
+    try:
+        values = pd.to_numeric(column, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            f"Column {name!r} is numeric (declared so, or numeric at fit) but holds non-numeric "
+            f"values ({exc}). If it is categorical, list it in categorical_features and refit."
+        ) from exc
+    if np.isinf(values).any():
+        raise ValueError(
+            f"Input X contains infinity in column {name!r}; replace inf by a finite value or "
+            "NaN (which becomes the MISSING token)."
+        )
+    return values
+
+
+def auto_bins(n_rows: int) -> int:
+    """Bins for ``n_bins="auto"``: the Rice rule, 2 n^(1/3) (10 at 125 rows, 20 at 1,000)."""
+    return max(2, round(2 * n_rows ** (1 / 3)))
+
+
+def _bin_edges(values: np.ndarray, n_bins: int) -> np.ndarray:
+    """Inner bin edges (k-1 of them for k bins) from the finite training values."""
+    finite = values[~np.isnan(values)]
+    if finite.size == 0:
+        return np.empty(0)
+    distinct = np.unique(finite)
+    if distinct.size <= n_bins:
+        low, high = distinct[:-1], distinct[1:]
+        mid = low / 2.0 + high / 2.0  # (low + high) / 2 overflows to inf near +-1.8e308
+        # An edge must satisfy low < edge <= high to separate the two values (searchsorted
+        # side="right"); adjacent floats have no midpoint, so use ``high`` there.
+        return np.where((low < mid) & (mid <= high), mid, high)
+    quantiles = np.quantile(finite, np.linspace(0, 1, n_bins + 1)[1:-1])
+    return np.unique(quantiles)
