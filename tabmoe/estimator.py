@@ -28,7 +28,7 @@ from .nn.ensemble import MemberLoss, StackedModel
 from .nn.network import BLOCKS, GATES, TabularMoE
 from .nn.objective import MASKINGS, MaskedFeatureObjective, label_loss
 from .nn.trainer import LossFn, TrainResult
-from .tokenizer import MISSING, UNKNOWN, ColumnTokenizer, to_frame
+from .tokenizer import MISSING, UNKNOWN, ColumnTokenizer, check_same_kinds, to_frame
 
 #: At most this many labelled training rows are kept after ``fit`` (``train_sample_tokens_``):
 #: :meth:`TabularMoEClassifier.adapt` mixes them into every step and
@@ -146,7 +146,8 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         value; a column absent from a DataFrame at predict time is a ValueError naming it.
         ``"exclude"`` (docs/paper.md section 5, exchangeability): missing values and columns
         absent from the DataFrame (matched by name) are left out of the attention — no
-        imputation — at fit, predict, explain and adapt.
+        imputation — at fit, predict, explain and adapt (``fit``'s ``X`` and ``eval_set``
+        hold every column; absent ones are NaN there).
     unknown : {"token", "exclude"}
         ``"token"``: a category unseen at fit (or rarer than ``min_frequency``) is the UNKNOWN
         token. ``"exclude"``: it is left out of the attention, as an absent column.
@@ -554,6 +555,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
                 "X_unlabeled must have the same columns as X, in the same order: X has "
                 f"{list(frame.columns)[:10]}, X_unlabeled has {list(unlabeled.columns)[:10]}."
             )
+        check_same_kinds(frame, unlabeled, "X_unlabeled")
         return unlabeled
 
     def _keep_train_sample(self, labelled: dict[str, torch.Tensor], seed: int) -> None:

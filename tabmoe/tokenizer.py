@@ -86,6 +86,20 @@ def is_categorical_dtype(dtype: Any) -> bool:
     )
 
 
+def check_same_kinds(frame: pd.DataFrame, other: pd.DataFrame, what: str) -> None:
+    """A ValueError naming the columns of ``other`` (not all missing) whose kind differs from
+    ``frame``'s (categorical, number, datetime, timedelta): fitted together, such a column
+    would silently change kind (numbers beside strings become categories)."""
+    def kind(dtype: Any) -> str:
+        return "categorical" if is_categorical_dtype(dtype) else numeric_kind(dtype)
+
+    changed = [f"{name!r} ({kind(frame[name].dtype)} in X, {kind(other[name].dtype)} in {what})"
+               for name in frame.columns if kind(frame[name].dtype) != kind(other[name].dtype)
+               and other[name].notna().any()]
+    if changed:
+        raise ValueError(f"{what} has column(s) of another type than X: {', '.join(changed[:10])}.")
+
+
 def _sorted_values(values: pd.Index) -> pd.Index:
     """Sort category values; mixed types sort by (type name, str) so order is deterministic."""
     try:

@@ -40,6 +40,11 @@ def test_unlabeled_columns_must_match():
     X, y = toy_table()
     with pytest.raises(ValueError, match="X_unlabeled must have the same columns"):
         make().fit(X, y, X_unlabeled=X.drop(columns="size"))
+    # numbers given as strings would make the training column categorical, silently
+    with pytest.raises(ValueError, match=r"X_unlabeled has column\(s\) of another type than X: 'size' "
+                       r"\(number in X, categorical in X_unlabeled\)"):
+        make().fit(X, y, X_unlabeled=X.assign(size=X["size"].astype(str)))
+    make().fit(X, y, X_unlabeled=X.assign(size=np.nan).astype({"size": object}))  # all missing: fine
 
 
 def test_adapt_mixes_training_rows_and_is_seeded(monkeypatch):
