@@ -123,6 +123,7 @@ def test_failed_runs_exit_1_and_are_retried(runner, tmp_path):
         (["--storage", "postgresql://u:secret@127.0.0.1:1/db"], "cannot use the database postgresql+psycopg2://u:***@127.0.0.1:1/db"),
         (["--metric", "f1"], "Invalid value for '--metric'"),
         (["--seeds", "0,3-1"], "--seeds: '3-1' is an empty range"),
+        (["--models", " , "], "--models names nothing"),
         (["--storage", "foo://bar"], "--storage 'foo://bar' is not a usable database URL"),
         (["--openml-cache", "/nonexistent/cache"], "Directory '/nonexistent/cache' does not exist"),
     ],

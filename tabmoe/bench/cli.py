@@ -208,9 +208,12 @@ def shift_report_command(
             click.echo("\n" + markdown_labels(report))
 
 
-def _names(values: tuple[str, ...]) -> list[str] | None:
-    """Repeated and/or comma-separated names, in order, without duplicates (None if none)."""
+def _names(values: tuple[str, ...], option: str) -> list[str] | None:
+    """Repeated and/or comma-separated names, in order, without duplicates (None if the
+    option is not given; given but empty, e.g. ``--models ""``, is a usage error)."""
     names = [n.strip() for value in values for n in value.split(",") if n.strip()]
+    if values and not names:
+        raise BadUsage(f"{option} names nothing; leave it out for the suite's default")
     return list(dict.fromkeys(names)) or None
 
 
@@ -325,7 +328,8 @@ def run_command(
         )
         store = open_store(results, storage)
         specs = plan_runs(
-            loaded, models=_names(model_names), splits=_names(split_names), seeds=parse_seed_list(seeds),
+            loaded, models=_names(model_names, "--models"), splits=_names(split_names, "--splits"),
+            seeds=parse_seed_list(seeds),
             protocols=list(protocols) or None, budget=budget, openml_cache=openml_cache, threads=threads,
             study_storage=study_storage(results, storage),
         )
