@@ -4,6 +4,8 @@ network with its own objective, and owns no state beyond ``adapt_history_``)."""
 
 from __future__ import annotations
 
+import copy
+import math
 import numbers
 from typing import TYPE_CHECKING, Any
 
@@ -44,11 +46,11 @@ class AdaptMixin:
         fresh. ``random_state`` (shuffling, dropout) defaults to the estimator's.
         """
         check_is_fitted(self)
-        if not isinstance(max_epochs, numbers.Integral) or max_epochs < 1:
+        if not isinstance(max_epochs, numbers.Integral) or isinstance(max_epochs, bool) or max_epochs < 1:
             raise ValueError(f"max_epochs must be a positive integer, got {max_epochs!r}.")
         lr = self.learning_rate if learning_rate is None else learning_rate
-        if not lr > 0:
-            raise ValueError(f"learning_rate must be > 0, got {learning_rate!r}.")
+        if not isinstance(lr, numbers.Real) or isinstance(lr, bool) or not 0 < lr < math.inf:
+            raise ValueError(f"learning_rate must be a finite number > 0, got {learning_rate!r}.")
         rng = check_random_state(self.random_state if random_state is None else random_state)
         seed = int(rng.randint(np.iinfo(np.int32).max))
         data = self._rows(
@@ -72,8 +74,13 @@ class AdaptMixin:
             compile=bool(self.compile),
             description=f"{type(self).__name__}.adapt",
         )
-        with seeded(seed, device):
-            result = Trainer(config).fit(self.module_, data, self._objective(masking))
+        before = copy.deepcopy(self.module_.state_dict())
+        try:
+            with seeded(seed, device):
+                result = Trainer(config).fit(self.module_, data, self._objective(masking))
+        except BaseException:  # a diverged (or interrupted) adaptation leaves the fitted model as it was
+            self.module_.load_state_dict(before)
+            raise
         self.adapt_history_ = self._member_means(result.history)
         self._update_importances()
         return self

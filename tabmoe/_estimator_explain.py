@@ -51,7 +51,7 @@ class ExplainMixin:
         Returns an :class:`~tabmoe.interpret.explain.Explanation`: the label query's gate on each column
         per row (per head and head-averaged; for deeper models the last layer's gates), the
         model's logits, and — for a single one-layer ``block="attention"`` model without
-        ``linear_term`` — each
+        ``linear_term`` and not ``numeric_embedding="piecewise"`` — each
         column's additive contribution to each class logit plus a per-class bias, which sum
         to the logits. Columns carry the names of ``X``; rows its index.
         """

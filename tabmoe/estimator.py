@@ -10,7 +10,7 @@ import pandas as pd
 import torch
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from . import _paper_config as defaults
 from ._estimator_adapt import AdaptMixin
@@ -28,7 +28,14 @@ from .nn.ensemble import MemberLoss, StackedModel
 from .nn.network import BLOCKS, GATES, TabularMoE
 from .nn.objective import MASKINGS, MaskedFeatureObjective, label_loss
 from .nn.trainer import LossFn, TrainResult
-from .tokenizer import MISSING, UNKNOWN, ColumnTokenizer, check_same_kinds, to_frame
+from .tokenizer import (
+    MISSING,
+    UNKNOWN,
+    ColumnTokenizer,
+    check_same_kinds,
+    to_frame,
+    validated_frame,
+)
 
 #: At most this many labelled training rows are kept after ``fit`` (``train_sample_tokens_``):
 #: :meth:`TabularMoEClassifier.adapt` mixes them into every step and
@@ -345,6 +352,8 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         """Rows per training step that ``fit`` / ``adapt`` of this fitted model use on
         ``n_rows`` rows (``batch_size="auto"`` resolved; before the cap of huge vocabularies)."""
         check_is_fitted(self)
+        if not isinstance(n_rows, numbers.Integral) or isinstance(n_rows, bool) or n_rows < 1:
+            raise ValueError(f"n_rows must be a positive integer, got {n_rows!r}.")
         return self._rows_per_batch(n_rows, self.n_features_in_ + 1, self._masking())
 
     def _rows_per_batch(self, n_rows: int, n_columns: int, masking: str) -> int:
@@ -587,8 +596,4 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
                     also = f", and X has column(s) {extra} not seen during fit." if extra else "."
                     raise ValueError(f"Column(s) {absent} seen during fit are absent from X{also}{hint}")
                 X = X.reindex(columns=names)
-        frame = to_frame(X)
-        validate_data(self, X, skip_check_array=True, reset=False)
-        if names is not None and not isinstance(X, pd.DataFrame):
-            frame.columns = names  # positional, as checked above: the tokenizer need not warn again
-        return frame
+        return validated_frame(self, X)

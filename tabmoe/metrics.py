@@ -66,7 +66,7 @@ def classification_scores(y_true: Any, proba: np.ndarray, classes: np.ndarray) -
     with warnings.catch_warnings():  # "y_pred contains classes not in y_true"
         warnings.simplefilter("ignore", UserWarning)
         balanced = float(balanced_accuracy_score(y, pred))
-    integer_labels = classes.dtype.kind in "biu" or (
+    integer_labels = classes.dtype.kind in "iu" or (  # not bool: no order of bins
         classes.dtype.kind == "f" and np.all(np.mod(classes, 1) == 0)
     )
     return {

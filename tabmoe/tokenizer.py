@@ -76,6 +76,18 @@ def to_frame(X: Any) -> pd.DataFrame:
     return frame
 
 
+def validated_frame(estimator: Any, X: Any) -> pd.DataFrame:
+    """``X`` as a frame checked against ``estimator``'s fitted features (scikit-learn's
+    ``validate_data``, which warns if an array comes after a fit on a frame). An array gets
+    the fitted column names, so that transformers fitted inside do not warn again."""
+    frame = to_frame(X)
+    validate_data(estimator, X, skip_check_array=True, reset=False)
+    names = getattr(estimator, "feature_names_in_", None)
+    if names is not None and not isinstance(X, pd.DataFrame):
+        frame.columns = names  # positional, as checked
+    return frame
+
+
 def is_categorical_dtype(dtype: Any) -> bool:
     """Dtypes that ``categorical_features="auto"`` treats as categorical."""
     return (

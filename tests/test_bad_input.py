@@ -184,6 +184,18 @@ def test_numeric_column_given_as_datetimes_is_named(name):
         clf.predict(X.assign(age=pd.date_range("2020-01-01", periods=len(X))))
 
 
+def test_an_array_after_a_frame_fit_warns_once(name):
+    X, y = frame()
+    X = X.astype({"kind": object})  # an object array keeps every column's values
+    clf = CLASSIFIER_FACTORIES[name]().fit(X, y)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        proba = clf.predict_proba(X.to_numpy())
+    names = [str(w.message) for w in caught if "valid feature names" in str(w.message)]
+    assert len(names) == 1, names  # the classifier's own, not again for an encoder inside
+    np.testing.assert_allclose(proba, clf.predict_proba(X), atol=1e-12)
+
+
 def test_mixed_type_object_column(name):
     X, y = frame()
     X["mixed"] = pd.Series([1, "one", 2.5, None, True, "one"] * 10, dtype=object)

@@ -98,6 +98,8 @@ def test_encoder_weights_scale_like_repeated_rows():
     weighted = TableEncoder().fit(X, sample_weight=[1, 2, 0]).encode(X)[1]
     repeated = TableEncoder().fit(pd.DataFrame({"u": [0.0, 1.0, 1.0]})).encode(X)[1]
     np.testing.assert_allclose(weighted, repeated, rtol=1e-12)
+    with pytest.raises(ValueError, match="Negative values in data passed to `sample_weight`"):
+        TableEncoder().fit(X, sample_weight=[1, -1, 1])
 
 
 def test_encoder_max_categories_keeps_the_most_frequent_values():

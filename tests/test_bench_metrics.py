@@ -19,6 +19,8 @@ def test_binary_scores_match_scikit_learn():
     assert s["log_loss"] == pytest.approx(log_loss(y, proba, labels=["no", "yes"]))
     assert s["roc_auc"] == pytest.approx(roc_auc_score(y == "yes", proba[:, 1]))
     assert s["bin_mse"] is None  # string labels
+    flags = classification_scores(y == "yes", proba, np.array([False, True]))
+    assert flags["accuracy"] == s["accuracy"] and flags["bin_mse"] is None  # bool labels: no bins
 
 
 def test_multiclass_auc_is_one_vs_rest_macro():

@@ -279,3 +279,12 @@ def test_an_array_after_a_frame_fit_warns_once_naming_the_estimator(recwarn):
     names = [str(w.message) for w in recwarn if "valid feature names" in str(w.message)]
     assert len(names) == 1 and "TabularMoEClassifier" in names[0]  # not again for its ColumnTokenizer
     np.testing.assert_array_equal(proba, clf.predict_proba(X))
+
+
+def test_rows_per_batch_names_a_bad_row_count():
+    X, y = toy_table()
+    clf = TabularMoEClassifier(max_epochs=1, random_state=0, device="cpu").fit(X, y)
+    assert clf.rows_per_batch(2100) == 131
+    for bad in (-5, 0, 2.5, True):
+        with pytest.raises(ValueError, match="n_rows must be a positive integer"):
+            clf.rows_per_batch(bad)

@@ -84,3 +84,25 @@ def test_adapt_validation_and_ensembles():
     np.testing.assert_allclose(p.sum(1), 1, atol=1e-6)
     with torch.no_grad():
         assert clf.module_.module.token_embedding.weight.shape[0] == 2
+
+
+def test_adapt_arguments_are_checked_and_a_diverged_adaptation_changes_nothing():
+    X, y = toy_table()
+    clf = make().fit(X, y)
+    before = clf.predict_proba(X)
+    for kwargs, match in [
+        (dict(max_epochs=True), "max_epochs"),
+        (dict(learning_rate="a"), "learning_rate must be a finite number"),
+        (dict(learning_rate=float("inf")), "learning_rate must be a finite number"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            clf.adapt(X, **kwargs)
+    with pytest.raises(FloatingPointError, match=r"Training diverged in epoch 1.*learning_rate=1e\+12"):
+        clf.adapt(X, learning_rate=1e12)
+    np.testing.assert_array_equal(clf.predict_proba(X), before)  # the weights were restored
+
+
+def test_a_diverged_fit_is_an_error_not_nan_probabilities():
+    X, y = toy_table()
+    with pytest.raises(FloatingPointError, match="Lower the learning rate"):
+        make(learning_rate=1e8).fit(X, y)

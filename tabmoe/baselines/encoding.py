@@ -37,10 +37,10 @@ from sklearn.impute import SimpleImputer
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .._numeric import numeric_values as _numeric_values
-from ..tokenizer import MISSING, N_SPECIAL, ColumnTokenizer, to_frame
+from ..tokenizer import MISSING, N_SPECIAL, ColumnTokenizer, to_frame, validated_frame
 
 CODE_MISSING, CODE_UNKNOWN = 0, 1
 N_RESERVED_CODES = 2
@@ -119,6 +119,8 @@ class TableEncoder(TransformerMixin, BaseEstimator):
         """
         frame = to_frame(X)
         validate_data(self, X, skip_check_array=True, reset=True)
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, frame, ensure_non_negative=True)
         self.tokenizer_ = ColumnTokenizer(
             categorical_features=self.categorical_features,
             min_frequency=self.min_frequency,
@@ -190,8 +192,7 @@ class TableEncoder(TransformerMixin, BaseEstimator):
     def encode(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         """``codes`` (n, n_categorical) int64 and ``numeric`` (n, n_numeric_) float64."""
         check_is_fitted(self)
-        frame = to_frame(X)
-        validate_data(self, X, skip_check_array=True, reset=False)
+        frame = validated_frame(self, X)
         codes = self._fold(self._codes(self.tokenizer_.transform(frame)))
         return codes, self._numeric_block(frame)
 
@@ -205,8 +206,7 @@ class TableEncoder(TransformerMixin, BaseEstimator):
         that of one batch.
         """
         check_is_fitted(self)
-        frame = to_frame(X)
-        validate_data(self, X, skip_check_array=True, reset=False)
+        frame = validated_frame(self, X)
         tokens = self.tokenizer_.transform_batches(frame, batch_rows)
         return (
             (rows, self._fold(self._codes(t)), self._numeric_block(frame.iloc[rows]))

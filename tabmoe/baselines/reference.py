@@ -41,10 +41,10 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.neural_network import MLPClassifier
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted, has_fit_parameter, validate_data
+from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
 from ..nn._base import start_fit
-from ..tokenizer import to_frame
+from ..tokenizer import validated_frame
 from ._optional import optional_import
 from .encoding import N_RESERVED_CODES, TableEncoder
 from .staged_search import StagedGridSearchCV
@@ -181,8 +181,7 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
 
     def _encoded(self, X: Any):
         check_is_fitted(self)
-        frame = to_frame(X)
-        validate_data(self, X, skip_check_array=True, reset=False)
+        frame = validated_frame(self, X)
         return self._estimator_input(self.encoder_.transform(frame))
 
     def predict_proba(self, X: Any) -> np.ndarray:

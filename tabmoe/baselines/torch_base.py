@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 from torch import Tensor, nn
 
 from ..nn._base import (
@@ -36,7 +36,7 @@ from ..nn._base import (
     TorchClassifier,
 )
 from ..nn.trainer import LossFn
-from ..tokenizer import to_frame
+from ..tokenizer import validated_frame
 from .encoding import TableEncoder
 
 #: Constraints of the parameters every torch baseline shares (see TorchTabularClassifier):
@@ -193,8 +193,7 @@ class TorchTabularClassifier(TorchClassifier):
         PREDICT_BATCH_ROWS rows at a time: memory beyond ``X`` and the output does not grow
         with the rows."""
         check_is_fitted(self)
-        frame = to_frame(X)
-        validate_data(self, X, skip_check_array=True, reset=False)
+        frame = validated_frame(self, X)
         rows_per_batch = max(PREDICT_BATCH_ROWS, self._predict_batch_rows)
         batches = self.encoder_.encode_batches(frame, rows_per_batch)  # checks the columns
         out = np.empty((len(frame), len(self.classes_)), dtype=np.float32)

@@ -37,7 +37,8 @@ class Explanation:
     head_gates : (n_rows, n_heads * (n_features + 1))
         The same per head; columns are a MultiIndex (head, column).
     contributions : (n_rows, n_classes * (n_features + 1)) or None
-        One-layer ``block="attention"`` single models without ``linear_term`` only: the additive contribution of each
+        One-layer ``block="attention"`` single models without ``linear_term`` and with one
+        embedding per token (not ``numeric_embedding="piecewise"``) only: the additive contribution of each
         column to each class logit; columns are a MultiIndex (class, column). For every row
         and class, the contributions plus ``bias`` equal ``logits`` (up to float32 rounding).
     bias : (n_classes,) Series or None

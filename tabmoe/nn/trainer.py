@@ -316,6 +316,12 @@ class Trainer:
                 "train_loss": float(total / weight) if float(weight) > 0 else math.nan,
                 "seconds": time.perf_counter() - start,
             }
+            if float(weight) > 0 and not math.isfinite(record["train_loss"]):
+                # the weights are no longer finite: every later prediction would be NaN
+                raise FloatingPointError(
+                    f"Training diverged in epoch {epoch}: the training loss is {record['train_loss']}. "
+                    f"Lower the learning rate (learning_rate={optimizer.param_groups[0]['lr']:g})."
+                )
             if validation is not None:
                 record["val_loss"] = self.evaluate(scored, validation, val_loss_fn)
             if scheduler is not None:
