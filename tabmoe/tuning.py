@@ -19,13 +19,17 @@ workers already ran) and/or ``timeout`` (seconds of this call; a running trial f
 ``storage`` makes the study durable and shareable: a file path (Optuna journal file, safe
 for several processes on one machine or a shared file system) or a database URL
 (``postgresql://user@host/db``, ``sqlite:///file.db``) that several machines use together.
-Workers sharing a study should pass different ``sampler`` seeds (they would otherwise
-propose the same first configurations); ``random_state`` seeds the estimators.
+``random_state`` seeds the estimators and the default sampler; a call that continues a stored
+study seeds its sampler with ``random_state`` plus the number of trials the study holds, so it
+proposes new configurations instead of the first ones again. Workers starting together on one
+study should pass different ``sampler`` seeds (they would otherwise propose the same first
+configurations).
 """
 
 from __future__ import annotations
 
 import contextlib
+import numbers
 import os
 import time
 import warnings
@@ -235,14 +239,14 @@ def tune(
     search_space: SearchSpace | None = None,
     *,
     validation: Any = None,
-    cv: int | None = None,
+    cv: int | Any | None = None,
     metric: str = "accuracy",
     n_trials: int | None = 20,
     timeout: float | None = None,
     params: Mapping[str, Any] | None = None,
     storage: Any = None,
     study_name: str | None = None,
-    random_state: int | None = None,
+    random_state: int | np.random.RandomState | None = None,
     sampler: Any = None,
     trial_attrs: Callable[[BaseEstimator], Mapping[str, Any]] | None = None,
     enqueue: Sequence[Mapping[str, Any]] = (),
@@ -263,8 +267,13 @@ def tune(
         mapping ``name -> list of choices | optuna distribution``. Default: the spec's.
     validation : (X_val, y_val) or tabmoe.data.splits.SplitData
         Rows the trials are scored on (a split: its ``validation`` part). Give this or ``cv``.
-    cv : int, optional
-        Score by this many stratified folds of (X, y) instead (then the best is refit).
+        ``X_val`` and ``y_val`` must have as many rows as each other, and ``X_val`` the
+        columns of ``X`` (same order) when both are DataFrames.
+    cv : int >= 2 or a scikit-learn splitter, optional
+        Score by this many stratified folds of (X, y) instead (shuffled with
+        ``random_state``), or by the folds of a splitter (``split`` and ``get_n_splits``,
+        e.g. ``KFold(5)``); then the best is refit. The folds are drawn once: every trial is scored
+        on the same ones.
     metric : {"accuracy", "balanced_accuracy", "log_loss", "roc_auc"}
     n_trials : int or None
         Total trials the study may hold (earlier calls and other workers count).
@@ -277,10 +286,14 @@ def tune(
         See :func:`open_storage`. ``None`` keeps the study in memory.
     study_name : str, optional
         Name of the study in ``storage``; an existing study of that name is continued.
-    random_state : int, optional
-        Seeds every estimator (all ``random_state`` parameters) and the default sampler.
-    sampler : optuna sampler, optional
-        Default: ``TPESampler(seed=random_state)``.
+    random_state : None, int in [0, 2**32 - 1] or numpy.random.RandomState
+        Seeds every estimator (all ``random_state`` parameters), the ``cv`` folds and the
+        default sampler. A ``RandomState`` gives one integer seed drawn from it.
+    sampler : optuna.samplers.BaseSampler, optional
+        Default: ``TPESampler(seed=random_state + k)`` where ``k`` is the number of trials the
+        study already holds (0 for a new one), so that a call continuing a stored study does
+        not propose its first configurations again while the same sequence of calls stays
+        reproducible. Unseeded when ``random_state`` is None.
     trial_attrs : callable, optional
         ``estimator -> {name: JSON value}`` recorded on each trial as user attributes, never
         used for selection (the harness records oracle OOD scores this way).
@@ -306,27 +319,39 @@ def tune(
         raise ValueError(f"metric={metric!r} is not one of {sorted(METRICS)}")
     if n_trials is None and timeout is None:
         raise ValueError("give n_trials, timeout or both: the study needs a budget")
-    if n_trials is not None and (isinstance(n_trials, bool) or not isinstance(n_trials, int) or n_trials < 1):
-        raise ValueError(f"n_trials must be a positive integer or None, got {n_trials!r}")
-    if timeout is not None and not timeout > 0:
-        raise ValueError(f"timeout must be positive seconds or None, got {timeout!r}")
+    if n_trials is not None:
+        if not _is_int(n_trials):
+            raise TypeError(f"n_trials must be a positive integer or None, got {n_trials!r}")
+        if n_trials < 1:
+            raise ValueError(f"n_trials must be a positive integer or None, got {n_trials!r}")
+        n_trials = int(n_trials)
+    if timeout is not None:
+        if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real):
+            raise TypeError(f"timeout must be positive seconds or None, got {timeout!r}")
+        if not timeout > 0:
+            raise ValueError(f"timeout must be positive seconds or None, got {timeout!r}")
+        timeout = float(timeout)
+    seed = _seed(random_state)
+    if sampler is not None and not isinstance(sampler, optuna.samplers.BaseSampler):
+        raise TypeError(f"sampler must be an optuna.samplers.BaseSampler or None, got {sampler!r}")
     enqueue = [_queued(i, entry) for i, entry in enumerate(enqueue)]
     if (validation is None) == (cv is None):
         raise ValueError("give exactly one of validation=(X_val, y_val) (or a split) and cv=<folds>")
+    n_rows = _n_rows(X, "X")
+    if (n_labels := _n_rows(y, "y")) != n_rows:
+        raise ValueError(f"X and y must have the same number of rows, got {n_rows} and {n_labels}")
+    folds = _folds(cv, y, seed) if cv is not None else None
     if hasattr(validation, "parts") and hasattr(validation, "features"):  # SplitData
         validation = (validation.features("validation"), validation.validation[validation.target])
     if validation is not None:
-        if not isinstance(validation, (tuple, list)) or len(validation) != 2:
-            raise ValueError("validation must be (X_val, y_val) or a tabmoe.data.splits.SplitData")
-        if len(validation[1]) == 0:
-            raise ValueError("validation has no rows: the split has no ID validation part")
+        _check_validation(validation, X)
     build, default_space = _factory(model)
     suggest = _space(search_space if search_space is not None else default_space)
     fixed = dict(params or {})
     greater = METRICS[metric]
 
     def make(suggested: Mapping[str, Any]) -> BaseEstimator:
-        return set_random_states(build(**{**suggested, **fixed}), random_state)
+        return set_random_states(build(**{**suggested, **fixed}), seed)
 
     def fit_and_score(estimator: BaseEstimator) -> tuple[float, float]:
         start = time.perf_counter()
@@ -336,9 +361,8 @@ def tune(
         return seconds, value
 
     def cv_score(suggested: Mapping[str, Any]) -> float:
-        folds = StratifiedKFold(cv, shuffle=True, random_state=random_state)
         values = []
-        for train, test in folds.split(np.zeros(len(y)), np.asarray(y)):
+        for train, test in folds:
             fold = make(suggested).fit(_rows(X, train), _rows(y, train))
             values.append(score_estimator(fold, _rows(X, test), _rows(y, test))[metric])
         return float(np.mean(values))
@@ -380,12 +404,18 @@ def tune(
                         params=dict(suggested), seconds=seconds)
         return float(value)
 
+    storage = open_storage(storage)
+    if sampler is None:
+        # A fresh sampler with the same seed would replay the first configurations of a
+        # continued study; offsetting by its trial count keeps reruns reproducible.
+        held = _held_trials(storage, study_name)
+        sampler = optuna.samplers.TPESampler(seed=None if seed is None else (seed + held) % 2**32)
     with _optuna_quiet(verbose):
         study = optuna.create_study(
             study_name=study_name,
-            storage=open_storage(storage),
+            storage=storage,
             direction="maximize" if greater else "minimize",
-            sampler=sampler if sampler is not None else optuna.samplers.TPESampler(seed=random_state),
+            sampler=sampler,
             load_if_exists=True,
         )
         # Queued (WAITING) trials are not spent budget: counting them would stop the study
@@ -412,11 +442,12 @@ def tune(
         reason = failed[-1].user_attrs.get("error", "unknown error") if failed else "no trial ran"
         raise RuntimeError(f"no trial of study {study.study_name!r} completed; last failure: {reason}")
     best = study.best_trial
-    best_params = dict(best.user_attrs.get("params", best.params))
     estimator, seconds = None, None
     if kept and kept["number"] == best.number:
         estimator, seconds, best_params = kept["estimator"], kept["seconds"], kept["params"]
-    elif refit:
+    else:
+        best_params = _rebuild_params(suggest, best, study.study_name)
+    if estimator is None and refit:
         estimator = make(best_params)
         start = time.perf_counter()
         estimator.fit(X, y)
@@ -430,6 +461,108 @@ def tune(
         metric=metric,
         fit_seconds=seconds,
     )
+
+
+def _is_int(value: Any) -> bool:
+    """Whether ``value`` is an integer (Python or numpy), bools excluded."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _seed(random_state: Any) -> int | None:
+    """``random_state`` (None, an int in [0, 2**32 - 1] or a RandomState) as an int seed or None."""
+    if random_state is None:
+        return None
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(np.iinfo(np.int32).max))
+    if not _is_int(random_state):
+        raise TypeError(
+            f"random_state must be None, an integer or a numpy.random.RandomState, got {random_state!r}"
+        )
+    if not 0 <= random_state <= 2**32 - 1:
+        raise ValueError(f"random_state must be in [0, 2**32 - 1], got {random_state!r}")
+    return int(random_state)
+
+
+def _n_rows(data: Any, name: str) -> int:
+    """Number of rows of an array, DataFrame, Series or sequence; TypeError naming ``name`` else."""
+    shape = getattr(data, "shape", None)
+    if shape is not None and len(shape) > 0:
+        return int(shape[0])
+    try:
+        return len(data)
+    except TypeError:
+        raise TypeError(f"{name} must be array-like (rows first), got {type(data).__name__}") from None
+
+
+def _folds(cv: Any, y: Any, seed: int | None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The (train, test) row positions of ``cv``, drawn once so every trial uses the same folds."""
+    if _is_int(cv):
+        if cv < 2:
+            raise ValueError(f"cv must be an integer >= 2 (number of folds) or a splitter, got {cv!r}")
+        splitter = StratifiedKFold(int(cv), shuffle=True, random_state=seed)
+    elif callable(getattr(cv, "split", None)) and callable(getattr(cv, "get_n_splits", None)):
+        splitter = cv
+    else:
+        raise TypeError(
+            f"cv must be an integer >= 2 (number of folds) or a splitter with a split method, got {cv!r}"
+        )
+    try:
+        return list(splitter.split(np.zeros(_n_rows(y, "y")), np.asarray(y)))
+    except ValueError as exc:  # e.g. more folds than the rows of a class
+        raise ValueError(f"cv={cv!r} cannot split (X, y): {exc}") from exc
+
+
+def _check_validation(validation: Any, X: Any) -> None:
+    """ValueError/TypeError unless ``validation`` is (X_val, y_val) that a model fitted on X can score."""
+    if not isinstance(validation, (tuple, list)) or len(validation) != 2:
+        raise ValueError("validation must be (X_val, y_val) or a tabmoe.data.splits.SplitData")
+    X_val, y_val = validation
+    n_val = _n_rows(y_val, "validation's y_val")
+    if n_val == 0:
+        raise ValueError("validation has no rows: the split has no ID validation part")
+    n_X_val = _n_rows(X_val, "validation's X_val")
+    if n_X_val != n_val:
+        raise ValueError(f"validation's X_val and y_val must have the same number of rows, got {n_X_val} and {n_val}")
+    if hasattr(X, "columns") and hasattr(X_val, "columns") and list(X_val.columns) != list(X.columns):
+        missing = [c for c in X.columns if c not in set(X_val.columns)]
+        extra = [c for c in X_val.columns if c not in set(X.columns)]
+        detail = f"missing {missing}, unexpected {extra}" if missing or extra else "in another order"
+        raise ValueError(f"validation's X_val must have the columns of X in the same order: {detail}")
+
+
+def _held_trials(storage: Any, study_name: str | None) -> int:
+    """Number of trials (any state) of study ``study_name`` in ``storage``; 0 when there is none."""
+    if storage is None or study_name is None:
+        return 0
+    try:
+        study_id = storage.get_study_id_from_name(study_name)
+    except KeyError:
+        return 0
+    return len(storage.get_all_trials(study_id, deepcopy=False))
+
+
+def _rebuild_params(suggest: Callable[[Any], dict], best: Any, study_name: str) -> dict:
+    """The estimator parameters of trial ``best`` as ``suggest`` builds them.
+
+    Its stored parameters are Optuna's (objects among the choices are kept by their repr);
+    replaying them through the search space gives back the original objects.
+    """
+    import optuna
+
+    with warnings.catch_warnings():  # the trial already ran with these values
+        warnings.filterwarnings("ignore", message=".*out of the range of the distribution")
+        replay = optuna.trial.FixedTrial(best.params, number=best.number)
+        try:
+            params = dict(suggest(replay))
+            unused = sorted(set(best.params) - set(replay.params))
+            if unused:
+                raise ValueError(f"it suggests no {unused}")
+        except (ValueError, KeyError) as exc:
+            raise ValueError(
+                f"search_space cannot rebuild the parameters {best.params} of the best trial "
+                f"{best.number} of study {study_name!r} (was it run with another search space?): {exc}"
+            ) from exc
+    return params
 
 
 def _queued(i: int, entry: Any) -> dict[str, Any]:

@@ -7,6 +7,7 @@ import numpy as np
 import optuna
 import pytest
 from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import KFold
 
 from tabmoe.baselines.reference import logistic_regression
 from tabmoe.bench.suites import load_suite
@@ -98,6 +99,8 @@ def test_stored_study_resumes_to_the_total_budget(tmp_path, data):
     again = tune(get_model("logistic_regression"), X, y, validation=val, n_trials=5,
                  storage=journal, study_name="lr", random_state=0)
     assert [t.number for t in again.study.trials] == [0, 1, 2, 3, 4]
+    # The continued study proposes new configurations, not its first ones again.
+    assert len({t.params["C"] for t in again.study.trials}) == 5
     done = tune(get_model("logistic_regression"), X, y, validation=val, n_trials=5,
                 storage=str(journal), study_name="lr", random_state=0)
     assert len(done.study.trials) == 5  # budget spent: no new trial, best refit
@@ -106,6 +109,59 @@ def test_stored_study_resumes_to_the_total_budget(tmp_path, data):
                   storage=f"sqlite:///{tmp_path / 'o.db'}", study_name="lr")
     assert isinstance(open_storage(f"sqlite:///{tmp_path / 'o.db'}"), optuna.storages.RDBStorage)
     assert len(sqlite.study.trials) == 1
+
+
+def test_resumed_study_samples_anew_and_reproducibly(tmp_path, data):
+    X, y, val = data
+    spec = get_model("logistic_regression")
+
+    def two_calls(journal):
+        tune(spec, X, y, validation=val, n_trials=3, storage=journal, study_name="s", random_state=0)
+        return [t.params["C"] for t in tune(spec, X, y, validation=val, n_trials=6, storage=journal,
+                                            study_name="s", random_state=0).study.trials]
+
+    resumed = two_calls(tmp_path / "a.journal")
+    assert resumed[3:] != resumed[:3] and len(set(resumed)) == 6
+    assert two_calls(tmp_path / "b.journal") == resumed  # the same calls, the same trials
+    # A fresh study seeded alike starts where the first call did.
+    fresh = tune(spec, X, y, validation=val, n_trials=3, random_state=0)
+    assert [t.params["C"] for t in fresh.study.trials] == resumed[:3]
+
+
+def test_best_params_of_an_earlier_call_are_the_original_objects(tmp_path, data):
+    X, y, val = data
+    weights = {0: 1, 1: 5}
+    space = {"estimator__class_weight": [weights], "estimator__C": [0.5]}
+    journal = tmp_path / "optuna.journal"
+    first = tune(logistic_regression(), X, y, space, validation=val, n_trials=1, storage=journal, study_name="w")
+    again = tune(logistic_regression(), X, y, space, validation=val, n_trials=1, storage=journal, study_name="w")
+    assert len(again.study.trials) == 1  # nothing ran: the best is an earlier call's, refit here
+    assert again.best_params == first.best_params == {"estimator__class_weight": weights, "estimator__C": 0.5}
+    assert again.best_estimator.estimator_.class_weight == weights
+    bare = tune(logistic_regression(), X, y, space, validation=val, n_trials=1, storage=journal, study_name="w",
+                refit=False)
+    assert bare.best_estimator is None and bare.best_params["estimator__class_weight"] == weights
+    # A study continued with another space cannot name its best trial's parameters.
+    with pytest.raises(ValueError, match=r"cannot rebuild .* it suggests no \['estimator__class_weight'\]"):
+        tune(logistic_regression(), X, y, {"estimator__C": [0.5]}, validation=val, n_trials=1,
+             storage=journal, study_name="w")
+    with pytest.raises(ValueError, match="cannot rebuild .* 'estimator__tol' is not found"):
+        tune(logistic_regression(), X, y, {**space, "estimator__tol": [1e-3]}, validation=val, n_trials=1,
+             storage=journal, study_name="w")
+
+
+def test_integer_likes_random_states_and_splitters_are_accepted(data):
+    X, y, val = data
+    spec = get_model("logistic_regression")
+    result = tune(spec, X, y, validation=val, n_trials=np.int64(2), timeout=np.float64(600.0),
+                  random_state=np.int64(3))
+    assert len(result.study.trials) == 2
+    runs = [tune(spec, X, y, validation=val, n_trials=2, random_state=np.random.RandomState(0)) for _ in range(2)]
+    assert [t.params for t in runs[0].study.trials] == [t.params for t in runs[1].study.trials]
+    assert runs[0].best_estimator.estimator_.random_state == runs[1].best_estimator.estimator_.random_state
+    split = tune(spec, X, y, cv=KFold(3, shuffle=True, random_state=0), n_trials=2, random_state=0)
+    assert split.best_estimator is not None
+    assert tune(spec, X, y, cv=np.int64(2), n_trials=1, random_state=0).best_estimator is not None
 
 
 def test_enqueued_parameter_sets_run_first_once_and_within_the_budget(tmp_path, data):
@@ -166,6 +222,49 @@ def test_bad_input_is_named(data, kwargs, message):
     args = {"validation": val, "n_trials": 1, **kwargs}
     with pytest.raises(ValueError, match=message):
         tune(get_model("logistic_regression"), X, y, **args)
+
+
+def _frame(val, columns):
+    return val[0][columns], val[1]
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, message",
+    [
+        ({"n_trials": 2.0}, TypeError, "n_trials must be a positive integer"),
+        ({"n_trials": True}, TypeError, "n_trials must be a positive integer"),
+        ({"timeout": "10"}, TypeError, "timeout must be positive seconds"),
+        ({"timeout": float("nan")}, ValueError, "timeout must be positive seconds"),
+        ({"random_state": -1}, ValueError, r"random_state must be in \[0, 2\*\*32 - 1\]"),
+        ({"random_state": 2**32}, ValueError, r"random_state must be in \[0, 2\*\*32 - 1\]"),
+        ({"random_state": "0"}, TypeError, "random_state must be None, an integer or a numpy.random.RandomState"),
+        ({"sampler": "tpe"}, TypeError, "sampler must be an optuna.samplers.BaseSampler"),
+        ({"validation": None, "cv": 1}, ValueError, "cv must be an integer >= 2"),
+        ({"validation": None, "cv": True}, TypeError, "cv must be an integer >= 2"),
+        ({"validation": None, "cv": "3"}, TypeError, "cv must be an integer >= 2"),
+        ({"validation": None, "cv": 10_000}, ValueError, r"cv=10000 cannot split \(X, y\)"),
+        ("short y_val", ValueError, "validation's X_val and y_val must have the same number of rows, got 68 and 67"),
+        ("reordered", ValueError, "validation's X_val must have the columns of X in the same order: in another order"),
+        ("dropped", ValueError, r"validation's X_val must have the columns of X .*: missing \['\w+'\], unexpected \[\]"),
+        ("short y", ValueError, "X and y must have the same number of rows"),
+        ({"validation": (5, [1])}, TypeError, "validation's X_val must be array-like"),
+    ],
+)
+def test_bad_arguments_are_named_before_the_study_starts(tmp_path, data, kwargs, error, message):
+    X, y, val = data
+    if kwargs == "short y_val":
+        kwargs = {"validation": (val[0], val[1].iloc[:-1])}
+    elif kwargs == "reordered":
+        kwargs = {"validation": _frame(val, list(val[0].columns[::-1]))}
+    elif kwargs == "dropped":
+        kwargs = {"validation": _frame(val, list(val[0].columns[1:]))}
+    elif kwargs == "short y":
+        kwargs, y = {}, y.iloc[:-1]
+    journal = tmp_path / "optuna.journal"
+    args = {"validation": val, "n_trials": 1, "storage": journal, "study_name": "bad", **kwargs}
+    with pytest.raises(error, match=message):
+        tune(get_model("logistic_regression"), X, y, **args)
+    assert not journal.exists()  # no study, so no trial of its budget spent
 
 
 def test_bad_search_spaces_are_named(data):
