@@ -7,7 +7,8 @@ sparsity loss and callbacks); the adapter gives it what the other baselines have
   codes into TabNet's per-column embeddings, standardised numerics), so NaN and unseen
   categories become reserved codes instead of an ``IndexError`` inside an embedding;
 * ``ClassifierMixin`` (``score``), ``classes_``, any label type, sample and class weights
-  (TabNet's weighted sampler), the shared early-stopping rule on the validation log-loss;
+  (TabNet's weighted sampler), the shared early-stopping rule on the validation log-loss
+  (over every training class, so validation rows that lack a class still score);
 * a guard against its small-data failure: with its defaults (batch 1024, ``drop_last``) a
   table of under 1024 rows trains ZERO batches and still returns an untrained model with a
   plausible score. Here the batch is at most the training rows, the virtual (ghost) batch
@@ -25,6 +26,7 @@ from typing import Any, Literal
 
 import numpy as np
 import torch
+from sklearn.metrics import log_loss
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..nn._base import FitInputs, validation_split
@@ -35,8 +37,9 @@ from .torch_base import TRAINING_PARAMETER_CONSTRAINTS, TorchTabularClassifier
 
 try:
     from pytorch_tabnet.callbacks import Callback
+    from pytorch_tabnet.metrics import Metric
 except ImportError:  # optional dependency: fit() raises with the install hint
-    Callback = object
+    Callback = Metric = object
 
 #: pytorch-tabnet's defaults (TabModel and ``fit``), as its README lists them.
 PAPER_DEFAULTS: dict = {
@@ -107,6 +110,22 @@ class StepCounter(Callback):
         self.n_steps += 1
 
 
+class ClassLogLoss(Metric):
+    """Log-loss over every class TabNet trains on, for its early stopping.
+
+    pytorch-tabnet's ``"logloss"`` calls ``log_loss`` without the class list, which raises
+    when the validation rows lack a class. Its scores have one column per training class
+    (codes ``0..k-1``), so the columns give the labels. pytorch-tabnet instantiates metrics
+    by name without arguments, hence no constructor parameters.
+    """
+
+    _name = "tabmoe_logloss"
+    _maximize = False
+
+    def __call__(self, y_true: np.ndarray, y_score: np.ndarray) -> float:
+        return float(log_loss(y_true, y_score, labels=np.arange(y_score.shape[1])))
+
+
 class TabNetClassifier(TorchTabularClassifier):
     """TabNet as a scikit-learn classifier (defaults: pytorch-tabnet's).
 
@@ -139,7 +158,10 @@ class TabNetClassifier(TorchTabularClassifier):
     early_stopping, validation_fraction, n_iter_no_change, class_weight, device,
     random_state, verbose :
         As in :class:`~tabmoe.baselines.torch_base.TorchTabularClassifier`; early stopping
-        watches the validation log-loss and restores the best weights.
+        watches the validation log-loss and restores the best weights. TabNet has outputs
+        only for the classes of its training rows, so validation rows of a class the
+        hold-out took entirely are left out of that loss (theirs would be the same at every
+        epoch).
 
     Attributes
     ----------
@@ -262,6 +284,15 @@ class TabNetClassifier(TorchTabularClassifier):
         """The fitted TabNet network."""
         return self.model_.network
 
+    def __getstate__(self) -> dict:
+        # The mixin moves ``state["module_"]`` to the CPU, but here that is a property: the
+        # network, its optimiser state and the best weights all live inside ``model_``.
+        state = super().__getstate__()
+        model = state.get("model_")
+        if model is not None and _on_accelerator(model):
+            state = dict(state, model_=_cpu_copy(model))
+        return state
+
     def _matrix(self, X: Any) -> np.ndarray:
         """TabNet's input: float32 ``[codes | numeric]`` (codes first, as ``cat_idxs`` says)."""
         return self.encoder_.transform(X).astype(np.float32)
@@ -316,6 +347,8 @@ class TabNetClassifier(TorchTabularClassifier):
                 f"TabNet needs at least 2 training rows for batch normalisation, got {len(Z)} "
                 "(after the early-stopping hold-out); pass more rows or early_stopping=False."
             )
+        if validation is not None:
+            validation = _trained_classes_only(validation, y_codes)
         self.batch_size_, self.virtual_batch_size_ = tabnet_batch_sizes(
             len(Z), self.batch_size, self.virtual_batch_size
         )
@@ -328,7 +361,7 @@ class TabNetClassifier(TorchTabularClassifier):
                 y_codes,
                 eval_set=None if validation is None else [validation],
                 eval_name=None if validation is None else ["val"],
-                eval_metric=None if validation is None else ["logloss"],
+                eval_metric=None if validation is None else [ClassLogLoss],
                 weights=0 if np.all(weight == weight[0]) else weight,
                 max_epochs=self.max_epochs,
                 patience=self.n_iter_no_change if early else 0,
@@ -381,7 +414,8 @@ class TabNetClassifier(TorchTabularClassifier):
             {"epoch": i + 1, "train_loss": float(loss)} for i, loss in enumerate(history["loss"])
         ]
         if validated:
-            for record, loss in zip(self.history_, history["val_logloss"], strict=True):
+            val_losses = history[f"val_{ClassLogLoss._name}"]
+            for record, loss in zip(self.history_, val_losses, strict=True):
                 record["val_loss"] = float(loss)
         self.n_iter_ = len(self.history_)
         self.best_epoch_ = self.model_.best_epoch + 1 if early else None
@@ -398,6 +432,46 @@ class TabNetClassifier(TorchTabularClassifier):
             logits, _ = network(Z[rows].to(device))
             out[rows, present] = logits.float().cpu().numpy()
         return out
+
+
+def _trained_classes_only(
+    validation: tuple[np.ndarray, np.ndarray], y_train: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The validation rows whose class TabNet trains on (it refuses any other).
+
+    Raises a ValueError naming the parameters when no row is left to validate on."""
+    Z_val, y_val = validation
+    keep = np.isin(y_val, y_train)
+    if not keep.any():
+        raise ValueError(
+            "TabNet: no validation row has a class of the training rows, so early stopping "
+            "has nothing to score; pass a larger validation_fraction, an eval_set, or "
+            "early_stopping=False."
+        )
+    return (Z_val, y_val) if keep.all() else (Z_val[keep], y_val[keep])
+
+
+def _on_accelerator(model: Any) -> bool:
+    """Whether a fitted pytorch-tabnet model holds its network off the CPU."""
+    network = getattr(model, "network", None)
+    device = getattr(model, "device", None)
+    on_device = isinstance(device, torch.device) and device.type != "cpu"
+    if network is None:
+        return on_device
+    return on_device or any(p.device.type != "cpu" for p in network.parameters())
+
+
+def _cpu_copy(model: Any) -> Any:
+    """A copy of a pytorch-tabnet model with every tensor on the CPU (network, optimiser
+    state, early stopping's best weights) and its device set to the CPU; ``model`` itself
+    is left where it is."""
+    buffer = io.BytesIO()
+    torch.save(model, buffer)
+    buffer.seek(0)
+    copy = torch.load(buffer, map_location="cpu", weights_only=False)
+    copy.device = torch.device("cpu")
+    copy.device_name = "cpu"
+    return copy
 
 
 @contextlib.contextmanager

@@ -19,10 +19,17 @@ def build(cls: type, fields: dict[str, Any], where: str) -> Any:
         raise ValueError(f"{where}: {exc}") from None
 
 
+#: Seeds go to ``np.random.RandomState``, which takes 0 <= seed < 2**32.
+MAX_SEED = 2**32 - 1
+
+
 def parse_seeds(value: Any, where: str) -> tuple[int, ...]:
-    """A YAML list of integer seeds as a tuple."""
+    """A YAML list of integer seeds in [0, 2**32) as a tuple."""
     if not isinstance(value, list) or not value or not all(
         isinstance(s, int) and not isinstance(s, bool) for s in value
     ):
         raise ValueError(f"{where}: expected a non-empty list of integers, got {value!r}")
+    bad = [s for s in value if not 0 <= s <= MAX_SEED]
+    if bad:
+        raise ValueError(f"{where}: seeds must be in [0, 2**32), got {bad}")
     return tuple(value)

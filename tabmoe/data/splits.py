@@ -29,6 +29,7 @@ domains do not interleave, and a dropped domain column is really gone.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
@@ -95,6 +96,29 @@ def _numeric(column: pd.Series, rule: str) -> pd.Series:
     return column.astype(float)
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _require_list(value: Any, where: str, key: str) -> None:
+    # A scalar is refused rather than wrapped: a string would otherwise be read as its characters.
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"{where}: {key} must be a list, got {value!r}")
+
+
+def _require_number(value: Any, where: str, key: str) -> None:
+    if not _is_number(value) or not math.isfinite(value):
+        raise ValueError(f"{where}: {key} must be a finite number, got {value!r}")
+
+
+def _value_key(value: Any) -> str:
+    """The string a values split matches by; integral numbers as integers, so that ``1``
+    matches ``1.0`` in an integer column that pandas read as float (it has a missing value)."""
+    if _is_number(value) and math.isfinite(value) and float(value).is_integer():
+        return str(int(value))
+    return str(value)
+
+
 def _both_sides(ood: pd.Series, rule: str, what: str) -> None:
     if ood.all() or not ood.any():
         side = "OOD" if not ood.any() else "ID"
@@ -106,8 +130,10 @@ class ValueSplit:
     """Rows whose ``column`` is in ``ood_values`` are OOD, rows in ``id_values`` are ID.
 
     Omit one of the two to mean "every other (non-missing) value". Values match by their
-    string form, so ``1`` in YAML matches an integer column and a ``"1"`` category alike. A
-    listed value absent from the column is an error (it catches typos).
+    string form, so ``1`` in YAML matches an integer column and a ``"1"`` category alike;
+    integral numbers compare as integers, so ``1`` also matches ``1.0`` in an integer column
+    read as float because of a missing value. A listed value absent from the column is an
+    error (it catches typos).
     """
 
     column: str
@@ -120,6 +146,8 @@ class ValueSplit:
             raise ValueError(f"values split on {self.column!r}: give ood_values, id_values or both")
         for key in ("ood_values", "id_values"):
             values = getattr(self, key)
+            if values is not None:
+                _require_list(values, f"values split on {self.column!r}", key)
             if values is not None and not values:
                 raise ValueError(f"values split on {self.column!r}: {key} is empty")
             flags = [v for v in values or () if isinstance(v, bool)]
@@ -133,17 +161,19 @@ class ValueSplit:
         values = getattr(self, key)
         if values is None:
             return [v for v in present.values() if v not in other]
-        unknown = [v for v in values if str(v) not in present]
+        # A float 1.0 listed against a "1.0" category still matches by its plain string form.
+        keys = [next((k for k in (_value_key(v), str(v)) if k in present), None) for v in values]
+        unknown = [v for v, k in zip(values, keys, strict=True) if k is None]
         if unknown:
             raise ValueError(
                 f"values split: {key} {unknown} do not occur in column {self.column!r}; "
                 f"its values are {sorted(present)}"
             )
-        return [present[str(v)] for v in values]
+        return [present[k] for k in keys]
 
     def assign(self, table: Table) -> Assignment:
         column = _column(table, self.column, "values")
-        present = {str(v): v for v in column.dropna().unique()}
+        present = {_value_key(v): v for v in column.dropna().unique()}
         if self.ood_values is not None:
             ood_values = self._resolve("ood_values", present, None)
             id_values = self._resolve("id_values", present, ood_values)
@@ -174,6 +204,10 @@ class ThresholdSplit:
     by: ClassVar[str] = "threshold"
 
     def __post_init__(self) -> None:
+        where = f"threshold split on {self.column!r}"
+        for key in ("threshold", "quantile"):
+            if getattr(self, key) is not None:
+                _require_number(getattr(self, key), where, key)
         if (self.threshold is None) == (self.quantile is None):
             raise ValueError(f"threshold split on {self.column!r}: give exactly one of threshold, quantile")
         if self.quantile is not None and not 0 < self.quantile < 1:
@@ -203,8 +237,8 @@ class TimeSplit:
     by: ClassVar[str] = "time"
 
     def __post_init__(self) -> None:
-        if not 0 < self.ood_fraction < 1:
-            raise ValueError(f"time split: ood_fraction must be in (0, 1), got {self.ood_fraction}")
+        if not _is_number(self.ood_fraction) or not 0 < self.ood_fraction < 1:
+            raise ValueError(f"time split: ood_fraction must be a number in (0, 1), got {self.ood_fraction!r}")
 
     def _key(self, table: Table) -> pd.Series:
         if self.column is None:
@@ -246,7 +280,14 @@ class ClusterSplit:
     def __post_init__(self) -> None:
         if not isinstance(self.n_clusters, int) or self.n_clusters < 2:
             raise ValueError(f"cluster split: n_clusters must be an int >= 2, got {self.n_clusters!r}")
-        bad = [c for c in self.ood_clusters if not 0 <= c < self.n_clusters]
+        _require_list(self.ood_clusters, "cluster split", "ood_clusters")
+        if self.columns is not None:
+            _require_list(self.columns, "cluster split", "columns")
+        bad = [
+            c
+            for c in self.ood_clusters
+            if not isinstance(c, numbers.Integral) or isinstance(c, bool) or not 0 <= c < self.n_clusters
+        ]
         if bad or not self.ood_clusters or len(set(self.ood_clusters)) >= self.n_clusters:
             raise ValueError(
                 f"cluster split: ood_clusters {list(self.ood_clusters)} must be distinct size ranks in "
@@ -260,6 +301,15 @@ class ClusterSplit:
         X = table.data[columns]
         nominal = [c for c in columns if is_categorical_dtype(X[c].dtype)]
         numeric = [c for c in columns if c not in nominal]
+        empty = [c for c in numeric if X[c].isna().all()]
+        # A default feature set may carry an empty column (the imputer would drop it); a
+        # listed one, or nothing else to cluster on, is the user's mistake.
+        if empty and (self.columns is not None or len(empty) == len(columns)):
+            raise ValueError(
+                f"cluster split: numeric column(s) {empty} of table {table.name!r} have no "
+                "values (all missing); nothing to cluster on"
+            )
+        numeric = [c for c in numeric if c not in empty]
         encoder = ColumnTransformer([
             ("nominal", OneHotEncoder(handle_unknown="ignore"), nominal),
             ("numeric", make_pipeline(SimpleImputer(strategy="median"), StandardScaler()), numeric),

@@ -1,0 +1,140 @@
+"""Split specs: integer values in float-read columns, and clear errors for mistyped keys."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tabmoe.data import Table
+from tabmoe.data._spec import parse_seeds
+from tabmoe.data.splits import ClusterSplit, SplitDefinition, ThresholdSplit, TimeSplit, ValueSplit
+
+
+@pytest.fixture
+def region_csv(tmp_path: Path) -> Path:
+    """Region codes 0, 1, 2 with one missing cell: pandas reads the column as float64."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({
+        "region": np.tile([0, 1, 2], 40).astype(object),
+        "x": rng.normal(size=120),
+        "y": rng.choice(["a", "b"], 120),
+    })
+    frame.loc[7, "region"] = None
+    frame.to_csv(tmp_path / "r.csv", index=False)
+    assert pd.read_csv(tmp_path / "r.csv")["region"].dtype == np.float64
+    return tmp_path
+
+
+def values_split(base_dir: Path, **rule) -> SplitDefinition:
+    spec = {"name": "r", "data": {"file": "r.csv", "target": "y"}, "split": {"by": "values", "column": "region", **rule}}
+    return SplitDefinition.from_dict(spec, base_dir=base_dir)
+
+
+def test_integer_value_matches_an_integer_column_read_as_float(region_csv):
+    split = values_split(region_csv, ood_values=[2]).make(0)
+    table = pd.read_csv(region_csv / "r.csv")
+    assert len(split.ood_test) == int((table["region"] == 2).sum()) == 40
+    assert set(split.domain[~split.domain.index.isin(split.ood_test.index)]) == {0.0, 1.0}
+    assert split.excluded == 1
+
+
+def test_integral_id_values_and_strings_match_too(region_csv):
+    split = values_split(region_csv, ood_values=[2.0], id_values=["0", 1]).make(0)
+    assert len(split.ood_test) == 40 and split.excluded == 1
+    with pytest.raises(ValueError, match=r"ood_values \[3\] do not occur in column 'region'"):
+        values_split(region_csv, ood_values=[3]).make(0)
+
+
+def test_string_categories_still_match_by_their_string_form():
+    data = pd.DataFrame({"code": ["1.0", "2.0", "x"] * 20, "y": ["a", "b"] * 30})
+    table = Table(data=data, target="y", name="codes", source="test")
+    assignment = ValueSplit("code", ood_values=(1.0,)).assign(table)
+    assert set(assignment.domain[assignment.ood]) == {"1.0"}
+    assignment = ValueSplit("code", ood_values=("x",)).assign(table)
+    assert set(assignment.domain[assignment.ood]) == {"x"}
+
+
+@pytest.mark.parametrize(
+    ("rule", "message"),
+    [
+        ({"by": "values", "column": "region", "ood_values": "north"}, "ood_values must be a list, got 'north'"),
+        ({"by": "values", "column": "region", "id_values": "north"}, "id_values must be a list, got 'north'"),
+        ({"by": "cluster", "n_clusters": 3, "ood_clusters": 1}, "ood_clusters must be a list, got 1"),
+        ({"by": "cluster", "n_clusters": 3, "ood_clusters": ["1"]}, r"ood_clusters \['1'\] must be"),
+        ({"by": "cluster", "n_clusters": 3, "ood_clusters": [1], "columns": "x"}, "columns must be a list, got 'x'"),
+        ({"by": "time", "ood_fraction": "0.2"}, "ood_fraction must be a number in \\(0, 1\\), got '0.2'"),
+        ({"by": "time", "ood_fraction": True}, "ood_fraction must be a number"),
+        ({"by": "threshold", "column": "x", "threshold": "1"}, "threshold must be a finite number, got '1'"),
+        ({"by": "threshold", "column": "x", "threshold": float("nan")}, "threshold must be a finite number"),
+        ({"by": "threshold", "column": "x", "quantile": "0.5"}, "quantile must be a finite number, got '0.5'"),
+    ],
+)
+def test_mistyped_rule_keys_are_refused_at_parsing_naming_the_key(rule, message):
+    spec = {"name": "r", "data": {"file": "r.csv", "target": "y"}, "split": rule}
+    with pytest.raises(ValueError, match=message):
+        SplitDefinition.from_dict(spec, base_dir=".")
+
+
+def test_rules_built_in_python_check_their_keys_too():
+    with pytest.raises(ValueError, match="ood_values must be a list"):
+        ValueSplit("region", ood_values="north")
+    with pytest.raises(ValueError, match="ood_clusters must be a list"):
+        ClusterSplit(3, 1)
+    with pytest.raises(ValueError, match="ood_fraction must be a number"):
+        TimeSplit(ood_fraction="0.2")
+    with pytest.raises(ValueError, match="threshold must be a finite number"):
+        ThresholdSplit("x", threshold="1")
+    assert ThresholdSplit("x", threshold=1).threshold == 1  # an int is a number
+
+
+@pytest.mark.parametrize("seeds", [[-1], [0, 2**32], [True]])
+def test_seeds_out_of_numpy_range_are_refused(seeds):
+    with pytest.raises(ValueError, match="suite.seeds"):
+        parse_seeds(seeds, "suite.seeds")
+
+
+def test_seed_range_ends_are_accepted():
+    assert parse_seeds([0, 2**32 - 1], "suite.seeds") == (0, 2**32 - 1)
+
+
+def test_seeds_of_a_split_entry_are_checked(region_csv):
+    spec = {
+        "name": "r",
+        "data": {"file": "r.csv", "target": "y"},
+        "seeds": [-1],
+        "split": {"by": "values", "column": "region", "ood_values": [2]},
+    }
+    with pytest.raises(ValueError, match=r"split 'r'.seeds: seeds must be in \[0, 2\*\*32\), got \[-1\]"):
+        SplitDefinition.from_dict(spec, base_dir=region_csv)
+
+
+@pytest.fixture
+def empty_column_table() -> Table:
+    rng = np.random.default_rng(0)
+    data = pd.DataFrame({
+        "empty": np.full(60, np.nan),
+        "x": rng.normal(size=60),
+        "colour": pd.Categorical(rng.choice(["red", "blue"], 60)),
+        "y": rng.choice(["a", "b"], 60),
+    })
+    return Table(data=data, target="y", name="holes", source="test")
+
+
+def test_cluster_split_on_an_all_missing_column_names_it(empty_column_table):
+    with pytest.raises(ValueError, match=r"cluster split: numeric column\(s\) \['empty'\] .* no values"):
+        ClusterSplit(2, (1,), columns=("empty",)).assign(empty_column_table)
+    with pytest.raises(ValueError, match=r"\['empty'\]"):
+        ClusterSplit(2, (1,), columns=("empty", "x")).assign(empty_column_table)
+
+
+def test_cluster_split_by_default_skips_an_all_missing_column(empty_column_table):
+    assignment = ClusterSplit(2, (1,)).assign(empty_column_table)
+    assert assignment.ood.any() and not assignment.ood.all()
+    only_empty = Table(
+        data=empty_column_table.data[["empty", "y"]], target="y", name="holes", source="test"
+    )
+    with pytest.raises(ValueError, match=r"\['empty'\] of table 'holes' have no values"):
+        ClusterSplit(2, (1,)).assign(only_empty)

@@ -1,0 +1,119 @@
+"""TabNet adapter: early stopping when the validation rows lack a class, and pickling a model
+fitted off the CPU."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from sklearn.metrics import log_loss
+from threadpoolctl import threadpool_limits
+
+pytest.importorskip("pytorch_tabnet")
+
+from tabmoe.baselines import TabNetClassifier  # noqa: E402
+from tabmoe.baselines.tabnet import ClassLogLoss, _trained_classes_only  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    with threadpool_limits(1):
+        yield
+
+
+def rare_class_table(n: int = 60) -> tuple[pd.DataFrame, np.ndarray]:
+    """Two common classes and a class of one row (which no hold-out can put on both sides)."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"num": rng.normal(size=n), "cat": rng.choice(list("abc"), n)})
+    y = np.where(X["num"] > 0, "p", "q").astype(object)
+    y[5] = "rare"
+    return X, y
+
+
+def small_tabnet(**kw) -> TabNetClassifier:
+    return TabNetClassifier(n_d=4, n_a=4, n_steps=1, max_epochs=2, device="cpu", random_state=0, **kw)
+
+
+def test_class_log_loss_scores_validation_rows_that_lack_a_class():
+    y_true = np.array([0, 1, 1, 0])
+    y_score = np.array([[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.3, 0.6, 0.1], [0.5, 0.3, 0.2]])
+    expected = log_loss(y_true, y_score, labels=[0, 1, 2])
+    assert ClassLogLoss()(y_true, y_score) == pytest.approx(expected)
+    assert ClassLogLoss._maximize is False  # early stopping minimises it
+
+
+def test_early_stopping_with_a_class_missing_from_the_hold_out():
+    X, y = rare_class_table()
+    clf = small_tabnet(early_stopping=True).fit(X, y)
+    assert [sorted(r) for r in clf.history_] == [["epoch", "train_loss", "val_loss"]] * 2
+    assert all(np.isfinite(r["val_loss"]) for r in clf.history_)
+    assert clf.best_epoch_ in (1, 2)
+    assert clf.predict_proba(X).shape == (len(X), 3)
+
+
+def test_early_stopping_when_the_hold_out_takes_a_whole_class():
+    X, y = rare_class_table()
+    # random_state=1 draws the one "rare" row into the hold-out (asserted below).
+    clf = small_tabnet(early_stopping=True, validation_fraction=0.5).set_params(random_state=1)
+    clf.fit(X, y)
+    assert list(clf.model_.classes_) == [0, 1]  # TabNet trained on "p" and "q" only
+    assert len(clf.history_) == 2 and all(np.isfinite(r["val_loss"]) for r in clf.history_)
+    assert np.all(clf.predict_proba(X)[:, 2] == 0)
+
+
+def test_early_stopping_on_an_eval_set_that_lacks_a_class():
+    X, y = rare_class_table()
+    common = y != "rare"
+    clf = small_tabnet().fit(X, y, eval_set=(X[common], y[common]))
+    assert len(clf.history_) == 2 and all(np.isfinite(r["val_loss"]) for r in clf.history_)
+    assert list(clf.classes_) == ["p", "q", "rare"]
+
+
+def test_validation_rows_of_untrained_classes_are_left_out():
+    Z = np.arange(8, dtype=np.float32).reshape(4, 2)
+    Z_val, y_val = _trained_classes_only((Z, np.array([0, 2, 1, 2])), np.array([0, 1, 1]))
+    np.testing.assert_array_equal(y_val, [0, 1])
+    np.testing.assert_array_equal(Z_val, Z[[0, 2]])
+    with pytest.raises(ValueError, match="validation_fraction.*early_stopping=False"):
+        _trained_classes_only((Z, np.array([2, 2, 2, 2])), np.array([0, 1]))
+
+
+def on_fake_accelerator(clf: TabNetClassifier) -> TabNetClassifier:
+    """``clf`` as if fitted on an accelerator: the device pytorch-tabnet records is not the
+    CPU (no CUDA here; the tensors stay where they are)."""
+    clf.model_.device = torch.device("meta")
+    clf.model_.device_name = "meta"
+    return clf
+
+
+def test_pickled_state_holds_the_tabnet_on_the_cpu_and_leaves_the_live_model_alone():
+    X, y = rare_class_table()
+    clf = on_fake_accelerator(small_tabnet(early_stopping=True).fit(X, y))
+    live_model, live_network = clf.model_, clf.model_.network
+    state = clf.__getstate__()
+    copy = state["model_"]
+    assert copy is not live_model and copy.network is not live_network
+    assert copy.device == torch.device("cpu") and copy.device_name == "cpu"
+    assert all(p.device.type == "cpu" for p in copy.network.parameters())
+    assert clf.model_ is live_model and clf.model_.network is live_network
+    assert live_model.device == torch.device("meta")
+
+
+def test_pickle_round_trip_of_an_accelerator_model_predicts_on_the_cpu():
+    X, y = rare_class_table()
+    clf = small_tabnet(early_stopping=True).fit(X, y)
+    expected = clf.predict_proba(X)
+    clone = pickle.loads(pickle.dumps(on_fake_accelerator(clf)))
+    assert clone.model_.device == torch.device("cpu")
+    assert clone._module_device().type == "cpu"
+    np.testing.assert_array_equal(clone.predict_proba(X), expected)
+    np.testing.assert_array_equal(clone.predict(X), clf.predict(X))
+
+
+def test_a_cpu_model_is_pickled_as_it_is():
+    X, y = rare_class_table()
+    clf = small_tabnet().fit(X, y)
+    assert clf.__getstate__()["model_"] is clf.model_
