@@ -23,10 +23,13 @@ def numeric_values(column: pd.Series, name: Any, kind: str | None = None) -> np.
     the ``kind`` the column had at fit) a column of another kind: datetimes read as numbers,
     or numbers as datetimes, would be nanoseconds in the wrong bins."""
     dtype = column.dtype
-    if kind is not None and numeric_kind(dtype) != kind and not column.isna().all():
+    now = numeric_kind(dtype)
+    if pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype):
+        now = "number" if kind == "number" else "object"  # numbers in objects: to_numeric decides
+    if kind is not None and now != kind and not column.isna().all():
         raise TypeError(
-            f"Column {name!r} held {kind} values at fit and holds {numeric_kind(dtype)} values "
-            f"({dtype}) now; convert it to the fit's type."
+            f"Column {name!r} held {kind} values at fit and holds {now} values ({dtype}) now; "
+            "convert it to the fit's type."
         )
     if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
         if getattr(dtype, "tz", None) is not None:

@@ -32,7 +32,7 @@ from .tokenizer import (
     MISSING,
     UNKNOWN,
     ColumnTokenizer,
-    check_same_kinds,
+    match_kinds,
     to_frame,
     validated_frame,
 )
@@ -564,8 +564,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
                 "X_unlabeled must have the same columns as X, in the same order: X has "
                 f"{list(frame.columns)[:10]}, X_unlabeled has {list(unlabeled.columns)[:10]}."
             )
-        check_same_kinds(frame, unlabeled, "X_unlabeled")
-        return unlabeled
+        return match_kinds(frame, unlabeled, "X_unlabeled")
 
     def _keep_train_sample(self, labelled: dict[str, torch.Tensor], seed: int) -> None:
         """Keep at most TRAIN_SAMPLE_ROWS labelled rows; compute feature_importances_ on them."""

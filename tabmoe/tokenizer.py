@@ -98,18 +98,22 @@ def is_categorical_dtype(dtype: Any) -> bool:
     )
 
 
-def check_same_kinds(frame: pd.DataFrame, other: pd.DataFrame, what: str) -> None:
-    """A ValueError naming the columns of ``other`` (not all missing) whose kind differs from
-    ``frame``'s (categorical, number, datetime, timedelta): fitted together, such a column
-    would silently change kind (numbers beside strings become categories)."""
+def match_kinds(frame: pd.DataFrame, other: pd.DataFrame, what: str) -> pd.DataFrame:
+    """``other`` (same columns as ``frame``) with its all-missing columns given ``frame``'s
+    dtypes; a ValueError naming the other columns whose kind differs from ``frame``'s
+    (categorical, number, datetime and its time zone, timedelta). Concatenated for one fit,
+    such a column would silently change kind (numbers beside strings become categories)."""
     def kind(dtype: Any) -> str:
-        return "categorical" if is_categorical_dtype(dtype) else numeric_kind(dtype)
+        tz = getattr(dtype, "tz", None)  # concatenating two time zones gives objects
+        return "categorical" if is_categorical_dtype(dtype) else numeric_kind(dtype) + (f" ({tz})" if tz else "")
 
+    empty = [name for name in frame.columns if other[name].isna().all()]
+    other = other.astype({name: frame[name].dtype for name in empty})
     changed = [f"{name!r} ({kind(frame[name].dtype)} in X, {kind(other[name].dtype)} in {what})"
-               for name in frame.columns if kind(frame[name].dtype) != kind(other[name].dtype)
-               and other[name].notna().any()]
+               for name in frame.columns if kind(frame[name].dtype) != kind(other[name].dtype)]
     if changed:
         raise ValueError(f"{what} has column(s) of another type than X: {', '.join(changed[:10])}.")
+    return other
 
 
 def _sorted_values(values: pd.Index) -> pd.Index:
@@ -538,8 +542,8 @@ def _check_state(tok: ColumnTokenizer) -> None:
         if getattr(tok, name, None) is not None:
             _length(f"tokenizer {name}", getattr(tok, name), n)
     kinds = getattr(tok, "_numeric_kinds", None)
-    if kinds is not None and [k is None for k in kinds] != [bool(c) for c in tok.is_categorical_] \
-            or not set(kinds or []) <= {None, "number", "datetime", "timedelta"}:
+    if kinds is not None and ([k is None for k in kinds] != [bool(c) for c in tok.is_categorical_]
+                              or not all(k in (None, "number", "datetime", "timedelta") for k in kinds)):
         raise ValueError(f"tokenizer numeric_kinds {kinds!r} do not fit its columns")
     ranges = getattr(tok, "value_range_", None)
     bins = tok.n_bins_

@@ -271,8 +271,9 @@ def tune(
         columns of ``X`` (same order) when both are DataFrames.
     cv : int >= 2 or a scikit-learn splitter, optional
         Score by this many stratified folds of (X, y) instead (shuffled with
-        ``random_state``), or by the folds of a splitter (``split`` and ``get_n_splits``,
-        e.g. ``KFold(5)``); then the best is refit. The folds are drawn once: every trial is scored
+        ``random_state``), or by the folds of a splitter with ``split`` and ``get_n_splits``
+        (e.g. ``KFold(5)``; no ``groups`` are passed, so not a group splitter); then the best
+        is refit. The folds are drawn once: every trial is scored
         on the same ones.
     metric : {"accuracy", "balanced_accuracy", "log_loss", "roc_auc"}
     n_trials : int or None

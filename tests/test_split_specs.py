@@ -44,8 +44,12 @@ def test_integer_value_matches_an_integer_column_read_as_float(region_csv):
 def test_integral_id_values_and_strings_match_too(region_csv):
     split = values_split(region_csv, ood_values=[2.0], id_values=["0", 1]).make(0)
     assert len(split.ood_test) == 40 and split.excluded == 1
-    with pytest.raises(ValueError, match=r"ood_values \[3\] do not occur in column 'region'"):
+    with pytest.raises(ValueError, match=r"ood_values \[3\] do not occur in column 'region'; "
+                       r"its values are \['0.0', '1.0', '2.0'\]"):  # as the column holds them
         values_split(region_csv, ood_values=[3]).make(0)
+    # a value quoted as the float column prints it matches too, as before
+    split = values_split(region_csv, ood_values=["2.0"]).make(0)
+    assert len(split.ood_test) == 40
 
 
 def test_string_categories_still_match_by_their_string_form():

@@ -3,6 +3,7 @@
 import copy
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 
@@ -44,7 +45,12 @@ def test_unlabeled_columns_must_match():
     with pytest.raises(ValueError, match=r"X_unlabeled has column\(s\) of another type than X: 'size' "
                        r"\(number in X, categorical in X_unlabeled\)"):
         make().fit(X, y, X_unlabeled=X.assign(size=X["size"].astype(str)))
-    make().fit(X, y, X_unlabeled=X.assign(size=np.nan).astype({"size": object}))  # all missing: fine
+    # all missing (an object column of None): read with X's dtype, the column stays numeric
+    semi = make().fit(X, y, X_unlabeled=X.assign(size=None))
+    assert not semi.tokenizer_.is_categorical_[list(X.columns).index("size")]
+    stamps = X.assign(when=pd.date_range("2020-01-01", periods=len(X), tz="UTC"))
+    with pytest.raises(ValueError, match=r"'when' \(datetime \(UTC\) in X, datetime in X_unlabeled\)"):
+        make().fit(stamps, y, X_unlabeled=stamps.assign(when=stamps["when"].dt.tz_localize(None)))
 
 
 def test_adapt_mixes_training_rows_and_is_seeded(monkeypatch):

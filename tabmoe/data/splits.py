@@ -160,20 +160,23 @@ class ValueSplit:
     def _resolve(self, key: str, present: dict[str, Any], other: list | None) -> list:
         values = getattr(self, key)
         if values is None:
-            return [v for v in present.values() if v not in other]
+            return [v for v in dict.fromkeys(present.values()) if v not in other]
         # A float 1.0 listed against a "1.0" category still matches by its plain string form.
         keys = [next((k for k in (_value_key(v), str(v)) if k in present), None) for v in values]
         unknown = [v for v, k in zip(values, keys, strict=True) if k is None]
         if unknown:
             raise ValueError(
                 f"values split: {key} {unknown} do not occur in column {self.column!r}; "
-                f"its values are {sorted(present)}"
+                f"its values are {sorted({str(v) for v in present.values()})}"
             )
         return [present[k] for k in keys]
 
     def assign(self, table: Table) -> Assignment:
         column = _column(table, self.column, "values")
-        present = {_value_key(v): v for v in column.dropna().unique()}
+        present = {}  # a value under its integer key and its plain string form ("1" and "1.0")
+        for v in column.dropna().unique():
+            present[_value_key(v)] = v
+            present.setdefault(str(v), v)
         if self.ood_values is not None:
             ood_values = self._resolve("ood_values", present, None)
             id_values = self._resolve("id_values", present, ood_values)

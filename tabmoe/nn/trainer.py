@@ -318,10 +318,15 @@ class Trainer:
             }
             if float(weight) > 0 and not math.isfinite(record["train_loss"]):
                 # the weights are no longer finite: every later prediction would be NaN
-                raise FloatingPointError(
-                    f"Training diverged in epoch {epoch}: the training loss is {record['train_loss']}. "
-                    f"Lower the learning rate (learning_rate={optimizer.param_groups[0]['lr']:g})."
-                )
+                diverged = (f"Training diverged in epoch {epoch}: the training loss is "
+                            f"{record['train_loss']}. Lower the learning rate (learning_rate={cfg.lr:g}).")
+                if not (cfg.early_stopping and best_state is not None):
+                    raise FloatingPointError(diverged)
+                warnings.warn(f"{diverged} The weights of epoch {result.best_epoch}, the best on "
+                              "validation, are kept.", RuntimeWarning, stacklevel=2)
+                result.history.append(record)
+                result.stopped_early = True
+                break
             if validation is not None:
                 record["val_loss"] = self.evaluate(scored, validation, val_loss_fn)
             if scheduler is not None:
