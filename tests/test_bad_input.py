@@ -196,6 +196,19 @@ def test_an_array_after_a_frame_fit_warns_once(name):
     np.testing.assert_allclose(proba, clf.predict_proba(X), atol=1e-12)
 
 
+def test_fit_leaves_the_callers_global_rngs_alone(name):
+    """As scikit-learn's estimators with a fixed seed: the reference baselines drew an unused
+    seed from numpy's global RNG on every fit."""
+    import torch
+
+    X, y = frame()
+    np.random.seed(0)
+    torch.manual_seed(0)
+    CLASSIFIER_FACTORIES[name]().fit(X, y)
+    assert np.random.rand() == np.random.RandomState(0).rand()
+    assert torch.rand(1).item() == torch.rand(1, generator=torch.Generator().manual_seed(0)).item()
+
+
 def test_mixed_type_object_column(name):
     X, y = frame()
     X["mixed"] = pd.Series([1, "one", 2.5, None, True, "one"] * 10, dtype=object)

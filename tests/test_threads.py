@@ -56,3 +56,5 @@ def test_bad_n_jobs_is_named():
     X = pd.DataFrame({"a": list("xyxy" * 5)})
     with pytest.raises(ValueError, match="n_jobs"):
         TabularMoEClassifier(n_jobs="many").fit(X, list("pqpq" * 5))
+    with pytest.raises(ValueError, match="n_jobs"):  # joblib's "n_jobs == 0 has no meaning", at fit
+        TabularMoEClassifier(n_jobs=0).fit(X, list("pqpq" * 5))

@@ -66,7 +66,7 @@ FIT_PARAMETER_CONSTRAINTS: dict = {
     "class_weight": [dict, StrOptions({"balanced"}), None],
     "device": [str, torch.device],
     "random_state": ["random_state"],
-    "n_jobs": [numbers.Integral, None],
+    "n_jobs": [Interval(numbers.Integral, None, -1, closed="right"), Interval(numbers.Integral, 1, None, closed="left"), None],
     "verbose": ["verbose"],
 }
 
@@ -238,8 +238,11 @@ def start_fit(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> FitI
         weight = weight * compute_sample_weight(class_weight, y)
         if (weight < 0).any():  # a negative loss weight would make training maximise the loss
             raise ValueError(f"class_weight must not be negative: got {class_weight!r}.")
-    rng = check_random_state(getattr(estimator, "random_state", None))
-    seed = int(rng.randint(np.iinfo(np.int32).max))
+    # An estimator without random_state (a scikit-learn wrapper) needs no seed: drawing one
+    # would advance the caller's global numpy RNG.
+    seed = 0
+    if hasattr(estimator, "random_state"):
+        seed = int(check_random_state(estimator.random_state).randint(np.iinfo(np.int32).max))
     device = resolve_device(getattr(estimator, "device", "cpu"))
     mixed_precision = resolve_mixed_precision(getattr(estimator, "mixed_precision", False), device)
     compile_ = bool(getattr(estimator, "compile", False))
