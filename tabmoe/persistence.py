@@ -259,7 +259,7 @@ _TORCH_ADVICE = ("weights_only", "Weights only load failed", "file an issue", "C
 def _refusal_reason(exc: Exception) -> str:
     """The cause in torch's refusal (e.g. "Trying to load unsupported GLOBAL posix.system ..."),
     without its advice to set ``weights_only=False``, which would run the file's code."""
-    lines = [line.strip() for line in str(exc).splitlines()]
+    lines = [line.split(" Please use")[0].strip() for line in str(exc).splitlines()]  # "... to allowlist"
     kept = [line for line in lines if line and not any(a in line for a in _TORCH_ADVICE)]
     return " ".join(kept) or "its pickle needs more than plain data"
 
