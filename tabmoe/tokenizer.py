@@ -107,8 +107,11 @@ def match_kinds(frame: pd.DataFrame, other: pd.DataFrame, what: str) -> pd.DataF
         tz = getattr(dtype, "tz", None)  # concatenating two time zones gives objects
         return "categorical" if is_categorical_dtype(dtype) else numeric_kind(dtype) + (f" ({tz})" if tz else "")
 
-    empty = [name for name in frame.columns if other[name].isna().all()]
-    other = other.astype({name: frame[name].dtype for name in empty})
+    # All missing (often object): numeric kinds take a dtype that keeps the column numeric once
+    # concatenated (float64, not X's int or bool, which would refuse NaN or read None as False).
+    empty = [name for name in frame.columns if other[name].isna().all() and kind(frame[name].dtype) != "categorical"]
+    other = other.astype({name: "float64" if numeric_kind(frame[name].dtype) == "number" else frame[name].dtype
+                          for name in empty})
     changed = [f"{name!r} ({kind(frame[name].dtype)} in X, {kind(other[name].dtype)} in {what})"
                for name in frame.columns if kind(frame[name].dtype) != kind(other[name].dtype)]
     if changed:

@@ -205,3 +205,16 @@ def test_a_time_zone_is_not_a_kind_change_at_transform():
     tokenizer = ColumnTokenizer().fit(pd.DataFrame({"t": naive}))
     aware = pd.DataFrame({"t": naive.tz_localize("UTC")})  # read as UTC wall time
     np.testing.assert_array_equal(tokenizer.transform(aware), tokenizer.transform(pd.DataFrame({"t": naive})))
+
+
+def test_match_kinds_reads_all_missing_columns_without_inventing_values():
+    from tabmoe.tokenizer import match_kinds
+
+    X = pd.DataFrame({"i": [1, 2, 3], "b": [True, False, True], "d": pd.to_datetime(["2020-01-01"] * 3)})
+    other = match_kinds(X, pd.DataFrame({name: [None, None] for name in X.columns}), "X_unlabeled")
+    assert other["b"].isna().all()  # not cast to bool, which reads None as False
+    assert other["i"].dtype == np.float64 and other["i"].isna().all()  # int64 cannot hold NaN
+    assert pd.api.types.is_datetime64_any_dtype(other["d"]) and other["d"].isna().all()
+    tokenizer = ColumnTokenizer().fit(pd.concat([X, other]))
+    assert tokenizer.is_categorical_.tolist() == [False, True, False]
+    assert (tokenizer.transform(other) == MISSING).all()
