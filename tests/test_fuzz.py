@@ -144,6 +144,10 @@ def check_categorical_column(tok, j, column: pd.Series, tokens: np.ndarray, fitt
         assert len(set(known.values())) == len(known), "distinct values share a token"
 
 
+# The two property tests below are slow-marked (26 s of the default suite): CI's hypothesis
+# step (`HYPOTHESIS_PROFILE=ci pytest tests/test_fuzz.py`, no -m filter) runs them with 10x
+# the examples, and the slow suite with the default profile.
+@pytest.mark.slow
 @settings(max_examples=4 * settings.default.max_examples, suppress_health_check=HEALTH)
 @given(
     data=st.data(),
@@ -217,6 +221,7 @@ def check_predictions(clf: TabularMoEClassifier, X: pd.DataFrame, classes: np.nd
     return proba
 
 
+@pytest.mark.slow
 @settings(suppress_health_check=HEALTH)
 @given(
     data=st.data(),
