@@ -77,6 +77,7 @@ def site(tmp_path_factory) -> Path:
     return out
 
 
+@pytest.mark.slow  # renders the whole site (mkdocs build, 14 s); CI's mkdocs step builds it too
 @needs_mkdocs
 def test_index_page_has_its_sections(site):
     page = parse(site / "index.html")
@@ -91,6 +92,7 @@ def test_index_page_has_its_sections(site):
         assert entry in text, entry
 
 
+@pytest.mark.slow  # renders the whole site (mkdocs build, 14 s); CI's mkdocs step builds it too
 @needs_mkdocs
 def test_guide_page_has_its_sections_and_the_example_that_runs(site):
     page = parse(site / "guide" / "columns" / "index.html")
@@ -106,6 +108,7 @@ def test_guide_page_has_its_sections_and_the_example_that_runs(site):
     assert recorded.strip() and recorded.splitlines()[0].strip() in text
 
 
+@pytest.mark.slow  # renders the whole site (mkdocs build, 14 s); CI's mkdocs step builds it too
 @needs_mkdocs
 def test_quickstart_shows_the_generated_plot(site):
     page = parse(site / "quickstart" / "index.html")
@@ -115,6 +118,7 @@ def test_quickstart_shows_the_generated_plot(site):
             assert (site / "quickstart" / src).resolve().is_file(), src
 
 
+@pytest.mark.slow  # renders the whole site (mkdocs build, 14 s); CI's mkdocs step builds it too
 @needs_mkdocs
 def test_api_reference_renders_the_estimator_with_its_own_defaults(site):
     html = (site / "api" / "estimator" / "index.html").read_text(encoding="utf8")
@@ -206,6 +210,7 @@ pages.forEach(function (page, k) {
 </script></body></html>"""
 
 
+@pytest.mark.slow  # renders the whole site (mkdocs build, 14 s); CI's mkdocs step builds it too
 @needs_mkdocs
 @pytest.mark.skipif(not any(shutil.which(b) for b in BROWSERS), reason="no Chromium on this machine")
 def test_first_pages_render_in_headless_chromium(site):

@@ -65,6 +65,7 @@ def run_cli(site: Path, cwd: Path, *args: str, timeout: float) -> subprocess.Com
     )  # fmt: skip
 
 
+@pytest.mark.slow  # builds and installs a wheel: the slow suite, and the fresh-clone check
 def test_installed_wheel_lists_its_suites_from_any_folder(installed, tmp_path):
     result = run_cli(installed, tmp_path, "suites", timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -72,6 +73,7 @@ def test_installed_wheel_lists_its_suites_from_any_folder(installed, tmp_path):
         assert name in result.stdout
 
 
+@pytest.mark.slow  # builds and installs a wheel: the slow suite, and the fresh-clone check
 def test_installed_wheel_runs_one_smoke_model_from_any_folder(installed, tmp_path):
     """One quick model of the smoke suite, end to end: data from the wheel, records, report."""
     results = tmp_path / "results"
