@@ -116,12 +116,11 @@ def json_params(params: dict) -> dict:
     """``get_params()`` as JSON (devices as strings, dicts with typed keys); TypeError otherwise."""
     out = {}
     for key, value in params.items():
+        value = _plain(value)  # e.g. a value from GridSearchCV's numpy grid
         if isinstance(value, torch.device):
             value = str(value)
         elif isinstance(value, (np.ndarray, pd.Index, pd.Series)):
             value = value.tolist()
-        elif isinstance(value, np.generic):  # e.g. a value from GridSearchCV's numpy grid
-            value = value.item()
         elif isinstance(value, np.random.RandomState):
             value = None  # a RandomState cannot be stored as data; the fit is already done
         elif isinstance(value, dict):

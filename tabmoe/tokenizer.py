@@ -356,8 +356,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
     def _checked_frame(self, X: Any) -> pd.DataFrame:
         """``X`` as a frame, checked against the fitted columns (names, number, order)."""
         check_is_fitted(self)
-        frame = to_frame(X)
-        validate_data(self, X, skip_check_array=True, reset=False)
+        frame = validated_frame(self, X)
         fitted = getattr(self, "_column_labels", None)
         if fitted is not None and isinstance(X, pd.DataFrame):
             labels = _label_reprs(frame)

@@ -1,5 +1,6 @@
 """Every classifier meets the same contract on bad or awkward input (see tests/classifiers.py)."""
 
+import inspect
 import subprocess
 import sys
 import textwrap
@@ -83,6 +84,15 @@ def _labels_with_missing(kind: str, n: int):
     raise AssertionError(kind)
 
 
+def _with_eval_set(name: str):
+    """A fresh classifier ``name``, skipping the test for the scikit-learn ones, whose fit takes
+    no eval_set."""
+    clf = CLASSIFIER_FACTORIES[name]()
+    if "eval_set" not in inspect.signature(clf.fit).parameters:
+        pytest.skip(f"{name} takes no eval_set")
+    return clf
+
+
 MISSING_LABELS = ["object-nan", "list-none", "string-na", "float-nan", "Int64-na", "category-nan"]
 
 
@@ -99,11 +109,7 @@ def test_missing_labels_are_a_clear_error(name, kind):
 
 @pytest.mark.parametrize("kind", ["object-nan", "string-na"])
 def test_missing_labels_in_eval_set_are_a_clear_error(name, kind):
-    import inspect
-
-    clf = CLASSIFIER_FACTORIES[name]()
-    if "eval_set" not in inspect.signature(clf.fit).parameters:
-        pytest.skip(f"{name} takes no eval_set")
+    clf = _with_eval_set(name)
     X, y = frame()
     with pytest.raises(ValueError, match=r"Input eval_set y contains NaN"):
         clf.fit(X, y, eval_set=(X, _labels_with_missing(kind, len(X))))
@@ -119,11 +125,7 @@ def test_missing_labels_in_eval_set_are_a_clear_error(name, kind):
     ids=["lengths", "frame", "triple"],
 )
 def test_malformed_eval_set_is_named(name, eval_set, match):
-    import inspect
-
-    clf = CLASSIFIER_FACTORIES[name]()
-    if "eval_set" not in inspect.signature(clf.fit).parameters:
-        pytest.skip(f"{name} takes no eval_set")
+    clf = _with_eval_set(name)
     X, y = frame()
     with pytest.raises(ValueError, match=match):
         clf.fit(X, y, eval_set=eval_set(X, y))

@@ -39,7 +39,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from .._numeric import numeric_values as _numeric_values
+from .._numeric import numeric_values
 from ..tokenizer import MISSING, N_SPECIAL, ColumnTokenizer, to_frame, validated_frame
 
 CODE_MISSING, CODE_UNKNOWN = 0, 1
@@ -179,7 +179,7 @@ class TableEncoder(TransformerMixin, BaseEstimator):
     def _numeric_values(self, frame: pd.DataFrame) -> np.ndarray:
         """(n, n_numeric) float64 raw values of the numeric columns, NaN for missing."""
         columns = [
-            _numeric_values(frame.iloc[:, j], frame.columns[j]) for j in self.numeric_columns_
+            numeric_values(frame.iloc[:, j], frame.columns[j]) for j in self.numeric_columns_
         ]
         return np.column_stack(columns) if columns else np.empty((len(frame), 0))
 

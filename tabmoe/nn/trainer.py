@@ -311,12 +311,13 @@ class Trainer:
                     averaged.update_parameters(module)
                 total += s
                 weight += w
+            seen = float(weight)
             record = {
                 "epoch": epoch,
-                "train_loss": float(total / weight) if float(weight) > 0 else math.nan,
+                "train_loss": float(total / weight) if seen > 0 else math.nan,
                 "seconds": time.perf_counter() - start,
             }
-            if float(weight) > 0 and not math.isfinite(record["train_loss"]):
+            if seen > 0 and not math.isfinite(record["train_loss"]):
                 # the weights are no longer finite: every later prediction would be NaN
                 diverged = (f"Training diverged in epoch {epoch}: the training loss is "
                             f"{record['train_loss']}. Lower the learning rate (learning_rate={cfg.lr:g}).")
