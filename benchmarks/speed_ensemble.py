@@ -1,14 +1,14 @@
-"""What an ensemble's epoch costs on the CPU: members one after the other vs vmap, side by side.
+"""What an epoch of an ensemble (``n_members``) costs on the shipped defaults, one thread.
 
     python benchmarks/speed_ensemble.py [--rows 5000] [--columns 40] [--members 1,2,3] [--epochs 4] [--repeats 2]
 
-On ``speed_defaults.py``'s seeded mixed table, one thread, the shipped defaults with
-``n_members=M`` are fitted for ``--epochs`` epochs (no early stopping), alternating between
-the two ways :class:`~tabmoe.nn.ensemble.StackedModel` can run its members: ``loop`` (one
-after the other, what the CPU uses) and ``vmap`` (all at once, what an accelerator uses).
-Seconds per epoch are the median over a fit's epochs after the first, then the median over
-``--repeats``; ratios are to one member (which runs no ensemble code). Prints one JSON line
-per (M, path) and a summary line.
+On ``speed_defaults.py``'s seeded mixed table, the shipped defaults with ``n_members=M``
+are fitted for ``--epochs`` epochs (no early stopping), the member counts alternating so a
+slow spell of the machine hits each of them. Seconds per epoch are the median over a fit's
+epochs after the first, then the median over ``--repeats``; ratios are to one member
+(which runs no ensemble code). Prints one JSON line per M and a summary line.
+(``benchmarks/ensemble.py`` measures the same for the paper's tiny network, where vmap's
+one batched pass makes five members cost about 2.2x one.)
 """
 
 from __future__ import annotations
@@ -16,21 +16,18 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-from unittest import mock
 
 from speed_defaults import mixed_table
 
 from tabmoe import TabularMoEClassifier
 from tabmoe.bench import limited_threads
-from tabmoe.nn.ensemble import StackedModel
 
 
-def epoch_seconds(X, y, members: int, vectorized: bool, epochs: int) -> float:
+def epoch_seconds(X, y, members: int, epochs: int) -> float:
     clf = TabularMoEClassifier(
         n_members=members, max_epochs=epochs, early_stopping=False, random_state=0, device="cpu", n_jobs=1
     )
-    with mock.patch.object(StackedModel, "_vectorized", lambda self: vectorized):
-        clf.fit(X, y)
+    clf.fit(X, y)
     return statistics.median(h["seconds"] for h in clf.history_[1:])
 
 
@@ -46,17 +43,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--epochs must be at least 2 and --repeats at least 1")
     X, y = mixed_table(args.rows, args.columns)
     sizes = [int(m) for m in args.members.split(",")]
-    paths = {m: ["single"] if m == 1 else ["loop", "vmap"] for m in sizes}
-    times: dict[tuple[int, str], list[float]] = {(m, p): [] for m in sizes for p in paths[m]}
+    times: dict[int, list[float]] = {m: [] for m in sizes}
     with limited_threads(1):
-        for _ in range(args.repeats):  # alternate, so a slow spell of the machine hits every path
+        for _ in range(args.repeats):
             for m in sizes:
-                for path in paths[m]:
-                    times[m, path].append(epoch_seconds(X, y, m, path == "vmap", args.epochs))
-    single = statistics.median(times[1, "single"]) if 1 in sizes else None
-    for (m, path), values in times.items():
+                times[m].append(epoch_seconds(X, y, m, args.epochs))
+    single = statistics.median(times[1]) if 1 in sizes else None
+    for m, values in times.items():
         seconds = statistics.median(values)
-        line = {"members": m, "path": path, "seconds_per_epoch": round(seconds, 3), "runs": [round(v, 3) for v in values]}
+        line = {"members": m, "seconds_per_epoch": round(seconds, 3), "runs": [round(v, 3) for v in values]}
         if single:
             line["ratio_to_one_member"] = round(seconds / single, 2)
         print(json.dumps(line))

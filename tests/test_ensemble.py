@@ -3,7 +3,6 @@
 import copy
 
 import numpy as np
-import pytest
 import torch
 
 from tabmoe import TabularMoEClassifier
@@ -15,13 +14,7 @@ from tabmoe.nn.trainer import Trainer, TrainerConfig
 from .moe_data import toy_table
 
 
-# The CPU runs the members one after the other; an accelerator vectorises them (vmap): both
-# paths are checked here on the CPU.
-VECTORIZED = pytest.mark.parametrize("vectorized", [False, True], ids=["loop", "vmap"])
-
-
-@VECTORIZED
-def test_members_train_exactly_as_separate_models(vectorized, monkeypatch):
+def test_members_train_exactly_as_separate_models():
     from .test_moe import make_model, random_tokens
 
     members = [make_model(seed=s, scale=0.3, dtype=torch.float32).train() for s in range(3)]
@@ -30,7 +23,6 @@ def test_members_train_exactly_as_separate_models(vectorized, monkeypatch):
             block.dropout.p = 0.0  # deterministic, so batched == separate
     separate = [copy.deepcopy(m) for m in members]
     stacked = StackedModel(members)
-    monkeypatch.setattr(stacked, "_vectorized", lambda: vectorized)
     tokens = random_tokens(96)
     data = {"tokens": tokens, "weight": torch.ones(len(tokens))}
     objective = MaskedFeatureObjective()
@@ -49,13 +41,11 @@ def test_members_train_exactly_as_separate_models(vectorized, monkeypatch):
             torch.testing.assert_close(model.eval().label_logits(tokens), trained.label_logits(tokens), atol=1e-5, rtol=1e-5)
 
 
-@VECTORIZED
-def test_stacked_logits_average_member_probabilities(vectorized, monkeypatch):
+def test_stacked_logits_average_member_probabilities():
     from .test_moe import make_model, random_tokens
 
     members = [make_model(seed=s, scale=0.3) for s in range(4)]
     stacked = StackedModel(members).eval()
-    monkeypatch.setattr(stacked, "_vectorized", lambda: vectorized)
     tokens = random_tokens(20)
     with torch.no_grad():
         got = torch.softmax(stacked.label_logits(tokens), -1)

@@ -3,12 +3,9 @@
 :class:`StackedModel` holds M independently initialised copies of a module with every
 parameter stacked on a leading member dimension (M, ...), in a copy of the module's own tree
 (so names, module types and the trainer's weight-decay rule are unchanged). Any function of
-the module — the training objective, ``label_logits`` — runs for every member through
-:func:`torch.func.functional_call` with that member's slice of the parameters: on an
-accelerator all members at once under :func:`torch.func.vmap`, on the CPU one after the
-other (vmap's batched softmax and additions ran 4-5x slower than a member's own there, so
-two members cost 2.8x one; one after the other they cost 1.9x: docs/research.md, study 35).
-Random ops (dropout, feature dropout) draw independently per member either way.
+the module — the training objective, ``label_logits`` — runs for all members at once through
+:func:`torch.func.vmap` over :func:`torch.func.functional_call`; random ops (dropout, feature
+dropout) draw independently per member.
 
 Training minimises the SUM of the members' mean losses, so each member gets exactly the
 gradient it would get alone on the same batches (tests/test_ensemble.py checks this against
@@ -64,19 +61,13 @@ class StackedModel(nn.Module):
         return fn(self.module, *args)
 
     def map(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """``fn(member, *args)`` for every member; outputs gain a leading (M,) dim."""
+        """``fn(member, *args)`` for every member at once; outputs gain a leading (M,) dim."""
         params = {f"module.{k}": v for k, v in self.module.named_parameters()}
 
         def one(member_params: dict[str, Tensor]) -> Any:
             return functional_call(self, member_params, (fn, *args), strict=False)
 
-        if self._vectorized():
-            return vmap(one, randomness="different")(params)
-        outputs = [one({k: v[m] for k, v in params.items()}) for m in range(self.n_members)]
-        return _stack(outputs)
-
-    def _vectorized(self) -> bool:
-        return next(self.module.parameters()).device.type != "cpu"
+        return vmap(one, randomness="different")(params)
 
     def member(self, m: int) -> nn.Module:
         """A plain, independent copy of member ``m`` (eval mode, same device)."""
@@ -96,13 +87,6 @@ class StackedModel(nn.Module):
         logits = self.map(lambda module, t, a, f: module.label_logits(t, a, f), tokens, attend, fraction)  # (M, B, C)
         log_p = torch.log_softmax(logits, dim=-1)
         return torch.logsumexp(log_p, dim=0) - math.log(self.n_members)
-
-
-def _stack(outputs: list[Any]) -> Any:
-    """The members' outputs (tensors, or tuples of them) stacked on a leading (M,) dim."""
-    if isinstance(outputs[0], tuple):
-        return tuple(torch.stack(leaves) for leaves in zip(*outputs, strict=True))
-    return torch.stack(outputs)
 
 
 class MemberLoss:
