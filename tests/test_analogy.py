@@ -3,6 +3,7 @@
 import itertools
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from tabmoe import TabularMoEClassifier
@@ -69,3 +70,23 @@ def test_model_experts_make_column_shift_analogies_exact_before_normalising():
     assert tokens.shape == (len(token_names), clf.d_model) and "red" in token_names
     res = analogy_scores(emb, names, [("color=a", "color=red", "noise0=a", "noise0=red")])
     assert res.n_questions == 1
+
+
+def test_zero_rows_never_rank_first():
+    # every candidate but the zero row has a negative cosine with the query
+    emb = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 0.1], [0.0, 1.0], [0.1, -1.0]])
+    res = analogy_scores(emb, ["zero", "a", "b", "c", "d"], [("a", "b", "c", "d")])
+    assert res.predictions == ["d"]
+
+
+def test_model_vocabulary_names_columns_as_explain_does_and_keeps_values_apart():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({10: rng.choice(["a", "b"], 201), 20: pd.Series([1, "1", 2] * 67, dtype=object)})
+    clf = TabularMoEClassifier(block="attention", max_epochs=2, d_model=8, n_heads=2, random_state=0, device="cpu")
+    clf.fit(X, rng.choice([0, 1], 201))
+    _, names = model_vocabulary(clf, "experts")
+    assert names == ["10=a", "10=b", "20=1", "20=2", "20='1'"]
+    assert [c for c in clf.explain(X.head(1)).gates.columns][:2] == [10, 20]
+    analogy_scores(*model_vocabulary(clf, "tokens"), [])  # distinct names: accepted
+    with pytest.raises(IndexError, match="member 3 out of range for 1 member"):
+        model_vocabulary(clf, member=3)

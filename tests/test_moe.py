@@ -144,3 +144,22 @@ def test_multi_layer_gates_reconstruct_the_last_layer():
         expected = model.hidden(masked, query=torch.tensor([model.label_position]))[:, 0]
     assert g.shape == (len(tokens), 5, N_FEATURES + 1)
     assert (rebuilt - expected).abs().max() <= 1e-10
+
+
+def test_a_full_width_mask_still_attends_the_labels_own_mask_token():
+    model = make_model()
+    tokens = random_tokens(6)
+    attend = torch.ones(len(tokens), N_FEATURES + 1, dtype=torch.bool)
+    attend[:, 1:] = False  # the label slot too: as MixtureOfExperts.gates does, it stays attended
+    with torch.no_grad():
+        expected = MixtureOfExperts.from_model(model).gates(tokens, attend=attend[:, :-1])
+        torch.testing.assert_close(label_gates(model, tokens, attend), expected)
+        assert not torch.isnan(label_gates(model, tokens, torch.zeros_like(attend))).any()
+
+
+def test_label_gates_of_an_ensemble_says_what_to_pass():
+    from tabmoe.nn.ensemble import StackedModel
+
+    stacked = StackedModel([make_model(seed=s) for s in range(2)])
+    with pytest.raises(TypeError, match=r"StackedModel.member\(m\)"):
+        label_gates(stacked, random_tokens(4))

@@ -8,6 +8,8 @@ import pytest
 
 from tabmoe.data import Table
 from tabmoe.data.shift import (
+    _subsample,
+    covariate_auc,
     label_distribution,
     markdown_labels,
     markdown_table,
@@ -86,3 +88,51 @@ def test_markdown(table):
     assert len(lines) == 4 and lines[2].startswith("| by-coin |") and "NEGLIGIBLE" in lines[2]
     assert lines[3].endswith("| ok |")
     assert "| yes |" in markdown_labels(reports[0])
+
+
+def test_a_small_ood_side_among_many_id_rows_is_still_scored():
+    """Unweighted trees ranked 10 separable OOD rows among 20,000 last (AUC 0.006), and the
+    proportional subsample kept 40 of 400; the smaller side is now kept whole and weighted."""
+    rng = np.random.default_rng(0)
+    X_id = pd.DataFrame({"v": rng.normal(0, 1, 20_000), "c": rng.choice(["a", "b"], 20_000)})
+    X_ood = pd.DataFrame({"v": rng.normal(5, 1, 10), "c": rng.choice(["a", "b"], 10)})
+    assert covariate_auc(X_id, X_ood)[0] > 0.9
+    many = pd.DataFrame({"v": rng.normal(0, 1, 50_000), "c": rng.choice(["a", "b"], 50_000)})
+    assert covariate_auc(many, pd.DataFrame({"v": rng.normal(5, 1, 40), "c": ["a"] * 40}), max_rows=2_000)[0] > 0.9
+
+
+def test_subsample_keeps_the_smaller_side_whole_up_to_half_of_max_rows():
+    kept = [len(rows) for rows in _subsample(50_000, 40, 2_000, 0)]
+    assert kept == [1_960, 40]
+    assert [len(rows) for rows in _subsample(30, 9_000, 2_000, 0)] == [30, 1_970]
+    assert [len(rows) for rows in _subsample(5_000, 4_000, 2_000, 0)] == [1_000, 1_000]
+    assert [len(rows) for rows in _subsample(500, 400, 2_000, 0)] == [500, 400]
+
+
+def test_datetime_and_mixed_object_columns_are_scored_not_crashed():
+    rng = np.random.default_rng(0)
+
+    def side(start, n):
+        return pd.DataFrame({
+            "t": pd.date_range(start, periods=n, freq="D", tz="UTC"),
+            "gap": pd.to_timedelta(rng.integers(0, 10, n), unit="D"),
+            "code": [1 if i % 3 == 0 else "x" for i in range(n)],
+            "v": rng.normal(size=n),
+        })
+
+    auc, _ = covariate_auc(side("2020-01-01", 200), side("2021-01-01", 200))
+    assert auc > 0.95  # the dates separate the sides
+
+
+def test_different_columns_are_refused_naming_them():
+    A = pd.DataFrame({"a": [0.0] * 20, "b": [1.0] * 20})
+    with pytest.raises(ValueError, match=r"only in X_id \['b'\], only in X_ood \['B'\]"):
+        covariate_auc(A, A.rename(columns={"b": "B"}))
+
+
+def test_no_feature_left_besides_the_domain_column_is_flagged_not_crashed():
+    rng = np.random.RandomState(0)
+    data = pd.DataFrame({"region": pd.Categorical(rng.choice(list("abcd"), 400)), "y": rng.choice(["p", "q"], 400)})
+    report = shift_report(split_by(Table(data, "y", "one", "test"), "region", "d"))
+    assert np.isnan(report.auc)
+    assert report.flags[0] == "no feature columns besides the label and the domain column: no covariate score"

@@ -55,7 +55,9 @@ def analogy_scores(
     index = {w: i for i, w in enumerate(words)}
     if len(index) != len(words):
         raise ValueError("vocabulary contains duplicate words.")
-    unit = emb / emb.norm(dim=1, keepdim=True).clamp_min(1e-300)
+    norms = emb.norm(dim=1, keepdim=True)
+    unit = emb / norms.clamp_min(1e-300)
+    zero = norms[:, 0] == 0  # (V,) rows with no direction: never a prediction
     rows, skipped = [], 0
     for q in questions:
         if len(q) != 4:
@@ -75,6 +77,7 @@ def analogy_scores(
         sims = f @ unit.T  # (q, V)
         cosines.append(sims.gather(1, d[:, None])[:, 0])
         sims.scatter_(1, torch.stack([a, b, c], 1), -torch.inf)  # exclude the query words
+        sims[:, zero] = -torch.inf
         best = sims.argmax(1)
         hits += int((best == d).sum())
         predictions.extend(words[i] for i in best.tolist())
@@ -90,10 +93,26 @@ def analogy_scores(
 def _value_names(clf: Any, j: int) -> list[str]:
     tok = clf.tokenizer_
     if tok.categories_[j] is not None and tok.vocabulary != "shared":
-        return [str(v) for v in tok.categories_[j]]
+        return _distinct_names(tok.categories_[j])
     if tok.vocabulary == "shared":
-        return [str(v) for v in tok.shared_values_]
+        return _distinct_names(tok.shared_values_)
     return [f"bin{k}" for k in range(int(tok.n_tokens_per_column_[j]))]
+
+
+def _distinct_names(values: Sequence) -> list[str]:
+    """``str`` of each value, or ``repr`` when two differ only in type (``1`` and ``"1"``)."""
+    names = [str(v) for v in values]
+    return names if len(set(names)) == len(names) else [repr(v) for v in values]
+
+
+def _column_names(clf: Any) -> list[str]:
+    """The names ``explain`` gives the columns: a frame's labels (ints, tuples as their
+    repr), ``x0, x1, ...`` only for a model fitted without column labels."""
+    names = getattr(clf, "feature_names_in_", None)
+    if names is not None:
+        return [str(n) for n in names]
+    labels = getattr(clf.tokenizer_, "_column_labels", None)
+    return list(labels) if labels is not None else [f"x{j}" for j in range(clf.n_features_in_)]
 
 
 def model_vocabulary(
@@ -111,9 +130,10 @@ def model_vocabulary(
     module = clf.module_
     if isinstance(module, StackedModel):
         module = module.member(member)
+    elif member not in (0, -1):
+        raise IndexError(f"member {member} out of range for 1 member (the model has n_members=1).")
     tok = clf.tokenizer_
-    columns = getattr(clf, "feature_names_in_", None)
-    columns = list(columns) if columns is not None else [f"x{j}" for j in range(clf.n_features_in_)]
+    columns = _column_names(clf)
     with torch.no_grad():
         if kind == "tokens":
             table = module.token_table().detach().cpu().numpy()

@@ -206,6 +206,11 @@ def label_gates(
     :meth:`MixtureOfExperts.gates`; for deeper models the positions hold mixtures of the
     earlier layers' experts (see the module docstring).
     """
+    if not isinstance(model, TabularMoE):
+        raise TypeError(
+            f"label_gates takes a TabularMoE module, got {type(model).__name__}; for an ensemble "
+            "take StackedModel.member(m), or StackedModel.map(label_gates, tokens, ...) for all members."
+        )
     tokens, attend = model.label_inputs(tokens, attend)
     x = model.embed(tokens, model.label_fraction(fraction))
     for block in model.blocks[:-1]:

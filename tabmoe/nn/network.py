@@ -508,6 +508,9 @@ class TabularMoE(nn.Module):
             tokens[:, -1] = MASK
         if attend is not None and attend.shape[1] == self.n_columns - 1:
             attend = F.pad(attend, (0, 1), value=True)
+        elif attend is not None:  # a (B, L) mask: the label's MASK is attended whatever it says
+            attend = attend.clone()
+            attend[:, -1] = True
         return tokens, attend
 
     def label_fraction(self, fraction: Tensor | None) -> Tensor | None:
