@@ -186,3 +186,25 @@ def test_report_warns_when_models_cover_different_splits_or_seeds(tmp_path, reco
     write_report(records, tmp_path, title="t")
     text = (tmp_path / "report.md").read_text()
     assert "Not every model" not in text and "Seeds per split differ" not in text
+
+
+def _counted(split, model, seed, correct, n):
+    record = make_record(split, "tabmoe", seed)
+    record.update(run_id=f"t/{split}/{model}/fixed-budget/seed{seed}", model=model)
+    record["ood_test"] = {"accuracy": correct / n}
+    return record
+
+
+def test_equal_correct_rows_are_tied_not_split_by_float_rounding():
+    # 302 of 3 x 143 rows each: the means of [103, 77, 122] and [122, 77, 103] / 143 differ
+    # in the last bit, which ranked them 1 and 2 and counted a difference of exactly the
+    # tie width (1 of 200 rows against 0.005) as a win
+    records = [_counted("a", "logistic_regression", s, c, 143) for s, c in enumerate([103, 77, 122])]
+    records += [_counted("a", "hist_gradient_boosting", s, c, 143) for s, c in enumerate([122, 77, 103])]
+    records += [_counted("a", "tabmoe", s, c, 143) for s, c in enumerate([77, 122, 103])]
+    records += [_counted("b", "tabmoe", 0, 140, 200), _counted("b", "logistic_regression", 0, 141, 200)]
+    table = per_split(runs_frame(records))
+    assert table[table["split"] == "a"]["rank"].tolist() == [2.0, 2.0, 2.0]
+    lr = summary(table, reference="tabmoe", tie=0.005).set_index("model").loc["logistic_regression"]
+    assert (lr["wins"], lr["ties"], lr["losses"]) == (0, 2, 0)
+    assert lr["wilcoxon_p"] == 1.0  # split a: a difference of exactly 0, dropped (it was 1e-16: p 0.5)

@@ -41,6 +41,9 @@ from .runner import last_line
 PARTS = {"validation": "val", "id_test": "id", "ood_test": "ood", "ood_validation": "ood_val"}
 SCORES = ("accuracy", "balanced_accuracy", "log_loss", "roc_auc", "bin_mse")
 COST = ("fit_seconds", "predict_seconds", "tune_seconds", "peak_rss_mb")
+#: Accuracies are ratios of row counts: means and differences are compared at this many
+#: decimals, below which they differ only by floating-point rounding (a tie stays a tie).
+DECIMALS = 12
 
 
 # ------------------------------------------------------------------------------- frames
@@ -99,7 +102,10 @@ def per_split(runs: pd.DataFrame, split_order: Sequence[str] = ()) -> pd.DataFra
         oracle_ood_mean=("oracle_ood_accuracy", "mean"),
         fit_seconds=("fit_seconds", "mean"),
     ).reset_index()
-    table["rank"] = table.groupby(["protocol", "split"])["ood_mean"].rank(ascending=False, method="average")
+    # Ranked on rounded means: two models with the same correct rows over the seeds can
+    # average to floats one ulp apart, which would rank them 1 and 2 instead of 1.5 each.
+    rounded = table["ood_mean"].round(DECIMALS)
+    table["rank"] = rounded.groupby([table["protocol"], table["split"]]).rank(ascending=False, method="average")
     return _ordered(table, split_order).reset_index(drop=True)
 
 
@@ -125,7 +131,7 @@ def summary(table: pd.DataFrame, reference: str = "tabmoe", tie: float = 0.005) 
         ref = table[(table["protocol"] == protocol) & (table["model"] == reference)].set_index("split")["ood_mean"]
         mine = group.set_index("split")["ood_mean"]
         paired = mine.index.intersection(ref.index)
-        diffs = (mine.loc[paired] - ref.loc[paired]).to_numpy(dtype=float)
+        diffs = np.round((mine.loc[paired] - ref.loc[paired]).to_numpy(dtype=float), DECIMALS)  # no float noise
         compare = model != reference and len(paired) > 0
         rows.append({
             "protocol": protocol,
