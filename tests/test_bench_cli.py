@@ -314,3 +314,65 @@ def test_report_reference_must_have_runs_and_a_failed_rerun_keeps_the_run_finish
     assert again.exit_code == 0, again.output
     report = (results / "report.md").read_text()
     assert "; 0 failed or unfinished." in report and "boom" not in report
+
+
+def _rename_protocol():
+    import importlib.util
+
+    path = Path(__file__).parents[1] / "scripts" / "rename_protocol.py"
+    spec = importlib.util.spec_from_file_location("rename_protocol", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.rename
+
+
+def test_runs_under_the_old_protocol_name_are_resumed_and_reported_once(runner, tmp_path):
+    """A results folder from before the ``untuned`` -> ``fixed-budget`` rename was rerun in
+    full and then reported twice (16 finished runs for 8, SDs over duplicated rows)."""
+    suite = tiny_suite(tmp_path, seeds=(0, 1))
+    results = tmp_path / "results"
+    args = ["run", str(suite), "--results", str(results), "--no-progress"]
+    assert runner.invoke(main, [*args, "--no-report"]).exit_code == 0
+    assert _rename_protocol()(results, "fixed-budget", "untuned") == 2  # as the old version named them
+    again = runner.invoke(main, args)
+    assert again.exit_code == 0, again.output
+    assert "2 planned, 2 already finished, 0 run now" in again.output
+    assert "2 finished run(s) carry an old protocol name" in again.output
+    report = (results / "report.md").read_text()
+    assert "2 finished runs (1 models" in report and "2 run(s) carry an old protocol name" in report
+    forced = runner.invoke(main, [*args, "--seeds", "0", "--force"])  # written beside the old record
+    assert forced.exit_code == 0 and "1 run now" in forced.output
+    report = (results / "report.md").read_text()
+    assert "2 finished runs (1 models" in report and "1 run(s) carry an old protocol name" in report
+
+
+@pytest.mark.parametrize("name, shown", [(2020, "2020"), ("cars/cluster", "'cars/cluster'"), ("..", "'..'")])
+def test_a_split_name_that_cannot_name_a_result_is_refused(runner, tmp_path, name, shown):
+    import yaml
+
+    path = tiny_suite(tmp_path)
+    spec = yaml.safe_load(path.read_text())
+    spec["splits"][0]["name"] = name
+    path.write_text(yaml.safe_dump(spec))
+    result = runner.invoke(main, ["run", str(path), "--results", str(tmp_path / "r"), "--no-progress"])
+    assert result.exit_code == 2
+    assert f"split name {shown} must be a non-empty string without '/'" in result.output
+    assert not (tmp_path / "r" / "runs").exists()
+
+
+def test_a_record_the_store_would_refuse_is_a_failed_run_not_a_finished_one(tmp_path, monkeypatch):
+    from tabmoe.bench import runner as runner_module
+    from tabmoe.bench.plan import plan_runs
+    from tabmoe.bench.suites import load_suite
+
+    specs = plan_runs(load_suite(tiny_suite(tmp_path)), protocols=["fixed-budget"])
+
+    def fake_execute_all(todo, jobs, scheduler):
+        for spec in todo:
+            yield spec.run_id, {"run_id": spec.run_id, "split": 2020}, None
+
+    monkeypatch.setattr(runner_module, "execute_all", fake_execute_all)
+    store = open_store(tmp_path / "r")
+    summary = runner_module.run_plan(specs, store, progress=False)
+    assert summary.done == 0 and "RecordError: the run's record is invalid" in summary.failed[specs[0].run_id]
+    assert store.finished("tiny") == {}

@@ -208,3 +208,29 @@ def test_equal_correct_rows_are_tied_not_split_by_float_rounding():
     lr = summary(table, reference="tabmoe", tie=0.005).set_index("model").loc["logistic_regression"]
     assert (lr["wins"], lr["ties"], lr["losses"]) == (0, 2, 0)
     assert lr["wilcoxon_p"] == 1.0  # split a: a difference of exactly 0, dropped (it was 1e-16: p 0.5)
+
+
+def test_seeds_made_under_different_configurations_are_flagged_stale(tmp_path, records):
+    for r in records:
+        r["config_hash"] = "new"
+    records[0]["config_hash"] = "old"  # s0 / tabmoe / seed 0: made before the suite changed
+    write_report(records, tmp_path, title="t")
+    text = (tmp_path / "report.md").read_text()
+    assert "STALE: the seeds of 1 (protocol, split, model) cell(s) were made under different" in text
+    assert "tabmoe on s0 (fixed-budget)" in text
+
+
+def test_models_run_on_different_seeds_of_a_split_are_flagged(tmp_path, records):
+    records = [r for r in records if not (r["model"] == "logistic_regression" and r["seed"] != 0)]
+    write_report(records, tmp_path, title="t")
+    text = (tmp_path / "report.md").read_text()
+    assert "The models were run on different seeds on 7 split(s) (s0, s1, s2, s3, s4, ...)" in text
+
+
+def test_code_line_lists_every_runs_packages_whatever_the_record_order(tmp_path, records):
+    records[0]["versions"] = {"tabmoe": "0.0.9", "xgboost": "3.2.0"}
+    texts = []
+    for order in (records, records[::-1]):
+        write_report(order, tmp_path, title="t")
+        texts.append((tmp_path / "report.md").read_text().splitlines()[3])
+    assert texts[0] == texts[1] == "Code: git abc; tabmoe 0.0.9 / 0.1.0, xgboost 3.2.0."

@@ -110,3 +110,28 @@ def test_open_store_and_study_storage(tmp_path):
         open_store(tmp_path, "results.db")
     assert study_storage(tmp_path) == str(tmp_path.resolve() / "optuna.journal")
     assert study_storage(tmp_path, "postgresql://u@h/db") == "postgresql://u@h/db"
+
+
+def test_concurrent_writers_of_one_run_never_collide(store):
+    """Two runners finishing the same run at once: with a delete then an insert, both
+    deleted nothing on PostgreSQL and the second insert hit the key, aborting its run."""
+    import threading
+
+    suite = f"s{uuid.uuid4().hex[:8]}"
+    errors: list[BaseException] = []
+
+    def writer(accuracy: float) -> None:
+        try:
+            for _ in range(25):
+                store.write(record(suite, accuracy=accuracy))
+                store.write_failure(suite, record(suite)["run_id"], "boom")
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(a,)) for a in (0.25, 0.75)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert [r["ood_test"]["accuracy"] in (0.25, 0.75) for r in store.records(suite)] == [True]

@@ -358,6 +358,12 @@ def run_command(
             f"warning: {len(summary.stale)} finished run(s) were made with another configuration "
             f"(kept; --force reruns them), e.g. {summary.stale[0]}", err=True,
         )
+    if summary.renamed:
+        click.echo(
+            f"warning: {len(summary.renamed)} finished run(s) carry an old protocol name (kept, and "
+            f"reported under the new one), e.g. {summary.renamed[0]}; `python scripts/rename_protocol.py "
+            f"{results}` renames them in place", err=True,
+        )
     if summary.aborted is not None:
         click.echo(f"Error: {summary.aborted}", err=True)
         click.echo("Stopped: every result saved before is kept; fix the cause and rerun the same "

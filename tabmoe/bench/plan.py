@@ -106,6 +106,14 @@ class RunSpec:
         return f"{self.suite}/{self.split.name}/{self.model}/{self.protocol}/seed{self.seed}"
 
     @property
+    def old_run_ids(self) -> list[str]:
+        """The run ids the same run had under the protocol's old names (``untuned``)."""
+        return [
+            f"{self.suite}/{self.split.name}/{self.model}/{old}/seed{self.seed}"
+            for old, new in PROTOCOL_ALIASES.items() if new == self.protocol
+        ]
+
+    @property
     def study_name(self) -> str:
         return self.run_id
 

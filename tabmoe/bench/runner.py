@@ -30,6 +30,7 @@ from tqdm.auto import tqdm
 
 from .engines import execute_all
 from .plan import RunSpec
+from .schema import RecordError, check_record
 from .storage import RunStore, StoreError
 
 
@@ -67,6 +68,7 @@ class RunSummary:
     skipped: int = 0
     done: int = 0
     stale: list[str] = field(default_factory=list)
+    renamed: list[str] = field(default_factory=list)  # finished under an old protocol name
     failed: dict[str, str] = field(default_factory=dict)
     aborted: str | None = None
 
@@ -101,10 +103,14 @@ def run_plan(
         finished.update(store.finished(suite))
     todo = []
     for spec in specs:
+        old = [run_id for run_id in spec.old_run_ids if run_id in finished]
         if spec.run_id in finished and not force:
             summary.skipped += 1
             if finished[spec.run_id] != spec.config_hash:
                 summary.stale.append(spec.run_id)
+        elif old and not force:  # its hash was made with the old name: not compared
+            summary.skipped += 1
+            summary.renamed.append(old[0])
         else:
             todo.append(spec)
     by_id = {spec.run_id: spec for spec in todo}
@@ -122,6 +128,11 @@ def run_plan(
         outcomes = execute_all(todo, jobs=jobs, scheduler=scheduler)
         with sigterm_raises(), contextlib.closing(outcomes):
             for run_id, record, error in outcomes:
+                if record is not None:  # a record the store would refuse on reading is a failed run
+                    try:
+                        check_record(record)
+                    except RecordError as exc:
+                        record, error = None, f"RecordError: the run's record is invalid ({exc})"
                 try:
                     if record is not None:
                         store.write(record)

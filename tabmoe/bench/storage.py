@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import importlib
 import json
 import math
 import os
@@ -387,19 +388,31 @@ class SQLStore:
         run_id = record["run_id"]
         with self._errors(f"save the result of {run_id} in"), self.engine.begin() as conn:
             # one transaction: replace the run, clear its failure
-            conn.execute(sa.delete(self.runs).where(self.runs.c.run_id == run_id))
-            conn.execute(sa.insert(self.runs).values(
-                run_id=run_id, suite=record["suite"], config_hash=record.get("config_hash"),
-                finished_at=record.get("finished_at"), record=dumps(record),
-            ))
+            self._replace(conn, self.runs, run_id=run_id, suite=record["suite"],
+                          config_hash=record.get("config_hash"), finished_at=record.get("finished_at"),
+                          record=dumps(record))
             conn.execute(sa.delete(self.failed).where(self.failed.c.run_id == run_id))
 
     def write_failure(self, suite: str, run_id: str, error: str) -> None:
+        with self._errors(f"save the failure of {run_id} in"), self.engine.begin() as conn:
+            self._replace(conn, self.failed, run_id=run_id, suite=suite, error=error)
+
+    def _replace(self, conn: Any, table: Any, **values: Any) -> None:
+        """Insert the row of ``values["run_id"]`` or replace it. PostgreSQL and SQLite upsert
+        in one statement: a delete then an insert lets two writers of the same run both
+        delete nothing and then collide on the key (a whole invocation aborted)."""
         import sqlalchemy as sa
 
-        with self._errors(f"save the failure of {run_id} in"), self.engine.begin() as conn:
-            conn.execute(sa.delete(self.failed).where(self.failed.c.run_id == run_id))
-            conn.execute(sa.insert(self.failed).values(run_id=run_id, suite=suite, error=error))
+        dialect = self.engine.dialect.name
+        if dialect in ("postgresql", "sqlite"):
+            insert = importlib.import_module(f"sqlalchemy.dialects.{dialect}").insert(table).values(**values)
+            conn.execute(insert.on_conflict_do_update(
+                index_elements=[table.c.run_id],
+                set_={name: insert.excluded[name] for name in values if name != "run_id"},
+            ))
+            return
+        conn.execute(sa.delete(table).where(table.c.run_id == values["run_id"]))
+        conn.execute(sa.insert(table).values(**values))
 
     def failures(self, suite: str) -> dict[str, str]:
         import sqlalchemy as sa

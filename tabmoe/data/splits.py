@@ -455,6 +455,16 @@ def _cap(index: pd.Index, y: pd.Series, cap: int | None, rng: np.random.RandomSt
     return _carve_rows(index, y, cap, rng, where)[1]
 
 
+def check_name(name: Any, what: str) -> None:
+    """A split or suite name is a path part of every stored result (``suite/split/...``):
+    a non-empty string without ``/``, and not ``.`` or ``..``. (An unquoted ``2020`` in
+    YAML is an int, which the stored record could not hold.)"""
+    if not isinstance(name, str) or not name.strip() or "/" in name or name in (".", ".."):
+        raise ValueError(
+            f"{what} {name!r} must be a non-empty string without '/' (quote a number in YAML: '2020')."
+        )
+
+
 @dataclass(frozen=True)
 class SplitDefinition:
     """One OOD split: a table, a rule, part sizes, and why it models a real shift.
@@ -481,6 +491,7 @@ class SplitDefinition:
     max_ood_rows: int | None = None
 
     def __post_init__(self) -> None:
+        check_name(self.name, "split name")
         for key in ("max_id_rows", "max_ood_rows"):
             cap = getattr(self, key)
             if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 10):

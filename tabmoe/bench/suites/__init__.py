@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ...data._spec import parse_seeds
-from ...data.splits import SplitDefinition
+from ...data.splits import SplitDefinition, check_name
 
 _SUITE_KEYS = {"name", "description", "seeds", "defaults", "splits", "models", "protocols", "tuning"}
 
@@ -86,6 +86,7 @@ def suite_from_dict(spec: dict[str, Any], *, base_dir: Path | None = None, path:
     missing = sorted({"name", "seeds", "splits"} - set(spec))
     if unknown or missing:
         raise ValueError(f"{where}: unknown keys {unknown}, missing keys {missing}")
+    check_name(spec["name"], f"{where}: name")
     if path is not None and spec["name"] != path.stem:
         raise ValueError(f"{where}: name {spec['name']!r} differs from the file name {path.stem!r}")
     defaults = spec.get("defaults") or {}
