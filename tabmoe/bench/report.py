@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from ..registry import MODELS
+from ._report_notes import coverage_note, one_record_per_run, record_notes
 from .paper_results import SIMULATION_MODELS, published
 from .plan import PROTOCOL_ALIASES, PROTOCOLS
 from .runner import last_line
@@ -398,8 +399,8 @@ def write_report(
     out.mkdir(parents=True, exist_ok=True)
     if not records:
         raise ValueError(f"no finished runs to report for {title!r}")
-    records, renamed = _one_record_per_run(records)
-    notes = [*notes, *_record_notes(records, renamed)]
+    records, renamed = one_record_per_run(records)
+    notes = [*notes, *record_notes(records, renamed)]
     runs = runs_frame(records)
     table = per_split(runs, split_order)
     overall = summary(table, reference, tie)
@@ -453,7 +454,7 @@ def write_report(
             + _compute_text(mine),
             "", "### Summary over splits", "",
             *_section(f"summary-{stem}", _summary_md(overall[overall["protocol"] == protocol], reference)
-                      + _coverage_note(rows, runs[runs["protocol"] == protocol])),
+                      + coverage_note(rows, runs[runs["protocol"] == protocol])),
             "", "### Per split", "", *_section(f"per-split-{stem}", _per_split_md(rows)), "",
             f"![ID vs OOD accuracy](id_vs_ood-{stem}.png) ![gap per split](gap_per_split-{stem}.png)",
         ]
@@ -526,75 +527,6 @@ def _adaptation_md(records: Sequence[dict[str, Any]], reference: str) -> str:
         + markdown(["model", "unlabeled rows in fit", "importance weights", "ESS / n",
                     "domain AUC", "note"], rows)
     )
-
-
-def _one_record_per_run(records: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
-    """One record per (suite, split, model, protocol, seed), the protocol under its current
-    name: a record under an old name (``untuned``) gives way to one under the new name (a
-    ``--force`` rerun made beside it). Returns the records and how many carry an old name."""
-    kept: dict[tuple, dict[str, Any]] = {}
-    for record in records:
-        protocol = record.get("protocol")
-        key = (record.get("suite"), record.get("split"), record.get("model"),
-               PROTOCOL_ALIASES.get(protocol, protocol), record.get("seed"))
-        if key not in kept or kept[key].get("protocol") in PROTOCOL_ALIASES:
-            kept[key] = record
-    renamed = sum(r.get("protocol") in PROTOCOL_ALIASES for r in kept.values())
-    return list(kept.values()), renamed
-
-
-def _record_notes(records: Sequence[dict[str, Any]], renamed: int) -> list[str]:
-    """Notes on records that the tables average although they differ: an old protocol name,
-    or seeds of one (protocol, split, model) made under different configurations."""
-    notes = []
-    if renamed:
-        notes.append(f"{renamed} run(s) carry an old protocol name and are reported under the new "
-                     "one (`python scripts/rename_protocol.py RESULTS` renames them in place).")
-    hashes: dict[tuple, set] = {}
-    for r in records:
-        protocol = PROTOCOL_ALIASES.get(r.get("protocol"), r.get("protocol"))
-        if protocol == r.get("protocol"):  # an old name's hash was made with that name
-            hashes.setdefault((protocol, r.get("split"), r.get("model")), set()).add(r.get("config_hash"))
-    mixed = [key for key, found in hashes.items() if len(found) > 1]
-    if mixed:
-        listed = ", ".join(f"{model} on {split} ({protocol})" for protocol, split, model in mixed[:5])
-        notes.append(
-            f"STALE: the seeds of {len(mixed)} (protocol, split, model) cell(s) were made under "
-            f"different configurations and are averaged together: {listed}"
-            + (", ..." if len(mixed) > 5 else "") + ". `tabmoe-bench run --force` reruns them."
-        )
-    return notes
-
-
-def _coverage_note(rows: pd.DataFrame, runs: pd.DataFrame) -> str:
-    """A warning under the summary when models cover different splits, numbers of seeds, or
-    (on a split) different seeds: a seed draws the split's rows, so W/T/L, ranks and p there
-    compare means over different rows."""
-    n_splits = rows["split"].nunique()
-    short = rows.groupby("model", sort=False)["split"].nunique()
-    short = short[short < n_splits]
-    seeds = rows.groupby("model", sort=False)["seeds"].agg(["min", "max"])
-    notes = []
-    if len(short):
-        listed = ", ".join(f"{model} ({count} of {n_splits} splits)" for model, count in short.items())
-        notes.append(
-            f"Not every model has every split yet: {listed}. Their means are over their own "
-            "splits only, so compare them through W/T/L and the per-split table (paired splits), "
-            "not through the means."
-        )
-    uneven = seeds[seeds["min"] != seeds["max"]]
-    if len(uneven):
-        listed = ", ".join(f"{model} ({lo}-{hi})" for model, (lo, hi) in uneven.iterrows())
-        notes.append(f"Seeds per split differ for {listed}; the seeds column shows the fewest.")
-    seed_sets = runs.groupby(["split", "model"], sort=False)["seed"].agg(frozenset)
-    differ = [split for split, sets in seed_sets.groupby(level="split", sort=False) if sets.nunique() > 1]
-    if differ:
-        notes.append(
-            f"The models were run on different seeds on {len(differ)} split(s) ({', '.join(differ[:5])}"
-            + (", ..." if len(differ) > 5 else "") + "): a seed draws the split's rows, so there the "
-            "ranks, W/T/L and p compare means over different rows."
-        )
-    return "".join(f"\n\n{note}" for note in notes)
 
 
 def _section(name: str, text: str) -> list[str]:

@@ -1,0 +1,81 @@
+"""What the benchmark report warns about under its tables: records it keeps one of (an old
+protocol name beside the new), seeds made under different configurations, and models that
+cover different splits, numbers of seeds or seeds of a split."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from .plan import PROTOCOL_ALIASES
+
+
+def one_record_per_run(records: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """One record per (suite, split, model, protocol, seed), the protocol under its current
+    name: a record under an old name (``untuned``) gives way to one under the new name (a
+    ``--force`` rerun made beside it). Returns the records and how many carry an old name."""
+    kept: dict[tuple, dict[str, Any]] = {}
+    for record in records:
+        protocol = record.get("protocol")
+        key = (record.get("suite"), record.get("split"), record.get("model"),
+               PROTOCOL_ALIASES.get(protocol, protocol), record.get("seed"))
+        if key not in kept or kept[key].get("protocol") in PROTOCOL_ALIASES:
+            kept[key] = record
+    renamed = sum(r.get("protocol") in PROTOCOL_ALIASES for r in kept.values())
+    return list(kept.values()), renamed
+
+
+def record_notes(records: Sequence[dict[str, Any]], renamed: int) -> list[str]:
+    """Notes on records that the tables average although they differ: an old protocol name,
+    or seeds of one (protocol, split, model) made under different configurations."""
+    notes = []
+    if renamed:
+        notes.append(f"{renamed} run(s) carry an old protocol name and are reported under the new "
+                     "one (`python scripts/rename_protocol.py RESULTS` renames them in place).")
+    hashes: dict[tuple, set] = {}
+    for r in records:
+        protocol = PROTOCOL_ALIASES.get(r.get("protocol"), r.get("protocol"))
+        if protocol == r.get("protocol"):  # an old name's hash was made with that name
+            hashes.setdefault((protocol, r.get("split"), r.get("model")), set()).add(r.get("config_hash"))
+    mixed = [key for key, found in hashes.items() if len(found) > 1]
+    if mixed:
+        listed = ", ".join(f"{model} on {split} ({protocol})" for protocol, split, model in mixed[:5])
+        notes.append(
+            f"STALE: the seeds of {len(mixed)} (protocol, split, model) cell(s) were made under "
+            f"different configurations and are averaged together: {listed}"
+            + (", ..." if len(mixed) > 5 else "") + ". `tabmoe-bench run --force` reruns them."
+        )
+    return notes
+
+
+def coverage_note(rows: pd.DataFrame, runs: pd.DataFrame) -> str:
+    """A warning under the summary when models cover different splits, numbers of seeds, or
+    (on a split) different seeds: a seed draws the split's rows, so W/T/L, ranks and p there
+    compare means over different rows."""
+    n_splits = rows["split"].nunique()
+    short = rows.groupby("model", sort=False)["split"].nunique()
+    short = short[short < n_splits]
+    seeds = rows.groupby("model", sort=False)["seeds"].agg(["min", "max"])
+    notes = []
+    if len(short):
+        listed = ", ".join(f"{model} ({count} of {n_splits} splits)" for model, count in short.items())
+        notes.append(
+            f"Not every model has every split yet: {listed}. Their means are over their own "
+            "splits only, so compare them through W/T/L and the per-split table (paired splits), "
+            "not through the means."
+        )
+    uneven = seeds[seeds["min"] != seeds["max"]]
+    if len(uneven):
+        listed = ", ".join(f"{model} ({lo}-{hi})" for model, (lo, hi) in uneven.iterrows())
+        notes.append(f"Seeds per split differ for {listed}; the seeds column shows the fewest.")
+    seed_sets = runs.groupby(["split", "model"], sort=False)["seed"].agg(frozenset)
+    differ = [split for split, sets in seed_sets.groupby(level="split", sort=False) if sets.nunique() > 1]
+    if differ:
+        notes.append(
+            f"The models were run on different seeds on {len(differ)} split(s) ({', '.join(differ[:5])}"
+            + (", ..." if len(differ) > 5 else "") + "): a seed draws the split's rows, so there the "
+            "ranks, W/T/L and p compare means over different rows."
+        )
+    return "".join(f"\n\n{note}" for note in notes)
