@@ -39,7 +39,8 @@ class AdaptMixin:
         Runs ``max_epochs`` epochs of the fit objective (masked features + label) over the
         union of the stored labelled training sample (``train_sample_tokens_``, at most
         ``TRAIN_SAMPLE_ROWS`` rows) and the rows of ``X_target`` (label position MASK, so only
-        their features are reconstructed), shuffled together, so every step mixes both.
+        their features are reconstructed; each weighted as the mean labelled row), shuffled
+        together, so every step mixes both.
         Adapting on target rows alone wrecks the label head (docs/paper.md section 8); keeping the
         labelled rows prevents that. ``X_target=None`` runs the same on the training sample
         alone (the control). ``learning_rate`` defaults to the fit's; the optimiser starts
@@ -59,7 +60,8 @@ class AdaptMixin:
         if X_target is not None:
             frame = self._prepare_X(X_target)
             target = self._tokens(frame, None)
-            extra = self._rows(target, np.ones(len(target)), self._positions(frame))
+            weight = np.full(len(target), float(np.mean(self.train_sample_weight_)))  # as the mean labelled row
+            extra = self._rows(target, weight, self._positions(frame))
             data = {k: torch.cat([v, extra[k]]) for k, v in data.items()}
         masking, device, tokens = self._masking(), self._module_device(), data["tokens"]
         config = TrainerConfig(

@@ -203,7 +203,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
     n_iter_ : int
         Epochs run, a refit's included (``len(history_) + len(refit_history_)``).
     best_epoch_ : int or None
-        Epoch whose weights early stopping kept; with a refit, the epochs the refit trained.
+        Epoch whose weights early stopping kept (None without it); with a refit, its epochs.
     refit_history_ : list of dict or None
         Per epoch of the refit on every training row, as ``history_``; None without one.
     feature_importances_ : ndarray of shape (n_features,)
@@ -406,10 +406,10 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         stopping (and turns ``early_stopping="auto"`` on).
 
         ``X_unlabeled`` (n_unlabeled, n_features), same columns as ``X``: rows without a
-        label. The tokenizer is fitted on ``X`` and ``X_unlabeled`` together, and their
-        feature columns train the masked-feature objective (their label position holds MASK,
-        which is not a class, so the label term skips them). A separate argument rather than
-        scikit-learn's ``y == -1`` convention, because -1 is a real class in {-1, 1} problems.
+        label, each weighted as the mean labelled training row. The tokenizer is fitted on both;
+        their feature columns train the masked-feature objective (label position MASK, not a
+        class, so the label term skips them). A separate argument rather than scikit-learn's
+        ``y == -1`` convention, because -1 is a real class in {-1, 1} problems.
         """
         return self._fit(X, y, sample_weight, eval_set, X_unlabeled=X_unlabeled)
 
@@ -452,7 +452,8 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         return self._rows(self._tokens(X, y_codes), weight, self._positions(X))
 
     def _add_unlabeled_rows(self, train: dict[str, torch.Tensor], unlabeled: pd.DataFrame) -> dict[str, torch.Tensor]:
-        extra = self._rows(self._tokens(unlabeled, None), np.ones(len(unlabeled)), self._positions(unlabeled))
+        weight = np.full(len(unlabeled), float(train["weight"].mean()))  # sample_weight's scale: no say
+        extra = self._rows(self._tokens(unlabeled, None), weight, self._positions(unlabeled))
         return {k: torch.cat([v, extra[k]]) for k, v in train.items()}
 
     def _batch_size(self, train: dict[str, torch.Tensor]) -> int:

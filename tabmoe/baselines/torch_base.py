@@ -126,7 +126,7 @@ class TorchTabularClassifier(TorchClassifier):
     n_iter_ : int
         Epochs run.
     best_epoch_ : int or None
-        Epoch whose weights were kept by early stopping.
+        Epoch whose weights were kept by early stopping; None without early stopping.
     refit_history_ : None
         Always None: these models do not refit (``TabularMoEClassifier(refit=True)`` does).
     """

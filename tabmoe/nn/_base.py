@@ -441,6 +441,13 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
         elif early:
             every_row = train if self._refit() else None
             train, validation = hold_out(train, inputs.y_codes, self.validation_fraction, inputs.seed)
+            if not float(validation["weight"].sum()) > 0:
+                raise ValueError(
+                    f"The {len(validation['weight'])} rows held out for early stopping "
+                    f"(validation_fraction={self.validation_fraction!r}) all have weight 0 "
+                    "(sample_weight or class_weight), so their validation loss is undefined. Pass "
+                    "eval_set, set early_stopping=False, or give fewer rows weight 0."
+                )
         labelled = train
         if unlabeled is not None:
             train = self._add_unlabeled_rows(train, unlabeled)

@@ -338,9 +338,9 @@ class Trainer:
             if validation is None:
                 continue
             if record["val_loss"] < best_loss - cfg.tol:
-                best_loss, bad_epochs, result.best_epoch = record["val_loss"], 0, epoch
-                if cfg.early_stopping:
-                    best_state = copy.deepcopy(scored.state_dict())
+                best_loss, bad_epochs = record["val_loss"], 0
+                if cfg.early_stopping:  # best_epoch: the epoch whose weights are kept
+                    result.best_epoch, best_state = epoch, copy.deepcopy(scored.state_dict())
             else:
                 bad_epochs += 1
                 if cfg.early_stopping and bad_epochs >= cfg.n_iter_no_change:
