@@ -126,12 +126,20 @@ def test_the_scale_of_sample_weight_does_not_set_the_unlabeled_rows_share():
     np.testing.assert_allclose(adapted[0].predict_proba(X), adapted[1].predict_proba(X), atol=1e-4)
 
 
-def test_a_hold_out_without_weight_is_refused_and_best_epoch_names_kept_weights_only():
+def test_the_hold_out_is_drawn_among_weighted_rows_and_best_epoch_names_kept_weights_only():
+    """A hold-out of rows of weight 0 had a NaN validation loss every epoch: training stopped
+    after n_iter_no_change epochs, silently."""
+    from sklearn.utils import check_random_state
+
+    from tabmoe.nn._base import validation_split
+
     X, y = toy_table()
+    seed = int(check_random_state(0).randint(np.iinfo(np.int32).max))  # the fit's, random_state=0
+    train_rows, _ = validation_split(np.unique(y, return_inverse=True)[1], "auto", seed)
     weight = np.zeros(len(y))
-    weight[0] = 1.0  # row 0 is a training row at this seed: no held-out row has weight
-    clf = TabularMoEClassifier(max_epochs=3, random_state=0, device="cpu", validation_fraction=0.5)
-    with pytest.raises(ValueError, match=r"rows held out for early stopping .* all have weight 0"):
-        clf.fit(X, y, sample_weight=weight)
+    weight[train_rows[:40]] = 1.0  # none of the rows a hold-out over every row would take
+    clf = TabularMoEClassifier(max_epochs=12, n_iter_no_change=3, random_state=0, device="cpu")
+    clf.fit(X, y, sample_weight=weight)
+    assert all(np.isfinite(r["val_loss"]) for r in clf.history_) and clf.best_epoch_ is not None
     no_stop = make(max_epochs=4).fit(X, y, eval_set=(X, y))  # validated, nothing restored
     assert "val_loss" in no_stop.history_[0] and no_stop.best_epoch_ is None

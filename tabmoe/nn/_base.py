@@ -183,8 +183,18 @@ def validation_split(
 def hold_out(
     train: dict[str, torch.Tensor], y_codes: np.ndarray, validation_fraction: float | int | str, seed: int
 ) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]]:
-    """Split a dict of row-aligned tensors into (train, validation) by :func:`validation_split`."""
-    idx_train, idx_val = validation_split(y_codes, validation_fraction, seed)
+    """Split a dict of row-aligned tensors into (train, validation) by :func:`validation_split`,
+    drawn among the rows of non-zero weight: a row of weight 0 would not count in the
+    validation loss (a hold-out of such rows left it NaN every epoch and stopped training
+    silently), so those rows all stay on the training side."""
+    weight = train["weight"].cpu().numpy()
+    counted = np.flatnonzero(weight > 0)
+    if len(counted) == len(weight):
+        idx_train, idx_val = validation_split(y_codes, validation_fraction, seed)
+    else:
+        _, idx_val = validation_split(y_codes[counted], validation_fraction, seed)
+        idx_val = counted[idx_val]
+        idx_train = np.setdiff1d(np.arange(len(weight)), idx_val)
     idx_train, idx_val = torch.from_numpy(idx_train), torch.from_numpy(idx_val)
     return {k: v[idx_train] for k, v in train.items()}, {k: v[idx_val] for k, v in train.items()}
 
@@ -441,13 +451,6 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
         elif early:
             every_row = train if self._refit() else None
             train, validation = hold_out(train, inputs.y_codes, self.validation_fraction, inputs.seed)
-            if not float(validation["weight"].sum()) > 0:
-                raise ValueError(
-                    f"The {len(validation['weight'])} rows held out for early stopping "
-                    f"(validation_fraction={self.validation_fraction!r}) all have weight 0 "
-                    "(sample_weight or class_weight), so their validation loss is undefined. Pass "
-                    "eval_set, set early_stopping=False, or give fewer rows weight 0."
-                )
         labelled = train
         if unlabeled is not None:
             train = self._add_unlabeled_rows(train, unlabeled)
