@@ -136,3 +136,24 @@ def test_no_feature_left_besides_the_domain_column_is_flagged_not_crashed():
     report = shift_report(split_by(Table(data, "y", "one", "test"), "region", "d"))
     assert np.isnan(report.auc)
     assert report.flags[0] == "no feature columns besides the label and the domain column: no covariate score"
+
+
+@pytest.mark.parametrize("kind", ["string-na", "mixed-categories", "periods", "categorical-periods",
+                                  "categorical-datetimes", "intervals"])
+def test_every_column_type_the_classifier_fits_is_scored(kind):
+    rng = np.random.default_rng(0)
+
+    def column(n, side):
+        if kind == "string-na":
+            return pd.array([("a", "b")[side] if i % 5 else None for i in range(n)], dtype="string")
+        if kind == "mixed-categories":
+            return pd.Categorical(([1, "x"], ["x", "y"])[side] * (n // 2))
+        periods = pd.period_range(("2020-01", "2030-01")[side], periods=n, freq="M")
+        if kind in ("periods", "categorical-periods"):
+            return periods if kind == "periods" else pd.Categorical(periods)
+        if kind == "categorical-datetimes":
+            return pd.Categorical(pd.date_range(("2020", "2030")[side], periods=n))
+        return pd.cut(rng.normal(loc=3 * side, size=n), bins=[-10, 0, 2, 4, 20])
+
+    sides = [pd.DataFrame({"c": column(100, s), "v": rng.normal(size=100)}) for s in (0, 1)]
+    assert covariate_auc(*sides)[0] > 0.8  # each side's values tell it apart

@@ -141,5 +141,9 @@ def test_the_hold_out_is_drawn_among_weighted_rows_and_best_epoch_names_kept_wei
     clf = TabularMoEClassifier(max_epochs=12, n_iter_no_change=3, random_state=0, device="cpu")
     clf.fit(X, y, sample_weight=weight)
     assert all(np.isfinite(r["val_loss"]) for r in clf.history_) and clf.best_epoch_ is not None
+    weight[:] = 0.0
+    weight[0] = 1.0
+    with pytest.raises(ValueError, match=r"Only the 1 rows of non-zero weight are held out"):
+        TabularMoEClassifier(max_epochs=2, random_state=0, device="cpu").fit(X, y, sample_weight=weight)
     no_stop = make(max_epochs=4).fit(X, y, eval_set=(X, y))  # validated, nothing restored
     assert "val_loss" in no_stop.history_[0] and no_stop.best_epoch_ is None

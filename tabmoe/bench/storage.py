@@ -398,14 +398,14 @@ class SQLStore:
             self._replace(conn, self.failed, run_id=run_id, suite=suite, error=error)
 
     def _replace(self, conn: Any, table: Any, **values: Any) -> None:
-        """Insert the row of ``values["run_id"]`` or replace it. PostgreSQL and SQLite upsert
-        in one statement: a delete then an insert lets two writers of the same run both
-        delete nothing and then collide on the key (a whole invocation aborted)."""
+        """Insert the row of ``values["run_id"]`` or replace it. PostgreSQL upserts in one
+        statement: there, a delete then an insert let two writers of the same run both
+        delete nothing and then collide on the key (a whole invocation aborted). SQLite
+        queues its writers, so the transaction's delete and insert cannot interleave."""
         import sqlalchemy as sa
 
-        dialect = self.engine.dialect.name
-        if dialect in ("postgresql", "sqlite"):
-            insert = importlib.import_module(f"sqlalchemy.dialects.{dialect}").insert(table).values(**values)
+        if self.engine.dialect.name == "postgresql":
+            insert = importlib.import_module("sqlalchemy.dialects.postgresql").insert(table).values(**values)
             conn.execute(insert.on_conflict_do_update(
                 index_elements=[table.c.run_id],
                 set_={name: insert.excluded[name] for name in values if name != "run_id"},

@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -72,35 +73,42 @@ def total_variation(p: pd.Series, q: pd.Series) -> float:
 
 
 def _for_trees(X: pd.DataFrame) -> pd.DataFrame:
-    """Nominal columns as ``category`` (codes when too many categories), datetimes and
-    durations as float nanoseconds, the rest numeric."""
+    """Times (datetime64, timedelta64 and period columns, and categoricals of them) as float
+    nanoseconds; other nominal columns (strings, categoricals, mixed objects) as ``category``
+    of strings (codes when too many categories); the rest numeric."""
     X = X.copy()
     for column in X.columns:
-        dtype = X[column].dtype
-        if is_categorical_dtype(dtype):
-            values = X[column]
-            if not isinstance(dtype, pd.CategoricalDtype):
-                values = _uniform_values(values)
-            values = values.astype("category").cat.remove_unused_categories()
-            if len(values.cat.categories) > MAX_NATIVE_CATEGORIES or _temporal(values.cat.categories.dtype):
+        values = X[column]
+        if isinstance(values.dtype, pd.CategoricalDtype) and _is_time(values.cat.categories.dtype):
+            values = values.astype(values.cat.categories.dtype)
+        if isinstance(values.dtype, pd.PeriodDtype):
+            values = values.dt.to_timestamp()
+        if _is_time(values.dtype):
+            X[column] = numeric_values(values, column)
+        elif is_categorical_dtype(values.dtype):
+            values = _as_strings(X[column]).astype("category").cat.remove_unused_categories()
+            if len(values.cat.categories) > MAX_NATIVE_CATEGORIES:
                 values = values.cat.codes.where(values.notna()).astype(float)
             X[column] = values
-        elif _temporal(dtype):
-            X[column] = numeric_values(X[column], column)
     return X
 
 
-def _temporal(dtype) -> bool:
-    return numeric_kind(dtype) != "number"
+def _is_time(dtype: Any) -> bool:
+    return numeric_kind(dtype) != "number" or isinstance(dtype, pd.PeriodDtype)
 
 
-def _uniform_values(values: pd.Series) -> pd.Series:
-    """An object column mixing types (``1`` and ``"x"``) as type-qualified strings, which
-    the trees' category encoder accepts; missing values stay missing."""
-    present = values.dropna()
-    if present.map(type).nunique() <= 1:
-        return values
-    return values.map(lambda v: v if pd.isna(v) else f"{type(v).__name__}:{v}")
+def _as_strings(values: pd.Series) -> pd.Series:
+    """Every value as a string, type-qualified when the column mixes types (``1`` and
+    ``"1"`` stay apart): the trees' category encoder takes strings or numbers, not both,
+    nor periods, intervals or ``pd.NA``. Missing values stay missing (NaN)."""
+    values = values.astype(object)
+    missing = values.isna()
+    present = values[~missing]
+    mixed = present.map(type).nunique() > 1
+    keys = present.map(lambda v: f"{type(v).__name__}:{v}" if mixed else str(v))
+    return pd.Series(np.where(missing, np.nan, values), index=values.index, dtype=object).where(
+        missing, keys
+    )
 
 
 def covariate_auc(

@@ -192,7 +192,10 @@ def hold_out(
     if len(counted) == len(weight):
         idx_train, idx_val = validation_split(y_codes, validation_fraction, seed)
     else:
-        _, idx_val = validation_split(y_codes[counted], validation_fraction, seed)
+        try:
+            _, idx_val = validation_split(y_codes[counted], validation_fraction, seed)
+        except ValueError as exc:
+            raise ValueError(f"{exc} (Only the {len(counted)} rows of non-zero weight are held out.)") from None
         idx_val = counted[idx_val]
         idx_train = np.setdiff1d(np.arange(len(weight)), idx_val)
     idx_train, idx_val = torch.from_numpy(idx_train), torch.from_numpy(idx_val)
