@@ -42,6 +42,7 @@ from tabmoe import TabularMoEClassifier
 from tabmoe._paper_config import AUTO_VALIDATION_FRACTION, AUTO_VALIDATION_ROWS
 from tabmoe.bench import limited_threads
 from tabmoe.bench.plan import parse_seed_list
+from tabmoe.bench.report import DECIMALS
 from tabmoe.bench.suites import load_suite
 from tabmoe.registry import get_model
 
@@ -217,7 +218,7 @@ def import_records(args) -> int:
 
 
 def _wtl(diff: np.ndarray, tie: float = 0.005) -> str:
-    diff = np.round(diff, 12)  # 5 of 1,000 rows is 0.0050000000000000044 unrounded: a tie, not a win
+    diff = np.round(diff, DECIMALS)  # 5 of 1,000 rows is 0.0050000000000000044 unrounded: a tie
     return f"{int((diff > tie).sum())}/{int((abs(diff) <= tie).sum())}/{int((diff < -tie).sum())}"
 
 

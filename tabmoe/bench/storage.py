@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import importlib
 import json
 import math
 import os
@@ -405,7 +404,9 @@ class SQLStore:
         import sqlalchemy as sa
 
         if self.engine.dialect.name == "postgresql":
-            insert = importlib.import_module("sqlalchemy.dialects.postgresql").insert(table).values(**values)
+            from sqlalchemy.dialects.postgresql import insert as upsert
+
+            insert = upsert(table).values(**values)
             conn.execute(insert.on_conflict_do_update(
                 index_elements=[table.c.run_id],
                 set_={name: insert.excluded[name] for name in values if name != "run_id"},

@@ -86,7 +86,7 @@ def _for_trees(X: pd.DataFrame) -> pd.DataFrame:
         if _is_time(values.dtype):
             X[column] = numeric_values(values, column)
         elif is_categorical_dtype(values.dtype):
-            values = _as_strings(X[column]).astype("category").cat.remove_unused_categories()
+            values = _as_strings(values).astype("category").cat.remove_unused_categories()
             if len(values.cat.categories) > MAX_NATIVE_CATEGORIES:
                 values = values.cat.codes.where(values.notna()).astype(float)
             X[column] = values
@@ -102,13 +102,11 @@ def _as_strings(values: pd.Series) -> pd.Series:
     ``"1"`` stay apart): the trees' category encoder takes strings or numbers, not both,
     nor periods, intervals or ``pd.NA``. Missing values stay missing (NaN)."""
     values = values.astype(object)
-    missing = values.isna()
-    present = values[~missing]
-    mixed = present.map(type).nunique() > 1
-    keys = present.map(lambda v: f"{type(v).__name__}:{v}" if mixed else str(v))
-    return pd.Series(np.where(missing, np.nan, values), index=values.index, dtype=object).where(
-        missing, keys
-    )
+    present = values.notna().to_numpy()
+    mixed = values[present].map(type).nunique() > 1
+    strings = np.full(len(values), np.nan, dtype=object)
+    strings[present] = [f"{type(v).__name__}:{v}" if mixed else str(v) for v in values[present]]
+    return pd.Series(strings, index=values.index)
 
 
 def covariate_auc(

@@ -8,8 +8,9 @@ optionally ``attend`` (B, L) bool (False = column absent, not attended to).
   objective — computed in one pass by :meth:`TabularMoE.hidden_loo`.
 * ``copies``: the same objective through L materialised copies; the reference form.
 * ``random`` (any depth): the label always, and each feature column independently with
-  probability ``mask_rate``, are replaced by MASK; the loss covers the masked positions. One pass of a
-  deep network cannot leave each column out in turn, so this is the multi-layer objective.
+  probability ``mask_rate``, are replaced by MASK; the loss covers the masked positions.
+  One pass of a deep network cannot leave each column out in turn, so this is the
+  multi-layer objective.
 
 ``label_smoothing`` (training only, default 0) smooths the targets of every scored column.
 
