@@ -74,4 +74,13 @@ def _bin_edges(values: np.ndarray, n_bins: int) -> np.ndarray:
         # side="right"); adjacent floats have no midpoint, so use ``high`` there.
         return np.where((low < mid) & (mid <= high), mid, high)
     quantiles = np.quantile(finite, np.linspace(0, 1, n_bins + 1)[1:-1])
-    return np.unique(quantiles)
+    edges, repeats = np.unique(quantiles, return_counts=True)
+    # A value holding a quantile step of the rows or more (0 in a column of mostly zeros)
+    # makes several quantiles equal: it gets a bin of its own, an edge on it (values below
+    # go to the bin before) and one a float above it (values above go to the bin after).
+    # One edge alone would leave it in a bin with its neighbours on one side: with the
+    # minimum, a column of 92% zeros was one token for every row.
+    mass = (repeats > 1) & np.isin(edges, distinct)
+    below = edges[mass & (edges > distinct[0])]
+    above = np.nextafter(edges[mass & (edges < distinct[-1])], np.inf)
+    return np.unique(np.concatenate([edges[~mass], below, above]))

@@ -72,6 +72,38 @@ def test_quantile_bins_and_numeric_extremes():
     assert t.tolist() == [3, 6]
 
 
+def _bins_of(values, n_bins=10):
+    tok = ColumnTokenizer(n_bins=n_bins).fit(pd.DataFrame({"x": values}))
+    return tok, tok.transform(pd.DataFrame({"x": values}))[:, 0]
+
+
+def test_a_value_holding_many_rows_gets_a_bin_of_its_own():
+    # 92% zeros: the quantiles below 0.9 are all 0. One edge on 0 put the zeros in a bin
+    # with every positive value (one token for the whole column).
+    rng = np.random.RandomState(0)
+    gain = np.where(rng.rand(400) < 0.92, 0.0, rng.uniform(1, 1000, 400))
+    tok, t = _bins_of(gain)
+    assert len(set(t[gain == 0])) == 1 and not set(t[gain == 0]) & set(t[gain > 0])
+    below = tok.transform(pd.DataFrame({"x": [-5.0]}))[0, 0]
+    assert below == t[gain == 0][0]  # below the training range: the first bin, not an unseen one
+    # ... at the maximum: the mass alone, values below in bins of their own
+    top = np.where(rng.rand(400) < 0.92, 5.0, rng.uniform(0, 5, 400))
+    _, t = _bins_of(top)
+    assert len(set(t[top == 5])) == 1 and not set(t[top == 5]) & set(t[top < 5])
+    # ... inside the range: separated from its neighbours on both sides
+    mid = np.where(rng.rand(400) < 0.5, 3.0, rng.uniform(0, 6, 400))
+    _, t = _bins_of(mid)
+    at = set(t[mid == 3])
+    assert len(at) == 1 and not at & set(t[mid < 3]) and not at & set(t[mid > 3])
+    assert t[mid < 3].max() < t[mid == 3][0] < t[mid > 3].min()  # the bins stay ordered
+
+
+def test_distinct_continuous_values_keep_their_quantile_edges():
+    x = np.random.RandomState(1).normal(size=1000)
+    tok, _ = _bins_of(x)
+    np.testing.assert_array_equal(tok.bin_edges_[0], np.quantile(x, np.linspace(0, 1, 11)[1:-1]))
+
+
 def test_inf_is_rejected_naming_the_column():
     X = pd.DataFrame({"ok": [1.0, 2.0], "bad": [1.0, np.inf]})
     with pytest.raises(ValueError, match="infinity in column 'bad'"):
