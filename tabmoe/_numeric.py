@@ -18,10 +18,12 @@ def numeric_kind(dtype: Any) -> str:
     return "number"
 
 
-def numeric_values(column: pd.Series, name: Any, kind: str | None = None) -> np.ndarray:
+def numeric_values(column: pd.Series, name: Any, kind: str | None = None, aware: bool | None = None) -> np.ndarray:
     """Float view of a numeric/datetime column; NaN marks missing. Rejects inf, and (given
     the ``kind`` the column had at fit) a column of another kind: datetimes read as numbers,
-    or numbers as datetimes, would be nanoseconds in the wrong bins."""
+    or numbers as datetimes, would be nanoseconds in the wrong bins. Likewise (given whether
+    its datetimes had a time zone at fit, ``aware``) naive datetimes for aware ones or the
+    reverse: read as UTC, they would move by the zone's offset."""
     dtype = column.dtype
     now = numeric_kind(dtype)
     if pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype):
@@ -31,8 +33,15 @@ def numeric_values(column: pd.Series, name: Any, kind: str | None = None) -> np.
             f"Column {name!r} held {kind} values at fit and holds {now} values ({dtype}) now; "
             "convert it to the fit's type."
         )
+    has_tz = getattr(dtype, "tz", None) is not None
+    if now == "datetime" and aware is not None and has_tz != aware and not column.isna().all():
+        at_fit, held = ("time-zone-aware", "naive") if aware else ("naive", "time-zone-aware")
+        raise TypeError(
+            f"Column {name!r} held {at_fit} datetimes at fit and holds {held} ones now ({dtype}); "
+            "convert it (Series.dt.tz_localize or tz_convert) to the fit's kind."
+        )
     if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
-        if getattr(dtype, "tz", None) is not None:
+        if has_tz:
             column = column.dt.tz_convert(None)  # tz-aware -> UTC wall time (datetime64)
         values = column.to_numpy()
         if values.dtype.kind == "M":

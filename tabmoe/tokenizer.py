@@ -61,7 +61,12 @@ def to_frame(X: Any) -> pd.DataFrame:
                 "array.reshape(1, -1) if it contains a single sample."
             )
         # Object arrays (e.g. from a ColumnTransformer) get per-column dtypes back, so that
-        # numeric columns are binned rather than treated as categories.
+        # numeric columns are binned rather than treated as categories. pd.NA (a nullable
+        # column's to_numpy()) would keep its column object: it is NaN for infer_objects.
+        if arr.dtype == object:
+            missing = pd.isna(arr)
+            if missing.any():
+                arr = np.where(missing, np.nan, arr)
         frame = pd.DataFrame(arr).infer_objects()
     for axis, what in ((0, "sample"), (1, "feature")):
         if frame.shape[axis] == 0:
@@ -257,6 +262,8 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         self.categories_, self.bin_edges_, self._infrequent, self.value_range_ = [], [], [], []
         self._numeric_kinds = [None if categorical else numeric_kind(dtype)  # checked at transform
                                for categorical, dtype in zip(self.is_categorical_, frame.dtypes, strict=True)]
+        self._tz_aware = [kind == "datetime" and getattr(dtype, "tz", None) is not None if kind else None
+                          for kind, dtype in zip(self._numeric_kinds, frame.dtypes, strict=True)]
         sizes = []
         for j, (name, column) in enumerate(frame.items()):
             if self.is_categorical_[j]:
@@ -292,6 +299,9 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
                 f"Column {name!r} holds unhashable values (e.g. dicts or lists), which cannot "
                 f"be categories: {exc}"
             ) from exc
+        # A categorical's unused categories are counted 0: they were not seen at fit, and a
+        # row holding one at predict is reported as unseen, not as rarer than min_frequency.
+        counts = counts[counts.to_numpy() > 0]
         keep = counts.to_numpy() >= self.min_frequency
         values = counts.index
         if isinstance(column.dtype, pd.CategoricalDtype):
@@ -380,7 +390,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         self, j: int, column: pd.Series, name: Any, unseen_values: UnseenValues
     ) -> np.ndarray:
         if not self.is_categorical_[j]:
-            values = numeric_values(column, name, self._kind(j))
+            values = numeric_values(column, name, self._kind(j), self._aware(j))
             tokens = self.offsets_[j] + np.searchsorted(self.bin_edges_[j], values, side="right")
             tokens[np.isnan(values)] = MISSING
             return tokens
@@ -424,13 +434,18 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         out = np.ones(frame.shape, dtype=np.float32)
         for j, (name, column) in enumerate(frame.items()):
             if not self.is_categorical_[j]:
-                out[:, j] = bin_position(numeric_values(column, name, self._kind(j)), self.bin_edges_[j], ranges[j])
+                out[:, j] = bin_position(numeric_values(column, name, self._kind(j), self._aware(j)), self.bin_edges_[j], ranges[j])
         return out
 
     def _kind(self, j: int) -> str | None:
         """Column j's numeric kind at fit (None: unknown, in files saved before it was kept)."""
         kinds = getattr(self, "_numeric_kinds", None)
         return None if kinds is None else kinds[j]
+
+    def _aware(self, j: int) -> bool | None:
+        """Whether column j's datetimes had a time zone at fit (None: not known)."""
+        aware = getattr(self, "_tz_aware", None)
+        return None if aware is None else aware[j]
 
     # ------------------------------------------------------------- helpers
     def output_token_ids(self, j: int) -> np.ndarray:
@@ -498,6 +513,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
             "n_bins": int(getattr(self, "n_bins_", self.n_bins)),  # pickled before n_bins_: an int
             "shared_values": encode_index(getattr(self, "shared_values_", None)),
             "numeric_kinds": getattr(self, "_numeric_kinds", None),
+            "tz_aware": getattr(self, "_tz_aware", None),
         }
 
     @classmethod
@@ -523,6 +539,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         if state["shared_values"] is not None:
             tok.shared_values_ = decode_index(state["shared_values"])
         tok._numeric_kinds = state.get("numeric_kinds")  # absent in files saved before it existed
+        tok._tz_aware = state.get("tz_aware")  # absent in files saved before it existed
         _check_state(tok)
         tok._lookup = [tok._build_lookup(j) for j in range(tok.n_features_in_)]
         return tok
@@ -542,7 +559,7 @@ def _check_state(tok: ColumnTokenizer) -> None:
     for name in ("is_categorical_", "categories_", "_infrequent", "bin_edges_", "offsets_",
                  "n_tokens_per_column_"):
         _length(f"tokenizer {name}", getattr(tok, name), n)
-    for name in ("feature_names_in_", "_column_labels", "value_range_", "_numeric_kinds"):
+    for name in ("feature_names_in_", "_column_labels", "value_range_", "_numeric_kinds", "_tz_aware"):
         if getattr(tok, name, None) is not None:
             _length(f"tokenizer {name}", getattr(tok, name), n)
     kinds = getattr(tok, "_numeric_kinds", None)

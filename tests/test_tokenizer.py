@@ -63,6 +63,38 @@ def test_min_frequency_folds_rare_values_without_warning(recwarn):
     assert not [w for w in recwarn if issubclass(w.category, UserWarning)]
 
 
+def test_an_unused_category_at_fit_is_reported_as_unseen():
+    # OpenML tables declare every value as a category: "sep" may be declared yet absent
+    # from the training rows. It is unseen, and warns as any unseen value does.
+    cats = ["a", "b", "z"]
+    tok = ColumnTokenizer().fit(pd.DataFrame({"c": pd.Categorical(["a", "b", "a"], categories=cats)}))
+    for column in (pd.Categorical(["z", "a"], categories=cats), ["z", "a"]):
+        with pytest.warns(UserWarning, match=r"'c'.*1 value\(s\) \(50.0% of rows\)"):
+            t = tok.transform(pd.DataFrame({"c": column}))
+        assert t[0, 0] == UNKNOWN
+
+
+def test_an_object_array_with_pd_na_keeps_its_numeric_columns_numeric():
+    X = pd.DataFrame({"n": pd.array([1, None, 3] * 10, dtype="Int64"), "c": list("abc") * 10})
+    from_frame, from_array = ColumnTokenizer().fit(X), ColumnTokenizer().fit(X.to_numpy())
+    assert from_frame.is_categorical_.tolist() == from_array.is_categorical_.tolist() == [False, True]
+    np.testing.assert_array_equal(from_frame.transform(X), from_array.transform(X.to_numpy()))
+
+
+def test_naive_and_time_zone_aware_datetimes_are_not_mixed():
+    naive = pd.Series(pd.date_range("2020-06-01", periods=48, freq="h"))
+    aware = naive.dt.tz_localize("Europe/Paris")
+    for fit, other in ((naive, aware), (aware, naive)):
+        tok = ColumnTokenizer(n_bins=48).fit(pd.DataFrame({"when": fit}))
+        tok.transform(pd.DataFrame({"when": fit}))
+        with pytest.raises(TypeError, match="'when' held .* datetimes at fit and holds"):
+            tok.transform(pd.DataFrame({"when": other}))
+    # another zone is the same instants: read as UTC, as before
+    tok = ColumnTokenizer(n_bins=48).fit(pd.DataFrame({"when": aware}))
+    np.testing.assert_array_equal(tok.transform(pd.DataFrame({"when": aware})),
+                                  tok.transform(pd.DataFrame({"when": aware.dt.tz_convert("UTC")})))
+
+
 def test_quantile_bins_and_numeric_extremes():
     x = np.arange(1000, dtype=float)
     tok = ColumnTokenizer(n_bins=4).fit(pd.DataFrame({"x": x}))
@@ -230,13 +262,6 @@ def test_numeric_kinds_survive_the_state_and_old_states_skip_the_check():
         bad["numeric_kinds"] = broken
         with pytest.raises(ValueError, match="numeric_kinds"):
             ColumnTokenizer._from_state(bad)
-
-
-def test_a_time_zone_is_not_a_kind_change_at_transform():
-    naive = pd.date_range("2020-01-01", periods=6)
-    tokenizer = ColumnTokenizer().fit(pd.DataFrame({"t": naive}))
-    aware = pd.DataFrame({"t": naive.tz_localize("UTC")})  # read as UTC wall time
-    np.testing.assert_array_equal(tokenizer.transform(aware), tokenizer.transform(pd.DataFrame({"t": naive})))
 
 
 def test_match_kinds_reads_all_missing_columns_without_inventing_values():
