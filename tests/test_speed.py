@@ -134,6 +134,24 @@ def test_mixed_precision_true_warns_where_it_has_no_effect():
         assert resolve_mixed_precision(np.True_, torch.device("cpu")) is True
 
 
+def test_mixed_precision_needs_native_bf16_on_the_requested_gpu(monkeypatch):
+    """bf16 only on a GPU of compute capability 8+, the one asked for (cuda:1 here, not the
+    current cuda:0); torch's is_bf16_supported() is True on older GPUs too (emulation)."""
+    capability = {0: (8, 0), 1: (7, 5)}  # an A100 and a T4 in one machine
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *a, **k: True)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    monkeypatch.setattr(
+        torch.cuda, "get_device_capability", lambda d=None: capability[torch.device(d).index or 0]
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert resolve_mixed_precision("auto", torch.device("cuda:0")) is True
+        assert resolve_mixed_precision(True, torch.device("cuda:0")) is True
+        assert resolve_mixed_precision("auto", torch.device("cuda:1")) is False
+    with pytest.warns(UserWarning, match="no effect on a CUDA device without bf16"):
+        assert resolve_mixed_precision(True, torch.device("cuda:1")) is False
+
+
 def test_speed_parameters_are_validated_and_saved(mixed_frame, tmp_path):
     X, y = mixed_frame
     for bad in ({"mixed_precision": "bf16"}, {"compile": "yes"}):

@@ -76,12 +76,12 @@ def resolve_mixed_precision(
 ) -> bool:
     """Whether to run in bf16 autocast on ``device``.
 
-    ``"auto"``: on CUDA devices with bf16 support only (the CPU stays float32: its gain
-    depends on the CPU's bf16 support). ``True``: on CUDA with bf16 support and on the CPU;
+    ``"auto"``: on CUDA devices with native bf16 only (:func:`_native_bf16`; the CPU stays
+    float32: its gain depends on the CPU's bf16 support). ``True``: on those and on the CPU;
     on any other device (or a CUDA device without bf16) it has no effect, and a UserWarning
     says so when ``warn`` (at ``fit``). ``False``: never.
     """
-    cuda_bf16 = device.type == "cuda" and torch.cuda.is_bf16_supported()
+    cuda_bf16 = device.type == "cuda" and _native_bf16(device)
     if isinstance(mixed_precision, str):  # "auto"
         return cuda_bf16
     if not mixed_precision:
@@ -97,6 +97,13 @@ def resolve_mixed_precision(
             stacklevel=user_stacklevel(),  # the caller of fit: through start_fit, _fit, its thread scope, fit and _fit_context
         )
     return False
+
+
+def _native_bf16(device: torch.device) -> bool:
+    """Whether the CUDA ``device`` (not the current one) computes in bf16 natively: compute
+    capability 8 (Ampere) or later. ``torch.cuda.is_bf16_supported()`` also counts emulated
+    bf16, which is slower than float32 and no more useful."""
+    return torch.cuda.get_device_capability(device)[0] >= 8
 
 
 def validate_targets(y: Any, what: str = "y") -> np.ndarray:
