@@ -1,10 +1,13 @@
 """TabularMoEClassifier.explain and feature_importances_."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 import torch
 
 import tabmoe.estimator as estimator_module
+import tabmoe.interpret.explain as explain_module
 from tabmoe import TabularMoEClassifier
 from tabmoe.interpret.explain import MASK_COLUMN
 from tabmoe.interpret.moe import label_gates
@@ -89,3 +92,40 @@ def test_tuple_column_names_stay_whole_labels_without_warnings(recwarn):
     assert list(e.head_gates[0].columns) == [*X.columns, MASK_COLUMN]
     assert list(e.contributions[clf.classes_[0]].columns) == [*X.columns, MASK_COLUMN]
     assert not [w for w in recwarn if "mismatched lengths" in str(w.message)]
+
+
+class _NoFloat64(torch.Tensor):
+    """A stand-in for an MPS tensor: float64 is refused until it is moved to the CPU."""
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func is torch.Tensor.cpu:
+            with torch._C.DisableTorchFunctionSubclass():
+                return args[0].as_subclass(torch.Tensor)
+        if func is torch.Tensor.double or torch.float64 in (*args[1:], *kwargs.values()):
+            raise TypeError("Cannot convert a MPS Tensor to float64 dtype")
+        return super().__torch_function__(func, types, args, kwargs)
+
+
+def test_explain_and_importances_convert_to_float64_on_the_cpu_only(monkeypatch):
+    """MPS has no float64: gates, contributions and biases are moved to the CPU first."""
+    clf, X, _ = fit(block="attention")
+    expected = clf.explain(X.head(5)), clf.feature_importances_
+    label_gates_ = explain_module._label_gates
+    from_model = explain_module.MixtureOfExperts.from_model
+
+    def moe_on_device(model, names):
+        moe = from_model(model, names)
+        return dataclasses.replace(moe, output_bias=moe.output_bias.as_subclass(_NoFloat64))
+
+    on_device = lambda *a: label_gates_(*a).as_subclass(_NoFloat64)  # noqa: E731
+    monkeypatch.setattr(explain_module, "_label_gates", on_device)
+    monkeypatch.setattr(explain_module.MixtureOfExperts, "from_model", moe_on_device)
+    with pytest.raises(TypeError, match="float64"):  # the stand-in works
+        torch.ones(2).as_subclass(_NoFloat64).double()
+    e = clf.explain(X.head(5))
+    np.testing.assert_array_equal(e.bias, expected[0].bias)
+    np.testing.assert_array_equal(e.gates, expected[0].gates)
+    clf._update_importances()
+    np.testing.assert_array_equal(clf.feature_importances_, expected[1])

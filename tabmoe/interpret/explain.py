@@ -124,7 +124,7 @@ def explain_tokens(
     )
     if moe is not None:
         c = torch.cat(contributions).double().numpy()
-        bias = moe.output_bias[ids].double().cpu().numpy()
+        bias = moe.output_bias[ids].cpu().double().numpy()  # MPS has no float64
         out.contributions = pd.DataFrame(
             c, index=index, columns=_product(_labels(classes, "class"), _labels(names, "column"))
         )
@@ -145,7 +145,7 @@ def gate_importances(
     total = torch.zeros(tokens.shape[1], dtype=torch.float64)
     for batch, att, frac in _batches(tokens, attend, fraction, batch_rows, device):
         g = _label_gates(module, batch, att, frac).abs().mean(1)[:, :-1]  # (B, F)
-        total += g.double().sum(0).cpu()
+        total += g.cpu().double().sum(0)  # float64 on the CPU: MPS has none
     return (total / total.sum().clamp_min(1e-300)).numpy()
 
 

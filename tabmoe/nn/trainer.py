@@ -29,7 +29,9 @@ LossFn = Callable[[nn.Module, Batch], tuple[Tensor, Tensor]]
 
 
 def resolve_device(device: str | torch.device) -> torch.device:
-    """``"auto"`` -> CUDA when available, else CPU; anything else is passed to torch."""
+    """``"auto"`` -> CUDA when available, else CPU; anything else is passed to torch, and a
+    CUDA or MPS device that this machine lacks is refused here rather than at the first
+    ``.to(device)``."""
     if isinstance(device, str) and device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     try:
@@ -38,6 +40,13 @@ def resolve_device(device: str | torch.device) -> torch.device:
         raise ValueError(f"device={device!r} is not a valid torch device: {exc}") from exc
     if resolved.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"device={device!r} was requested but CUDA is not available.")
+    if resolved.type == "cuda" and (resolved.index or 0) >= torch.cuda.device_count():
+        raise ValueError(
+            f"device={device!r} was requested but only {torch.cuda.device_count()} CUDA "
+            "device(s) are available."
+        )
+    if resolved.type == "mps" and not torch.backends.mps.is_available():
+        raise ValueError(f"device={device!r} was requested but MPS is not available.")
     return resolved
 
 
