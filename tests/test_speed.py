@@ -19,6 +19,7 @@ import tabmoe.nn.trainer
 from tabmoe import TabularMoEClassifier
 from tabmoe.baselines import FTTransformerClassifier
 from tabmoe.nn._base import predict_batch_rows, resolve_mixed_precision
+from tabmoe.nn.trainer import Trainer, TrainerConfig
 
 FAST = dict(max_epochs=2, batch_size=32, device="cpu", random_state=0)
 TINY_FT = dict(n_blocks=1, d_block=16, attention_n_heads=2, **FAST)
@@ -208,6 +209,30 @@ def test_compile_failure_warns_and_trains_uncompiled(mixed_frame, monkeypatch, w
     with pytest.warns(UserWarning, match=r"compile=True: torch.compile failed .*RuntimeError"):
         clf = TabularMoEClassifier(**FAST, compile=True).fit(X, y)
     np.testing.assert_allclose(clf.predict_proba(X), expected, rtol=0, atol=1e-6)
+
+
+def _squared_error(module: torch.nn.Module, batch: dict) -> tuple[torch.Tensor, torch.Tensor]:
+    out = module(batch["x"]).squeeze(1)
+    return ((out - batch["y"]) ** 2).sum(), torch.tensor(float(len(out)))
+
+
+def test_compile_keeps_compiling_past_torchs_recompile_limit(monkeypatch):
+    """Every configuration (here a width) is one more variant in dynamo's cache of the
+    compiled loss; past recompile_limit torch would run new ones uncompiled without a
+    warning. A fresh cache takes over, so each fit still compiles its own graph."""
+    compile_ = functools.partial(torch.compile, backend="eager")  # no C++ compile: ~1 s
+    monkeypatch.setattr(tabmoe.nn.trainer.torch, "compile", compile_)
+    counters = torch._dynamo.utils.counters
+    graphs = []
+    with torch._dynamo.config.patch(recompile_limit=2), warnings.catch_warnings():
+        warnings.filterwarnings("error", message="compile=True")
+        for width in range(1, 7):
+            data = {"x": torch.randn(16, width), "y": torch.randn(16)}
+            config = TrainerConfig(max_epochs=2, batch_size=8, compile=True)
+            before = counters["stats"]["unique_graphs"]
+            Trainer(config).fit(torch.nn.Linear(width, 1), data, _squared_error)
+            graphs.append(counters["stats"]["unique_graphs"] - before)
+    assert graphs == [1] * 6
 
 
 @pytest.mark.slow
