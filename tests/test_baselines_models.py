@@ -216,6 +216,38 @@ def test_tab_transformer_refuses_out_of_range_codes_instead_of_aliasing():
         network(torch.tensor([[3, 0]]), torch.zeros(1, 0))  # 3 would read column 1's row
 
 
+def test_tab_transformer_classifier_checks_codes_before_they_reach_the_network(monkeypatch):
+    """Out-of-range codes are refused while still numpy arrays on the CPU, in fit and in
+    predict: on a device the network does not check them (a check of device tensors waits
+    for the device every batch and breaks torch.compile's graph)."""
+    X, y = mixed(60)
+    clf = SMALL_NETWORKS["tab_transformer"](max_epochs=1, random_state=0).fit(X, y)
+    fold, forwards = TableEncoder._fold, []
+
+    def aliasing(self, codes):
+        codes = fold(self, codes)
+        codes[:, 1] = self.cardinalities_[1]  # one past the last column's range
+        return codes
+
+    monkeypatch.setattr(TableEncoder, "_fold", aliasing)
+    network = tab_transformer.TabTransformerNetwork
+    monkeypatch.setattr(network, "forward", lambda *a: forwards.append(1))
+    message = r"column position\(s\) \[1\]: TabTransformer would read another column's embedding"
+    with pytest.raises(IndexError, match=message):
+        clf.predict_proba(X)
+    with pytest.raises(IndexError, match=message):
+        SMALL_NETWORKS["tab_transformer"](max_epochs=1, random_state=0).fit(X, y)
+    assert forwards == []
+
+
+def test_tab_transformer_compiles_to_one_graph():
+    """No data-dependent branch in forward under torch.compile (fullgraph refuses one)."""
+    network = tiny_tab_transformer([3, 4], 2)
+    compiled = torch.compile(network, backend="eager", fullgraph=True)
+    codes, numeric = torch.tensor([[2, 3], [0, 1]]), torch.zeros(2, 2)
+    torch.testing.assert_close(compiled(codes, numeric), network(codes, numeric))
+
+
 @pytest.mark.parametrize(("n_numeric", "normed"), [(1, False), (2, False), (3, True)])
 def test_tab_transformer_layer_norm_needs_three_continuous_values(n_numeric, normed):
     network = tiny_tab_transformer([3], n_numeric)

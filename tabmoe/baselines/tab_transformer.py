@@ -9,8 +9,11 @@ Guard against the library's aliasing defect: it keeps one embedding table for al
 and adds per-column offsets, so a code at or past a column's cardinality silently reads the
 NEXT column's embeddings. Here every code comes from
 :class:`~tabmoe.baselines.encoding.TableEncoder`, whose MISSING (0) and UNKNOWN (1) codes are
-reserved rows of each column's own range, and :class:`TabTransformerNetwork` raises
-``IndexError`` on any code outside its column's range instead of aliasing.
+reserved rows of each column's own range, and :func:`check_codes` raises ``IndexError`` on
+any code outside its column's range instead of aliasing. The classifier checks the codes
+while they are numpy arrays on the CPU (a check of device tensors would wait for the device
+at every batch, and break ``torch.compile``'s graph); :class:`TabTransformerNetwork` checks
+CPU inputs too, outside ``torch.compile``.
 
 Continuous columns: the encoder has already standardised them. ``nn.LayerNorm`` over fewer
 than three values discards their magnitude (one value: a constant; two: only the sign of
@@ -24,6 +27,7 @@ from __future__ import annotations
 import numbers
 from typing import Any, Literal
 
+import numpy as np
 import torch
 from sklearn.utils._param_validation import Interval
 from torch import Tensor, nn
@@ -61,6 +65,21 @@ def suggest(trial: Any) -> dict:
     }
 
 
+def check_codes(codes: np.ndarray | Tensor, cardinalities: np.ndarray | Tensor) -> None:
+    """IndexError naming the column positions of ``codes`` (n, n_cat), a CPU array or tensor,
+    that hold a code outside ``0 .. cardinalities[j] - 1``."""
+    codes, cardinalities = np.asarray(codes), np.asarray(cardinalities)
+    if not codes.shape[1]:
+        return
+    outside = (codes < 0) | (codes >= cardinalities)
+    if outside.any():
+        bad = np.flatnonzero(outside.any(axis=0))
+        raise IndexError(
+            f"Categorical codes out of range in column position(s) {bad.tolist()}: "
+            "TabTransformer would read another column's embedding."
+        )
+
+
 class TabTransformerNetwork(nn.Module):
     """The package's ``TabTransformer`` behind ``forward(codes, numeric)``, range-checked."""
 
@@ -81,12 +100,9 @@ class TabTransformerNetwork(nn.Module):
 
     def forward(self, codes: Tensor, numeric: Tensor) -> Tensor:
         """codes (B, n_cat) int64, numeric (B, n_num) float32 -> logits (B, n_classes)."""
-        if codes.shape[1] and ((codes < 0) | (codes >= self.cardinalities)).any():
-            bad = ((codes < 0) | (codes >= self.cardinalities)).any(dim=0).nonzero().flatten()
-            raise IndexError(
-                f"Categorical codes out of range in column position(s) {bad.tolist()}: "
-                "TabTransformer would read another column's embedding."
-            )
+        # On a device the check would wait for it every batch: the classifier checks instead.
+        if codes.device.type == "cpu" and not torch.compiler.is_compiling():
+            check_codes(codes, self.cardinalities)
         return self.model(codes, numeric)
 
 
@@ -177,6 +193,15 @@ class TabTransformerClassifier(TorchTabularClassifier):
         mults = self.mlp_hidden_mults
         if not all(isinstance(m, numbers.Integral) and m >= 1 for m in mults):
             raise ValueError(f"mlp_hidden_mults must hold positive integers, got {mults!r}.")
+
+    def _training_rows(self, X: Any, y_codes: np.ndarray, weight: np.ndarray) -> dict[str, Tensor]:
+        rows = super()._training_rows(X, y_codes, weight)
+        check_codes(rows["codes"], self.encoder_.cardinalities_)
+        return rows
+
+    def _encoded_logits(self, codes: np.ndarray, numeric: np.ndarray) -> np.ndarray:
+        check_codes(codes, self.encoder_.cardinalities_)
+        return super()._encoded_logits(codes, numeric)
 
     def _build_network(self, cardinalities: list[int], n_numeric: int, n_classes: int) -> nn.Module:
         return TabTransformerNetwork(
