@@ -3,10 +3,12 @@ MPS are stood in for by monkeypatching torch's queries."""
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 import torch
 
-from tabmoe.nn.trainer import resolve_device
+from tabmoe.nn.trainer import resolve_device, seeded
 
 
 def _gpus(monkeypatch: pytest.MonkeyPatch, n: int) -> None:
@@ -32,3 +34,49 @@ def test_mps_is_refused_where_it_is_not_available(monkeypatch, available):
     else:
         with pytest.raises(ValueError, match="device='mps' was requested but MPS is not available"):
             resolve_device("mps")
+
+
+@pytest.fixture
+def rng_calls(monkeypatch: pytest.MonkeyPatch) -> list:
+    """Three initialised GPUs; records the RNG states forked and the CUDA seeds set."""
+    calls: list = []
+    _gpus(monkeypatch, 3)
+    monkeypatch.setattr(torch.cuda, "is_initialized", lambda: True)
+    monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
+    current, fork_cpu = [0], torch.random.fork_rng
+
+    @contextlib.contextmanager
+    def fork_rng(devices=None, device_type=None, **kwargs):
+        calls.append(("fork", device_type, list(devices)))
+        with fork_cpu(devices=[]):  # the CPU state, really forked
+            yield
+
+    @contextlib.contextmanager
+    def on_device(device):
+        before, current[0] = current[0], torch.device(device).index
+        yield
+        current[0] = before
+
+    monkeypatch.setattr(torch.random, "fork_rng", fork_rng)
+    monkeypatch.setattr(torch.cuda, "device", on_device)
+    monkeypatch.setattr(torch.cuda, "manual_seed", lambda s: calls.append(("seed", current[0], s)))
+    monkeypatch.setattr(torch.cuda, "manual_seed_all", lambda s: calls.append(("seed all", s)))
+    return calls
+
+
+def test_seeded_restores_every_initialised_gpu_and_seeds_only_the_fits(rng_calls):
+    """torch.manual_seed would seed all three GPUs; the state of only the fit's one (none
+    for a CPU fit) was restored. Now no GPU but the fit's is seeded, and all are restored
+    (code inside, e.g. pytorch-tabnet, may call torch.manual_seed)."""
+    torch.default_generator.manual_seed(1)
+    expected_after = torch.rand(2)
+    torch.default_generator.manual_seed(1)
+    with seeded(7, torch.device("cpu")):
+        drawn = torch.rand(2)
+    assert torch.equal(drawn, torch.rand(2, generator=torch.Generator().manual_seed(7)))
+    assert torch.equal(torch.rand(2), expected_after)  # the CPU state came back
+    assert rng_calls == [("fork", "cuda", [0, 1, 2])]
+    rng_calls.clear()
+    with seeded(7, torch.device("cuda:1")):
+        pass
+    assert rng_calls == [("fork", "cuda", [0, 1, 2]), ("seed", 1, 7)]

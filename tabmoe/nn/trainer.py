@@ -54,11 +54,29 @@ def resolve_device(device: str | torch.device) -> torch.device:
 
 @contextlib.contextmanager
 def seeded(seed: int, device: torch.device) -> Iterator[None]:
-    """Seed torch's global RNGs (init, dropout) inside the block without leaking state out."""
-    devices = [device] if device.type == "cuda" else []
-    with torch.random.fork_rng(devices=devices):
-        torch.manual_seed(seed)
+    """Seed the RNGs a fit draws from (the CPU's: init; ``device``'s: dropout) inside the
+    block without leaking state out: every RNG the block may change is restored after it."""
+    with contextlib.ExitStack() as forks:
+        for device_type, devices in _rng_devices(device).items():
+            forks.enter_context(torch.random.fork_rng(devices, device_type=device_type))
+        torch.default_generator.manual_seed(seed)  # not torch.manual_seed: it seeds every GPU
+        if device.type == "cuda":
+            with torch.cuda.device(device):
+                torch.cuda.manual_seed(seed)
+        elif device.type == "mps":
+            torch.mps.manual_seed(seed)
         yield
+
+
+def _rng_devices(device: torch.device) -> dict[str, list]:
+    """Per device type, the devices whose RNG :func:`seeded` restores: ``device`` and, as
+    code in the block may call ``torch.manual_seed`` (pytorch-tabnet does), which seeds
+    every device, every initialised CUDA device and the MPS device."""
+    cuda = device.type == "cuda" or torch.cuda.is_initialized()
+    devices = {"cuda": list(range(torch.cuda.device_count())) if cuda else []}
+    if torch.backends.mps.is_available():
+        devices["mps"] = ["mps"]
+    return devices
 
 
 def param_groups(module: nn.Module, weight_decay: float) -> list[dict]:
