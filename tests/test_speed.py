@@ -235,6 +235,38 @@ def test_compile_keeps_compiling_past_torchs_recompile_limit(monkeypatch):
     assert graphs == [1] * 6
 
 
+def _raised_from(cause: Exception) -> Exception:
+    error = RuntimeError("backend='inductor' raised an error")
+    error.__cause__ = cause
+    return error
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB"),
+        RuntimeError("CUDA error: device-side assert triggered"),
+        _raised_from(torch.OutOfMemoryError("CUDA out of memory.")),
+    ],
+    ids=["out of memory", "device assert", "raised from one"],
+)
+def test_compile_fallback_leaves_device_failures_alone(monkeypatch, error):
+    """Out of memory or a CUDA runtime error in the compiled step is the device's failure:
+    raised as it is, not reported as torch.compile failing and retried uncompiled."""
+
+    def compiled(module, batch):
+        raise error
+
+    monkeypatch.setattr(tabmoe.nn.trainer, "compile_loss", lambda loss_fn: compiled)
+    data = {"x": torch.randn(16, 2), "y": torch.randn(16)}
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message="compile=True")
+        with pytest.raises(type(error)) as raised:
+            trainer = Trainer(TrainerConfig(max_epochs=1, batch_size=8, compile=True))
+            trainer.fit(torch.nn.Linear(2, 1), data, _squared_error)
+    assert raised.value is error
+
+
 @pytest.mark.slow
 def test_compile_trains_and_predicts_on_cpu(mixed_frame, tmp_path):
     """The real torch.compile (inductor; 37-70 s on 2 shared cores with a cold compile

@@ -175,6 +175,30 @@ def _failing_at_recompile_limit() -> tuple[contextlib.AbstractContextManager, tu
     return patch, (torch._dynamo.exc.FailOnRecompileLimitHit,)
 
 
+#: torch's exceptions of a failing device (AcceleratorError: not in every torch >= 2.6) and
+#: the messages of CUDA runtime errors, which torch also raises as plain RuntimeErrors.
+DEVICE_ERRORS = tuple(
+    kind
+    for kind in (torch.cuda.OutOfMemoryError, getattr(torch, "AcceleratorError", None))
+    if kind is not None
+)
+DEVICE_ERROR_MESSAGES = ("CUDA error", "device-side assert")
+
+
+def _device_failure(exc: BaseException) -> bool:
+    """Whether ``exc``, or an exception it was raised from or while handling, is the
+    device's rather than the compiler's: out of memory (an uncompiled retry needs more),
+    or a CUDA / accelerator runtime error (after a device-side assert the context is
+    unusable, so a retry would fail again with a more confusing error)."""
+    seen: set[int] = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, DEVICE_ERRORS) or any(m in str(exc) for m in DEVICE_ERROR_MESSAGES):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
 def compile_loss(loss_fn: LossFn) -> LossFn:
     """``loss_fn`` through ``torch.compile`` with dynamic shapes (one graph serves every
     batch size, the last short batch of an epoch included), so that the forward pass and,
@@ -268,7 +292,8 @@ class Trainer:
     ) -> tuple[tuple[Tensor, Tensor], bool]:
         """:meth:`_step` with the compiled loss; if torch.compile (or the compiled code) fails,
         warn, and redo the step without it. Returns the step's result and whether it ran
-        compiled. A genuine error of the loss is raised again by the uncompiled step."""
+        compiled. A genuine error of the loss is raised again by the uncompiled step; the
+        device's own failures (see :func:`_device_failure`) are raised as they are."""
         try:
             with warnings.catch_warnings():
                 # torch's own deprecation notices from inside its compiler, not the user's
@@ -276,6 +301,8 @@ class Trainer:
                     warnings.filterwarnings("ignore", category=category, module=r"torch\.")
                 return self._recompiling_step(module, batch, loss_fn, optimizer), True
         except Exception as exc:  # torch.compile's errors have no common base class
+            if _device_failure(exc):
+                raise
             lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
             reason = " ".join(lines[:2])[:300]  # torch's first line often only names the stage
             warnings.warn(
