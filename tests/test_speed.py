@@ -19,6 +19,7 @@ import tabmoe.nn.trainer
 from tabmoe import TabularMoEClassifier
 from tabmoe.baselines import FTTransformerClassifier
 from tabmoe.nn._base import predict_batch_rows, resolve_mixed_precision
+from tabmoe.nn.objective import scatter_scored
 from tabmoe.nn.trainer import Trainer, TrainerConfig
 
 FAST = dict(max_epochs=2, batch_size=32, device="cpu", random_state=0)
@@ -123,6 +124,28 @@ def test_mixed_precision_trains_with_sampled_scored_columns_and_the_linear_term(
     model = TabularMoEClassifier(**FAST, mixed_precision=True, **params).fit(X, y)
     assert np.isfinite(model.history_[-1]["train_loss"])
     assert model.predict_proba(X).shape == (len(X), 2)
+
+
+def test_mixed_precision_keeps_the_losses_and_the_label_logits_float32(mixed_frame):
+    """Under bf16 autocast the body runs in bf16, but the per-position NLL, the inflation of
+    sampled columns and the label head (predictions, the early-stopping loss) stay float32:
+    the label logits are the float32 head applied to the bf16 body's output."""
+    X, y = mixed_frame
+    clf = TabularMoEClassifier(**FAST, block="attention").fit(X, y)
+    module, tokens = clf.module_, torch.from_numpy(clf.train_sample_tokens_).long()
+    heads, ids = module.heads, module.label_ids
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        hidden = module.hidden(tokens)
+        nll, _ = heads.nll(hidden, tokens)
+        masked, _ = module.label_inputs(tokens)
+        h = module.hidden(masked, None, torch.tensor([module.label_position]))[:, 0]
+        logits = module.label_logits(tokens)
+        inflate = scatter_scored(torch.zeros(2, 8, 4, dtype=torch.bfloat16), torch.arange(8), 30)[2]
+    assert hidden.dtype == h.dtype == torch.bfloat16  # the body does run in bf16
+    assert nll.dtype == logits.dtype == inflate.dtype == torch.float32
+    assert inflate[0] == torch.tensor(29 / 7)  # bf16 would round it to 4.156
+    expected = torch.nn.functional.linear(h.float(), heads.weight[ids], heads.bias[ids])
+    torch.testing.assert_close(logits, expected, rtol=0, atol=0)
 
 
 def test_mixed_precision_true_warns_where_it_has_no_effect():

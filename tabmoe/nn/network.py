@@ -16,6 +16,7 @@ Two ways to run the first (only) layer on a row with one column masked:
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Sequence
 
@@ -262,7 +263,8 @@ class ColumnHeads(nn.Module):
         return logits.masked_fill(~valid, -math.inf)
 
     def nll(self, h: Tensor, targets: Tensor, smoothing: float = 0.0) -> tuple[Tensor, Tensor]:
-        """h (B, L, d), targets (B, L) token ids -> (nll (B, L), valid (B, L) bool).
+        """h (B, L, d), targets (B, L) token ids -> (nll (B, L), valid (B, L) bool); the nll
+        is float32 for a bf16 ``h`` (autocast), whose rounding would reach the loss.
 
         A target outside its column's output ids (MISSING, UNKNOWN, MASK) is not valid and
         its nll is 0. ``smoothing`` > 0: the cross-entropy with a target that puts
@@ -271,7 +273,7 @@ class ColumnHeads(nn.Module):
         """
         if self.all_in_one_group:  # then columns == arange(L): no gathers or scatters
             nll, valid = self.group_nll(0, h, targets, smoothing)
-            return nll.to(h.dtype), valid
+            return nll.to(_at_least_float32(h.dtype)), valid
         # One gather into group order and one back: a gather per group would cost a
         # (B, L, d) zero gradient per group in the backward pass (a tenth of a step).
         columns = [c for c, _ in self.groups()]
@@ -283,7 +285,7 @@ class ColumnHeads(nn.Module):
         back = torch.argsort(order)
         nll = torch.cat([part for part, _ in parts], 1)[:, back]
         valid = torch.cat([ok for _, ok in parts], 1)[:, back]
-        return nll.to(h.dtype), valid
+        return nll.to(_at_least_float32(h.dtype)), valid
 
     def group_nll(self, g: int, h: Tensor, targets: Tensor, smoothing: float = 0.0) -> tuple[Tensor, Tensor]:
         """Group g's columns: h (B, G, d), targets (B, G) -> (nll (B, G) float32, valid (B, G))."""
@@ -299,8 +301,22 @@ class ColumnHeads(nn.Module):
         return torch.where(ok, nll, torch.zeros_like(nll)), ok
 
     def column_logits(self, h: Tensor, ids: Tensor) -> Tensor:
-        """Logits of one column: h (B, d), ids (P,) -> (B, P)."""
-        return F.linear(h, self.weight[ids], self.bias[ids])
+        """Logits of one column: h (B, d), ids (P,) -> (B, P), float32 also under autocast:
+        for the label they are the predictions and the early-stopping loss, which should
+        move with mixed precision by the body's rounding only (one small product)."""
+        dtype = torch.promote_types(h.dtype, self.weight.dtype)  # bf16 h, float32 weights
+        with _without_autocast(h.device.type):
+            return F.linear(h.to(dtype), self.weight[ids].to(dtype), self.bias[ids].to(dtype))
+
+
+def _at_least_float32(dtype: torch.dtype) -> torch.dtype:
+    return torch.promote_types(dtype, torch.float32)
+
+
+def _without_autocast(device_type: str) -> contextlib.AbstractContextManager:
+    if torch.is_autocast_enabled(device_type):  # autocast refuses some device types (meta)
+        return torch.autocast(device_type, enabled=False)
+    return contextlib.nullcontext()
 
 
 class TabularMoE(nn.Module):

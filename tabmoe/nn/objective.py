@@ -162,7 +162,9 @@ def scatter_scored(hidden: Tensor, query: Tensor, n_columns: int) -> tuple[Tenso
     b, q, d = hidden.shape
     full = hidden.new_zeros(b, n_columns, d).index_copy(1, query, hidden)
     scored = torch.zeros(n_columns, dtype=torch.bool, device=hidden.device).index_fill(0, query, True)
-    inflate = torch.full((n_columns,), (n_columns - 1) / (q - 1), dtype=hidden.dtype, device=hidden.device)
+    # At least float32, as the nll it scales: bf16 (the hidden's under autocast) rounds 29/7 by 0.3%
+    dtype, ratio = torch.promote_types(hidden.dtype, torch.float32), (n_columns - 1) / (q - 1)
+    inflate = torch.full((n_columns,), ratio, dtype=dtype, device=hidden.device)
     inflate[-1] = 1.0
     return full, scored.unsqueeze(0), inflate
 
