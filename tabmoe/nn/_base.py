@@ -76,7 +76,7 @@ def resolve_mixed_precision(
 ) -> bool:
     """Whether to run in bf16 autocast on ``device``.
 
-    ``"auto"``: on CUDA devices with native bf16 only (:func:`_native_bf16`; the CPU stays
+    ``"auto"``: on CUDA devices with native bf16 only (compute capability 8.0+; the CPU stays
     float32: its gain depends on the CPU's bf16 support). ``True``: on those and on the CPU;
     on any other device (or a CUDA device without bf16) it has no effect, and a UserWarning
     says so when ``warn`` (at ``fit``). ``False``: never.
