@@ -88,8 +88,9 @@ def _bin_edges(values: np.ndarray, n_bins: int) -> np.ndarray:
     # makes several quantiles equal: it gets a bin of its own, an edge on it (values below
     # go to the bin before) and one a float above it (values above go to the bin after).
     # One edge alone would leave it in a bin with its neighbours on one side: with the
-    # minimum, a column of 92% zeros was one token for every row.
-    mass = (repeats > 1) & np.isin(edges, distinct)
+    # minimum, a column of 92% zeros was one token for every row. An edge on the minimum
+    # is moved above it even when one quantile put it there: the bin below it is empty.
+    mass = ((repeats > 1) & np.isin(edges, distinct)) | (edges == distinct[0])
     below = edges[mass & (edges > distinct[0])]
     above = np.nextafter(edges[mass & (edges < distinct[-1])], np.inf)
     return np.unique(np.concatenate([edges[~mass], below, above]))

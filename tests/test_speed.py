@@ -239,25 +239,6 @@ def _squared_error(module: torch.nn.Module, batch: dict) -> tuple[torch.Tensor, 
     return ((out - batch["y"]) ** 2).sum(), torch.tensor(float(len(out)))
 
 
-def test_compile_keeps_compiling_past_torchs_recompile_limit(monkeypatch):
-    """Every configuration (here a width) is one more variant in dynamo's cache of the
-    compiled loss; past recompile_limit torch would run new ones uncompiled without a
-    warning. A fresh cache takes over, so each fit still compiles its own graph."""
-    compile_ = functools.partial(torch.compile, backend="eager")  # no C++ compile: ~1 s
-    monkeypatch.setattr(tabmoe.nn.trainer.torch, "compile", compile_)
-    counters = torch._dynamo.utils.counters
-    graphs = []
-    with torch._dynamo.config.patch(recompile_limit=2), warnings.catch_warnings():
-        warnings.filterwarnings("error", message="compile=True")
-        for width in range(1, 7):
-            data = {"x": torch.randn(16, width), "y": torch.randn(16)}
-            config = TrainerConfig(max_epochs=2, batch_size=8, compile=True)
-            before = counters["stats"]["unique_graphs"]
-            Trainer(config).fit(torch.nn.Linear(width, 1), data, _squared_error)
-            graphs.append(counters["stats"]["unique_graphs"] - before)
-    assert graphs == [1] * 6
-
-
 def _raised_from(cause: Exception) -> Exception:
     error = RuntimeError("backend='inductor' raised an error")
     error.__cause__ = cause

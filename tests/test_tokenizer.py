@@ -116,6 +116,10 @@ def test_a_value_holding_many_rows_gets_a_bin_of_its_own():
     gain = np.where(rng.rand(400) < 0.92, 0.0, rng.uniform(1, 1000, 400))
     tok, t = _bins_of(gain)
     assert len(set(t[gain == 0])) == 1 and not set(t[gain == 0]) & set(t[gain > 0])
+    # one quantile on the minimum: still a bin of its own (two bins, 60% zeros)
+    sixty = np.where(rng.rand(400) < 0.6, 0.0, rng.uniform(1, 10, 400))
+    _, t = _bins_of(sixty, n_bins=2)
+    assert set(t[sixty == 0]) != set(t[sixty > 0]) and len(set(t)) == 2
     below = tok.transform(pd.DataFrame({"x": [-5.0]}))[0, 0]
     assert below == t[gain == 0][0]  # below the training range: the first bin, not an unseen one
     # ... at the maximum: the mass alone, values below in bins of their own

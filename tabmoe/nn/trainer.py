@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import itertools
 import math
 import time
-import types
 import warnings
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -141,40 +139,6 @@ def autocast(enabled: bool, device: torch.device) -> contextlib.AbstractContextM
     return contextlib.nullcontext()
 
 
-def _calling(loss_fn: LossFn) -> LossFn:
-    def loss(module: nn.Module, batch: Batch) -> tuple[Tensor, Tensor]:
-        return loss_fn(module, batch)
-
-    return loss
-
-
-# Dynamo caches compiled graphs per code object, at most ``recompile_limit`` (8) variants,
-# each guarded on the configuration the loss reads (architecture, vocabulary size, float
-# hyperparameters). Every compiled loss shares this code object, so that later fits of a
-# configuration reuse its graph; once the limit is hit, a fresh copy (an empty cache)
-# replaces it, because torch would otherwise run every new configuration uncompiled.
-_loss_code: list[types.CodeType] = [_calling(None).__code__]  # type: ignore[arg-type]
-_renewals = itertools.count(1)
-
-
-def _renew_loss_code(stale: types.CodeType) -> None:
-    """A fresh shared code object, unless another fit has already replaced ``stale``."""
-    if _loss_code[0] is stale:
-        _loss_code[0] = stale.replace(co_name=f"loss_{next(_renewals)}")
-
-
-def _failing_at_recompile_limit() -> tuple[contextlib.AbstractContextManager, tuple]:
-    """A context in which dynamo raises at its recompile limit instead of running eager, and
-    the exception it raises; a no-op and none on a torch without that option. (Called in
-    the compiled step's try: importing dynamo fails where torch.compile is unsupported.)"""
-    import torch._dynamo
-
-    if not hasattr(torch._dynamo.config, "fail_on_recompile_limit_hit"):
-        return contextlib.nullcontext(), ()
-    patch = torch._dynamo.config.patch(fail_on_recompile_limit_hit=True)
-    return patch, (torch._dynamo.exc.FailOnRecompileLimitHit,)
-
-
 #: torch's exceptions of a failing device (AcceleratorError: not in every torch >= 2.6) and
 #: the messages of CUDA runtime errors, which torch also raises as plain RuntimeErrors.
 DEVICE_ERRORS = tuple(
@@ -205,7 +169,10 @@ def compile_loss(loss_fn: LossFn) -> LossFn:
     through AOTAutograd, its backward run as generated kernels. The module stays a plain
     ``nn.Module``: only this call of it is compiled. Compilation is lazy: it happens (and
     may fail) at the first call."""
-    loss = types.FunctionType(_loss_code[0], globals(), None, None, (types.CellType(loss_fn),))
+
+    def loss(module: nn.Module, batch: Batch) -> tuple[Tensor, Tensor]:
+        return loss_fn(module, batch)
+
     return torch.compile(loss, dynamic=True)
 
 
@@ -271,7 +238,6 @@ class Trainer:
     def __init__(self, config: TrainerConfig):
         self.config = config
         self._compiled: LossFn | None = None
-        self._code: types.CodeType | None = None  # the shared code object _compiled runs
 
     def _autocast(self) -> contextlib.AbstractContextManager:
         return autocast(self.config.mixed_precision, self.config.device)
@@ -299,7 +265,9 @@ class Trainer:
                 # torch's own deprecation notices from inside its compiler, not the user's
                 for category in (FutureWarning, DeprecationWarning):
                     warnings.filterwarnings("ignore", category=category, module=r"torch\.")
-                return self._recompiling_step(module, batch, loss_fn, optimizer), True
+                if self._compiled is None:
+                    self._compiled = compile_loss(loss_fn)
+                return self._step(module, batch, self._compiled, optimizer), True
         except Exception as exc:  # torch.compile's errors have no common base class
             if _device_failure(exc):
                 raise
@@ -312,22 +280,6 @@ class Trainer:
                 stacklevel=user_stacklevel(),
             )
             return self._step(module, batch, loss_fn, optimizer), False
-
-    def _recompiling_step(
-        self, module: nn.Module, batch: Batch, loss_fn: LossFn, optimizer: torch.optim.Optimizer
-    ) -> tuple[Tensor, Tensor]:
-        """:meth:`_step` with the compiled loss; where torch's recompile limit is hit (before
-        the step changes anything), once more with a fresh cache (see ``_loss_code``)."""
-        if self._compiled is None:
-            self._code, self._compiled = _loss_code[0], compile_loss(loss_fn)
-        failing, limit_hit = _failing_at_recompile_limit()
-        with failing:
-            try:
-                return self._step(module, batch, self._compiled, optimizer)
-            except limit_hit:
-                _renew_loss_code(self._code)
-                self._code, self._compiled = _loss_code[0], compile_loss(loss_fn)
-                return self._step(module, batch, self._compiled, optimizer)
 
     def _averaged(self, module: nn.Module) -> AveragedModel | None:
         """torch's EMA of ``module``'s parameters (Polyak averaging), or None. Buffers are
