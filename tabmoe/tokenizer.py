@@ -310,7 +310,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         self, j: int, column: pd.Series, name: Any, unseen_values: UnseenValues
     ) -> np.ndarray:
         if not self.is_categorical_[j]:
-            values = numeric_values(column, name, self._kind(j), self._aware(j))
+            values = self._numeric_values(j, column, name)
             tokens = self.offsets_[j] + np.searchsorted(self.bin_edges_[j], values, side="right")
             tokens[np.isnan(values)] = MISSING
             return tokens
@@ -354,18 +354,14 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         out = np.ones(frame.shape, dtype=np.float32)
         for j, (name, column) in enumerate(frame.items()):
             if not self.is_categorical_[j]:
-                out[:, j] = bin_position(numeric_values(column, name, self._kind(j), self._aware(j)), self.bin_edges_[j], ranges[j])
+                out[:, j] = bin_position(self._numeric_values(j, column, name), self.bin_edges_[j], ranges[j])
         return out
 
-    def _kind(self, j: int) -> str | None:
-        """Column j's numeric kind at fit (None: unknown, in files saved before it was kept)."""
-        kinds = getattr(self, "_numeric_kinds", None)
-        return None if kinds is None else kinds[j]
-
-    def _aware(self, j: int) -> bool | None:
-        """Whether column j's datetimes had a time zone at fit (None: not known)."""
-        aware = getattr(self, "_tz_aware", None)
-        return None if aware is None else aware[j]
+    def _numeric_values(self, j: int, column: pd.Series, name: Any) -> np.ndarray:
+        """Numeric column j's floats, checked against its kind and time zone at fit (each
+        unchecked when absent, in files saved before it was kept)."""
+        kinds, aware = getattr(self, "_numeric_kinds", None), getattr(self, "_tz_aware", None)
+        return numeric_values(column, name, kinds and kinds[j], aware and aware[j])
 
     # ------------------------------------------------------------- helpers
     def output_token_ids(self, j: int) -> np.ndarray:

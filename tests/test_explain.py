@@ -119,8 +119,10 @@ def test_explain_and_importances_convert_to_float64_on_the_cpu_only(monkeypatch)
         moe = from_model(model, names)
         return dataclasses.replace(moe, output_bias=moe.output_bias.as_subclass(_NoFloat64))
 
-    on_device = lambda *a: label_gates_(*a).as_subclass(_NoFloat64)  # noqa: E731
-    monkeypatch.setattr(explain_module, "_label_gates", on_device)
+    def gates_on_device(*args):
+        return label_gates_(*args).as_subclass(_NoFloat64)
+
+    monkeypatch.setattr(explain_module, "_label_gates", gates_on_device)
     monkeypatch.setattr(explain_module.MixtureOfExperts, "from_model", moe_on_device)
     with pytest.raises(TypeError, match="float64"):  # the stand-in works
         torch.ones(2).as_subclass(_NoFloat64).double()
