@@ -13,6 +13,7 @@ from scipy.stats import wilcoxon
 
 from tabmoe.bench import paper_results
 from tabmoe.bench.report import (
+    _num,
     paired_with_paper,
     paper_comparison,
     per_split,
@@ -234,3 +235,14 @@ def test_code_line_lists_every_runs_packages_whatever_the_record_order(tmp_path,
         write_report(order, tmp_path, title="t")
         texts.append((tmp_path / "report.md").read_text().splitlines()[3])
     assert texts[0] == texts[1] == "Code: git abc; tabmoe 0.0.9 / 0.1.0, xgboost 3.2.0."
+
+
+def test_a_mean_halfway_between_two_printed_values_prints_the_same_in_any_summation_order():
+    """Accuracies of 10 seeds (k / 40) whose mean is exactly 0.4825: summed forwards the
+    float lies below the half, backwards above, and both printed 0.482 / 0.483 apart."""
+    accuracies = np.array([18, 38, 18, 26, 36, 29, 0, 22, 4, 2]) / 40
+    forwards, backwards = sum(accuracies) / 10, sum(accuracies[::-1]) / 10
+    assert forwards < 0.4825 < backwards
+    assert _num(forwards) == _num(backwards) == "0.483"
+    assert _num(-backwards, 3, "+") == "-0.483" and _num(backwards, 3, "+") == "+0.483"
+    assert _num(float("nan")) == "-" and _num(7) == "7" and _num(float("inf")) == "inf"

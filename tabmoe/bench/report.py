@@ -27,6 +27,7 @@ import math
 import warnings
 from collections.abc import Sequence
 from datetime import datetime
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -209,8 +210,8 @@ def _paired_md(rows: pd.DataFrame) -> str:
     return markdown(
         ["split", "against", "seeds", "ours: tabmoe - baseline, mean (min, max over seeds)",
          "seeds tabmoe ahead", "paper: difference of means"],
-        [[r.split, r.baseline, _count(r.seeds), f"{r.our_difference:+.3f} ({r.our_min:+.3f}, {r.our_max:+.3f})",
-          f"{int(r.seeds_model_ahead)} of {int(r.seeds)}", f"{r.paper_difference:+.3f}"]
+        [[r.split, r.baseline, _count(r.seeds), f"{_num(r.our_difference, 3, '+')} ({_num(r.our_min, 3, '+')}, {_num(r.our_max, 3, '+')})",
+          f"{int(r.seeds_model_ahead)} of {int(r.seeds)}", _num(r.paper_difference, 3, "+")]
          for r in rows.itertuples()],
     )
 
@@ -225,12 +226,20 @@ def _paper_cells(numbers: dict[str, Any]) -> dict[str, Any]:
 
 
 # ----------------------------------------------------------------------------- markdown
-def _num(value: Any, digits: int = 3) -> str:
+def _num(value: Any, digits: int = 3, sign: str = "") -> str:
+    """``value`` at ``digits`` decimals, halves rounded up. A mean of accuracies often lies
+    exactly halfway between two printed values (10 seeds of k / 200), and summation order
+    (it differs between library versions) puts its float on either side of the half: the
+    value is taken at :data:`DECIMALS` decimals first, then rounded as a decimal."""
     if _missing(value):
         return "-"
     if isinstance(value, (int, np.integer)):
         return str(int(value))
-    return f"{value:.{digits}f}"
+    value = float(value)
+    if not math.isfinite(value):
+        return f"{value:{sign}}"
+    exact = Decimal(repr(round(value, DECIMALS)))
+    return f"{exact.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP):{sign}f}"
 
 
 def _missing(value: Any) -> bool:
