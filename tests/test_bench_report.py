@@ -14,6 +14,7 @@ from scipy.stats import wilcoxon
 from tabmoe.bench import paper_results
 from tabmoe.bench.report import (
     _num,
+    _significant,
     paired_with_paper,
     paper_comparison,
     per_split,
@@ -246,3 +247,6 @@ def test_a_mean_halfway_between_two_printed_values_prints_the_same_in_any_summat
     assert _num(forwards) == _num(backwards) == "0.483"
     assert _num(-backwards, 3, "+") == "-0.483" and _num(backwards, 3, "+") == "+0.483"
     assert _num(float("nan")) == "-" and _num(7) == "7" and _num(float("inf")) == "inf"
+    # the CSVs' six significant digits: 10.32585 summed to either side of the half
+    assert f"{_significant(10.325849999999999):.6g}" == f"{_significant(10.32585):.6g}" == "10.3259"
+    assert _significant(5e-13) == 5e-13 and _significant(0.0) == 0.0

@@ -242,6 +242,15 @@ def _num(value: Any, digits: int = 3, sign: str = "") -> str:
     return f"{exact.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP):{sign}f}"
 
 
+def _significant(value: float, digits: int = 6) -> float:
+    """``value`` at ``digits`` significant digits, halves rounded up as :func:`_num` does,
+    after taking it at 12 (so ``%.6g`` prints it the same on every library version)."""
+    if not math.isfinite(value) or value == 0:
+        return value
+    exact = Decimal(f"{value:.12g}")
+    return float(exact.quantize(Decimal(1).scaleb(exact.adjusted() - digits + 1), rounding=ROUND_HALF_UP))
+
+
 def _missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
@@ -416,6 +425,8 @@ def write_report(
     written = []
 
     def save_csv(frame: pd.DataFrame, name: str) -> None:
+        floats = frame.select_dtypes("float").columns
+        frame = frame.assign(**{str(c): frame[c].map(_significant) for c in floats})
         frame.to_csv(out / name, index=False, float_format="%.6g")
         written.append(out / name)
 
