@@ -250,3 +250,6 @@ def test_a_mean_halfway_between_two_printed_values_prints_the_same_in_any_summat
     # the CSVs' six significant digits: 10.32585 summed to either side of the half
     assert f"{_significant(10.325849999999999):.6g}" == f"{_significant(10.32585):.6g}" == "10.3259"
     assert _significant(5e-13) == 5e-13 and _significant(0.0) == 0.0
+    # taken at 12 significant digits, not decimals: large values too; missing values print "-"
+    assert _num(4096.499999999999, 0) == _num(4096.500000000001, 0) == "4097"
+    assert _num(1e25, 0) == "1" + "0" * 25 and _num(pd.NA) == "-" and _significant(pd.NA) is pd.NA

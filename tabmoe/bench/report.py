@@ -27,7 +27,7 @@ import math
 import warnings
 from collections.abc import Sequence
 from datetime import datetime
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 from pathlib import Path
 from typing import Any
 
@@ -227,10 +227,10 @@ def _paper_cells(numbers: dict[str, Any]) -> dict[str, Any]:
 
 # ----------------------------------------------------------------------------- markdown
 def _num(value: Any, digits: int = 3, sign: str = "") -> str:
-    """``value`` at ``digits`` decimals, halves rounded up. A mean of accuracies often lies
-    exactly halfway between two printed values (10 seeds of k / 200), and summation order
-    (it differs between library versions) puts its float on either side of the half: the
-    value is taken at :data:`DECIMALS` decimals first, then rounded as a decimal."""
+    """``value`` at ``digits`` decimals. A mean of accuracies often lies exactly halfway
+    between two printed values (10 seeds of k / 40), and summation order (it differs between
+    library versions) puts its float on either side of the half, so the value is taken as a
+    decimal first (:func:`_decimal`), whose halves round away from zero."""
     if _missing(value):
         return "-"
     if isinstance(value, (int, np.integer)):
@@ -238,21 +238,37 @@ def _num(value: Any, digits: int = 3, sign: str = "") -> str:
     value = float(value)
     if not math.isfinite(value):
         return f"{value:{sign}}"
-    exact = Decimal(repr(round(value, DECIMALS)))
-    return f"{exact.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP):{sign}f}"
+    return f"{_rounded(_decimal(value), Decimal(1).scaleb(-digits)):{sign}f}"
 
 
-def _significant(value: float, digits: int = 6) -> float:
-    """``value`` at ``digits`` significant digits, halves rounded up as :func:`_num` does,
-    after taking it at 12 (so ``%.6g`` prints it the same on every library version)."""
-    if not math.isfinite(value) or value == 0:
+def _significant(value: Any, digits: int = 6) -> Any:
+    """``value`` at ``digits`` significant digits, rounded as :func:`_num` rounds (so
+    ``%.6g`` prints it the same on every library version); missing values as they are."""
+    if _missing(value) or not math.isfinite(value) or value == 0:
         return value
-    exact = Decimal(f"{value:.12g}")
-    return float(exact.quantize(Decimal(1).scaleb(exact.adjusted() - digits + 1), rounding=ROUND_HALF_UP))
+    exact = _decimal(value)
+    return float(_rounded(exact, Decimal(1).scaleb(exact.adjusted() - digits + 1)))
+
+
+def _decimal(value: float) -> Decimal:
+    """``value`` at 12 significant digits, below which sums of the same numbers in another
+    order differ."""
+    return Decimal(f"{value:.12g}")
+
+
+def _rounded(value: Decimal, step: Decimal) -> Decimal:
+    with localcontext() as context:
+        context.prec = max(28, value.adjusted() - step.adjusted() + 2)  # room for every digit
+        return value.quantize(step, rounding=ROUND_HALF_UP)
 
 
 def _missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
+    if value is None:
+        return True
+    try:
+        return bool(pd.isna(value))
+    except (TypeError, ValueError):  # not a scalar
+        return False
 
 
 def _count(value: Any) -> str:
@@ -425,8 +441,9 @@ def write_report(
     written = []
 
     def save_csv(frame: pd.DataFrame, name: str) -> None:
-        floats = frame.select_dtypes("float").columns
-        frame = frame.assign(**{str(c): frame[c].map(_significant) for c in floats})
+        frame = frame.copy()
+        for column in frame.select_dtypes("float").columns:
+            frame[column] = frame[column].map(_significant)
         frame.to_csv(out / name, index=False, float_format="%.6g")
         written.append(out / name)
 
