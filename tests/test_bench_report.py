@@ -12,9 +12,8 @@ import pytest
 from scipy.stats import wilcoxon
 
 from tabmoe.bench import paper_results
+from tabmoe.bench._figures import num, significant
 from tabmoe.bench.report import (
-    _num,
-    _significant,
     paired_with_paper,
     paper_comparison,
     per_split,
@@ -244,12 +243,12 @@ def test_a_mean_halfway_between_two_printed_values_prints_the_same_in_any_summat
     accuracies = np.array([18, 38, 18, 26, 36, 29, 0, 22, 4, 2]) / 40
     forwards, backwards = sum(accuracies) / 10, sum(accuracies[::-1]) / 10
     assert forwards < 0.4825 < backwards
-    assert _num(forwards) == _num(backwards) == "0.483"
-    assert _num(-backwards, 3, "+") == "-0.483" and _num(backwards, 3, "+") == "+0.483"
-    assert _num(float("nan")) == "-" and _num(7) == "7" and _num(float("inf")) == "inf"
+    assert num(forwards) == num(backwards) == "0.483"
+    assert num(-backwards, 3, "+") == "-0.483" and num(backwards, 3, "+") == "+0.483"
+    assert num(float("nan")) == "-" and num(7) == "7" and num(float("inf")) == "inf"
     # the CSVs' six significant digits: 10.32585 summed to either side of the half
-    assert f"{_significant(10.325849999999999):.6g}" == f"{_significant(10.32585):.6g}" == "10.3259"
-    assert _significant(5e-13) == 5e-13 and _significant(0.0) == 0.0
+    assert f"{significant(10.325849999999999):.6g}" == f"{significant(10.32585):.6g}" == "10.3259"
+    assert significant(5e-13) == 5e-13 and significant(0.0) == 0.0
     # taken at 12 significant digits, not decimals: large values too; missing values print "-"
-    assert _num(4096.499999999999, 0) == _num(4096.500000000001, 0) == "4097"
-    assert _num(1e25, 0) == "1" + "0" * 25 and _num(pd.NA) == "-" and _significant(pd.NA) is pd.NA
+    assert num(4096.499999999999, 0) == num(4096.500000000001, 0) == "4097"
+    assert num(1e25, 0) == "1" + "0" * 25 and num(pd.NA) == "-" and significant(pd.NA) is pd.NA

@@ -27,7 +27,6 @@ import math
 import warnings
 from collections.abc import Sequence
 from datetime import datetime
-from decimal import ROUND_HALF_UP, Decimal, localcontext
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from ..registry import MODELS
+from ._figures import count, missing, num, pm, significant
 from ._report_notes import coverage_note, one_record_per_run, record_notes
 from .paper_results import SIMULATION_MODELS, published
 from .plan import PROTOCOL_ALIASES, PROTOCOLS
@@ -210,8 +210,8 @@ def _paired_md(rows: pd.DataFrame) -> str:
     return markdown(
         ["split", "against", "seeds", "ours: tabmoe - baseline, mean (min, max over seeds)",
          "seeds tabmoe ahead", "paper: difference of means"],
-        [[r.split, r.baseline, _count(r.seeds), f"{_num(r.our_difference, 3, '+')} ({_num(r.our_min, 3, '+')}, {_num(r.our_max, 3, '+')})",
-          f"{int(r.seeds_model_ahead)} of {int(r.seeds)}", _num(r.paper_difference, 3, "+")]
+        [[r.split, r.baseline, count(r.seeds), f"{num(r.our_difference, 3, '+')} ({num(r.our_min, 3, '+')}, {num(r.our_max, 3, '+')})",
+          f"{int(r.seeds_model_ahead)} of {int(r.seeds)}", num(r.paper_difference, 3, "+")]
          for r in rows.itertuples()],
     )
 
@@ -226,61 +226,6 @@ def _paper_cells(numbers: dict[str, Any]) -> dict[str, Any]:
 
 
 # ----------------------------------------------------------------------------- markdown
-def _num(value: Any, digits: int = 3, sign: str = "") -> str:
-    """``value`` at ``digits`` decimals. A mean of accuracies often lies exactly halfway
-    between two printed values (10 seeds of k / 40), and summation order (it differs between
-    library versions) puts its float on either side of the half, so the value is taken as a
-    decimal first (:func:`_decimal`), whose halves round away from zero."""
-    if _missing(value):
-        return "-"
-    if isinstance(value, (int, np.integer)):
-        return str(int(value))
-    value = float(value)
-    if not math.isfinite(value):
-        return f"{value:{sign}}"
-    return f"{_rounded(_decimal(value), Decimal(1).scaleb(-digits)):{sign}f}"
-
-
-def _significant(value: Any, digits: int = 6) -> Any:
-    """``value`` at ``digits`` significant digits, rounded as :func:`_num` rounds (so
-    ``%.6g`` prints it the same on every library version); missing values as they are."""
-    if _missing(value) or not math.isfinite(value) or value == 0:
-        return value
-    exact = _decimal(value)
-    return float(_rounded(exact, Decimal(1).scaleb(exact.adjusted() - digits + 1)))
-
-
-def _decimal(value: float) -> Decimal:
-    """``value`` at 12 significant digits, below which sums of the same numbers in another
-    order differ."""
-    return Decimal(f"{value:.12g}")
-
-
-def _rounded(value: Decimal, step: Decimal) -> Decimal:
-    with localcontext() as context:
-        context.prec = max(28, value.adjusted() - step.adjusted() + 2)  # room for every digit
-        return value.quantize(step, rounding=ROUND_HALF_UP)
-
-
-def _missing(value: Any) -> bool:
-    if value is None:
-        return True
-    try:
-        return bool(pd.isna(value))
-    except (TypeError, ValueError):  # not a scalar
-        return False
-
-
-def _count(value: Any) -> str:
-    return "-" if _missing(value) else str(int(value))
-
-
-def _pm(mean: Any, sd: Any) -> str:
-    if _missing(sd):
-        return _num(mean)
-    return f"{_num(mean)} ± {_num(sd)}"
-
-
 def markdown(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     """A pipe table."""
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -293,10 +238,10 @@ def _summary_md(rows: pd.DataFrame, reference: str) -> str:
         ["model", "splits", "seeds", "ID acc", "OOD acc", "gap ID-OOD", "mean rank",
          f"vs {reference} W/T/L", "Wilcoxon p"],
         [
-            [r.model, _count(r.splits), _count(r.seeds), _pm(r.id_mean, r.id_sd), _pm(r.ood_mean, r.ood_sd),
-             _pm(r.gap_mean, r.gap_sd), _num(r.mean_rank, 2),
-             "-" if _missing(r.wins) else f"{int(r.wins)}/{int(r.ties)}/{int(r.losses)}",
-             _num(r.wilcoxon_p)]
+            [r.model, count(r.splits), count(r.seeds), pm(r.id_mean, r.id_sd), pm(r.ood_mean, r.ood_sd),
+             pm(r.gap_mean, r.gap_sd), num(r.mean_rank, 2),
+             "-" if missing(r.wins) else f"{int(r.wins)}/{int(r.ties)}/{int(r.losses)}",
+             num(r.wilcoxon_p)]
             for r in rows.itertuples()
         ],
     )
@@ -305,15 +250,15 @@ def _summary_md(rows: pd.DataFrame, reference: str) -> str:
 def _per_split_md(rows: pd.DataFrame) -> str:
     return markdown(
         ["split", "model", "seeds", "ID acc", "OOD acc", "gap ID-OOD", "rank"],
-        [[r.split, r.model, _count(r.seeds), _pm(r.id_mean, r.id_sd), _pm(r.ood_mean, r.ood_sd),
-          _pm(r.gap_mean, r.gap_sd), _num(r.rank, 1)] for r in rows.itertuples()],
+        [[r.split, r.model, count(r.seeds), pm(r.id_mean, r.id_sd), pm(r.ood_mean, r.ood_sd),
+          pm(r.gap_mean, r.gap_sd), num(r.rank, 1)] for r in rows.itertuples()],
     )
 
 
 def _oracle_md(rows: pd.DataFrame) -> str:
     return markdown(
         ["split", "model", "OOD acc, selected on ID validation", "ORACLE OOD acc, selected on OOD validation"],
-        [[r.split, r.model, _num(r.ood_mean), _num(r.oracle_ood_mean)] for r in rows.itertuples()],
+        [[r.split, r.model, num(r.ood_mean), num(r.oracle_ood_mean)] for r in rows.itertuples()],
     )
 
 
@@ -321,8 +266,8 @@ def _cost_md(runs: pd.DataFrame) -> str:
     cost = runs.groupby(["protocol", "model"], sort=False)[list(COST)].mean().reset_index()
     return markdown(
         ["protocol", "model", "fit s", "predict s", "tuning s", "peak RSS MiB"],
-        [[r.protocol, r.model, _num(r.fit_seconds, 2), _num(r.predict_seconds, 3),
-          _num(r.tune_seconds, 1), _num(r.peak_rss_mb, 0)] for r in cost.itertuples()],
+        [[r.protocol, r.model, num(r.fit_seconds, 2), num(r.predict_seconds, 3),
+          num(r.tune_seconds, 1), num(r.peak_rss_mb, 0)] for r in cost.itertuples()],
     )
 
 
@@ -330,20 +275,20 @@ def _paper_md(rows: pd.DataFrame) -> str:
     return markdown(
         ["split", "model", "protocol", "paper OOD acc (SD)", "our OOD acc (SD)", "our seeds",
          "ours - paper", "paper MSE", "our MSE"],
-        [[r.split, r.model, "-" if _missing(r.protocol) else r.protocol,
+        [[r.split, r.model, "-" if missing(r.protocol) else r.protocol,
           _paper_pm(r.paper_accuracy, r.paper_accuracy_sd),
           _paper_pm(getattr(r, "our_accuracy", None), getattr(r, "our_accuracy_sd", None)),
-          _count(getattr(r, "our_seeds", None)), _num(getattr(r, "difference", None)),
-          _num(r.paper_mse, 4), _num(getattr(r, "our_mse", None), 4)] for r in rows.itertuples()],
+          count(getattr(r, "our_seeds", None)), num(getattr(r, "difference", None)),
+          num(r.paper_mse, 4), num(getattr(r, "our_mse", None), 4)] for r in rows.itertuples()],
     )
 
 
 def _paper_pm(mean: Any, sd: Any) -> str:
-    if _missing(mean):
+    if missing(mean):
         return "-"
-    if _missing(sd):
-        return _num(mean, 4)
-    return f"{_num(mean, 4)} ({_num(sd, 4)})"
+    if missing(sd):
+        return num(mean, 4)
+    return f"{num(mean, 4)} ({num(sd, 4)})"
 
 
 # -------------------------------------------------------------------------------- plots
@@ -443,7 +388,7 @@ def write_report(
     def save_csv(frame: pd.DataFrame, name: str) -> None:
         frame = frame.copy()
         for column in frame.select_dtypes("float").columns:
-            frame[column] = frame[column].map(_significant)
+            frame[column] = frame[column].map(significant)
         frame.to_csv(out / name, index=False, float_format="%.6g")
         written.append(out / name)
 
@@ -552,7 +497,7 @@ def _adaptation_md(records: Sequence[dict[str, Any]], reference: str) -> str:
             model,
             "yes" if unlabeled else "no",
             "yes" if weights else "no",
-            _num(ess), _num(auc),
+            num(ess), num(auc),
             "" if used else "none: run as in `defaults`",
         ])
     return (
