@@ -43,7 +43,8 @@ def test_committed_runs_match_the_plan_of_their_suite(suite):
     (so the renamed ``untuned`` -> ``fixed-budget`` records are resumed, not rerun)."""
     from tabmoe.bench.plan import plan_runs
     from tabmoe.bench.storage import open_store
-    from tabmoe.suites import load_suite
+    from tabmoe.bench.suites import load_suite
+    from tabmoe.registry import get_model
 
     folder = RESULTS / suite
     if not (folder / "runs").is_dir():
@@ -52,6 +53,9 @@ def test_committed_runs_match_the_plan_of_their_suite(suite):
     loaded = load_suite(suite)
     protocols = sorted({run_id.split("/")[3] for run_id in finished})
     models = sorted({run_id.split("/")[2] for run_id in finished})
+    missing = [m for m in models if not get_model(m).available()]
+    if missing:
+        pytest.skip(f"{suite}'s runs include models whose packages are not installed: {missing}")
     planned = {s.run_id: s.config_hash for s in plan_runs(loaded, models=models, protocols=protocols)}
     assert "untuned" not in protocols
     mismatched = [run_id for run_id, digest in finished.items() if planned.get(run_id) != digest]

@@ -31,7 +31,10 @@ with tempfile.TemporaryDirectory() as tmp:
     clf.save(path)
     print(f"saved {path.name}: {path.stat().st_size / 1024:.1f} KiB")
 
-    loaded = TabularMoEClassifier.load(path)  # device="cpu" by default; "cuda" also works
+    # Loaded onto the device it was fitted on ("auto": the GPU where there is one, as in
+    # fit), so the probabilities are bit-identical; `load` puts it on the CPU by default,
+    # where a GPU-fitted model agrees with the GPU's probabilities to float rounding only.
+    loaded = TabularMoEClassifier.load(path, device="auto")
     same = np.array_equal(loaded.predict_proba(X), clf.predict_proba(X))
     print("identical probabilities after loading:", same)
     print("hyperparameters kept:", loaded.get_params() == clf.get_params())
