@@ -10,6 +10,7 @@ import numbers
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 import torch
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
@@ -17,13 +18,26 @@ from sklearn.utils.validation import check_is_fitted
 from .nn._base import resolve_mixed_precision
 from .nn._threads import scoped_threads
 from .nn.trainer import Trainer, TrainerConfig, seeded
+from .tokenizer import match_kinds, to_frame
 
 if TYPE_CHECKING:
     from .estimator import TabularMoEClassifier
 
 
 class AdaptMixin:
-    """``adapt`` of :class:`~tabmoe.TabularMoEClassifier`."""
+    """``adapt`` of :class:`~tabmoe.TabularMoEClassifier`, and the check of ``fit``'s
+    ``X_unlabeled``."""
+
+    def _unlabeled_frame(self, frame: pd.DataFrame, X_unlabeled: Any) -> pd.DataFrame | None:
+        if X_unlabeled is None:
+            return None
+        unlabeled = to_frame(X_unlabeled)
+        if list(unlabeled.columns) != list(frame.columns):
+            raise ValueError(
+                "X_unlabeled must have the same columns as X, in the same order: X has "
+                f"{list(frame.columns)[:10]}, X_unlabeled has {list(unlabeled.columns)[:10]}."
+            )
+        return match_kinds(frame, unlabeled, "X_unlabeled")
 
     @scoped_threads
     def adapt(
@@ -69,6 +83,7 @@ class AdaptMixin:
             batch_size=self._cap_rows_for_heads(self._rows_per_batch(len(tokens), tokens.shape[1], masking)),
             lr=lr,
             weight_decay=self.weight_decay,
+            max_grad_norm=self.max_grad_norm,
             device=device,
             seed=seed,
             verbose=self.verbose,

@@ -32,8 +32,6 @@ from .tokenizer import (
     MISSING,
     UNKNOWN,
     ColumnTokenizer,
-    match_kinds,
-    to_frame,
     validated_frame,
 )
 
@@ -137,6 +135,10 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         ``fit`` only: validate, keep and return an exponential moving average of the weights
         (Polyak averaging, torch's ``AveragedModel``), updated after every step with this
         decay; None (default): the weights themselves (docs/research.md#study-24).
+    max_grad_norm : float or None
+        Rescale each step's gradients to at most this L2 norm over all weights (torch's
+        ``clip_grad_norm_``), in ``fit`` and ``adapt``; None (default): no clipping
+        (docs/research.md#study-39).
     tol : float
     class_weight : dict, "balanced" or None
     device : str
@@ -244,6 +246,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         "lr_decay_patience": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "refit": ["boolean"],
         "ema_decay": [Interval(numbers.Real, 0, 1, closed="neither"), None],
+        "max_grad_norm": [Interval(numbers.Real, 0, None, closed="neither"), None],
         "feature_dropout": [Interval(numbers.Real, 0, 1, closed="left")],
         "n_members": [Interval(numbers.Integral, 1, None, closed="left")],
         "unknown_rate": [Interval(numbers.Real, 0, 1, closed="left")],
@@ -294,6 +297,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         refit: bool = False,
         ema_decay: float | None = None,
         linear_term: bool = False,
+        max_grad_norm: float | None = None,
     ):
         self.d_model = d_model
         self.n_heads = n_heads
@@ -337,6 +341,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         self.refit = refit
         self.ema_decay = ema_decay
         self.linear_term = linear_term
+        self.max_grad_norm = max_grad_norm
 
     # ----------------------------------------------------------- resolved
     def _masking(self) -> str:
@@ -556,17 +561,6 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         if self.n_members == 1:
             return history
         return [dict(r, train_loss=r["train_loss"] / self.n_members) for r in history]
-
-    def _unlabeled_frame(self, frame: pd.DataFrame, X_unlabeled: Any) -> pd.DataFrame | None:
-        if X_unlabeled is None:
-            return None
-        unlabeled = to_frame(X_unlabeled)
-        if list(unlabeled.columns) != list(frame.columns):
-            raise ValueError(
-                "X_unlabeled must have the same columns as X, in the same order: X has "
-                f"{list(frame.columns)[:10]}, X_unlabeled has {list(unlabeled.columns)[:10]}."
-            )
-        return match_kinds(frame, unlabeled, "X_unlabeled")
 
     def _keep_train_sample(self, labelled: dict[str, torch.Tensor], seed: int) -> None:
         """Keep at most TRAIN_SAMPLE_ROWS labelled rows; compute feature_importances_ on them."""

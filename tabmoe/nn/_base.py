@@ -475,6 +475,7 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
             tol=self.tol,
             lr_decay_patience=self._lr_decay_patience(),
             ema_decay=self._ema_decay(),
+            max_grad_norm=getattr(self, "max_grad_norm", None),
             device=inputs.device,
             seed=inputs.seed,
             verbose=self.verbose,

@@ -119,6 +119,9 @@ class TrainerConfig:
     # An exponential moving average of the weights, updated after every step with this
     # decay, is what is validated, kept and returned; None: the weights themselves
     ema_decay: float | None = None
+    # Rescale each step's gradients to at most this total L2 norm (torch's clip_grad_norm_);
+    # None: no clipping
+    max_grad_norm: float | None = None
     device: torch.device = field(default_factory=lambda: torch.device("cpu"))
     seed: int = 0
     verbose: int = 0
@@ -250,6 +253,8 @@ class Trainer:
             s, w = loss_fn(module, batch)
         optimizer.zero_grad(set_to_none=True)
         (s / w.clamp_min(1e-12)).backward()
+        if self.config.max_grad_norm is not None:
+            nn.utils.clip_grad_norm_(module.parameters(), self.config.max_grad_norm)
         optimizer.step()
         return s.detach(), w.detach()
 
