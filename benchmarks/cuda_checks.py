@@ -63,6 +63,13 @@ def repeatability(deterministic: bool) -> dict:
             "max_abs_dp_predicting_twice": float(np.abs(b.predict_proba(X_test) - p_b).max())}
 
 
+def cpu_model() -> str:
+    cpuinfo = Path("/proc/cpuinfo")
+    text = cpuinfo.read_text() if cpuinfo.is_file() else ""
+    name = next((line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("model name")), "")
+    return (name or platform.processor()) + (" (avx512f)" if " avx512f" in text else "")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=None)
@@ -93,14 +100,15 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(variants[-1]), flush=True)
     result = {"machine": {"gpu": torch.cuda.get_device_name(), "torch": torch.__version__,
                           "numpy": np.__version__, "python": platform.python_version(),
-                          "cpu": platform.processor()},
+                          "cpu": cpu_model()},
               "command": "python benchmarks/cuda_checks.py",
               "warm_up_seconds": warm_up, "variants": variants, "repeatability": repeat,
               "peak_cuda_memory_mib": round(torch.cuda.max_memory_allocated() / 2**20, 1)}
     for line in repeat:
         print(json.dumps(line))
-    if args.out:
-        args.out.write_text(json.dumps(result, indent=1) + "\n")
+    if args.out:  # other sections of an existing file (figures of other commands) are kept
+        kept = json.loads(args.out.read_text()) if args.out.is_file() else {}
+        args.out.write_text(json.dumps({**kept, **result}, indent=1) + "\n")
     return 0
 
 

@@ -483,6 +483,9 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
     def _ema_decay(self) -> float | None:
         return self.ema_decay
 
+    def _max_grad_norm(self) -> float | None:
+        return self.max_grad_norm
+
     def _record_fit(
         self, result: TrainResult, labelled: dict[str, torch.Tensor], seed: int, refit: TrainResult | None = None
     ) -> None:

@@ -51,12 +51,13 @@ def test_a_tiny_norm_all_but_stops_training():
     assert (tiny - before).abs().max() < 1e-3 * (plain - before).abs().max()
 
 
-def test_a_norm_never_reached_changes_nothing():
+@pytest.mark.parametrize("n_members", [1, 2])
+def test_a_norm_never_reached_changes_nothing(n_members):
     X, y = toy_table(n=120, seed=0)
-    expected = TabularMoEClassifier(**FAST).fit(X, y).predict_proba(X)
-    loose = TabularMoEClassifier(**FAST, max_grad_norm=1e9).fit(X, y)
+    expected = TabularMoEClassifier(**FAST, n_members=n_members).fit(X, y).predict_proba(X)
+    loose = TabularMoEClassifier(**FAST, n_members=n_members, max_grad_norm=1e9).fit(X, y)
     np.testing.assert_array_equal(loose.predict_proba(X), expected)
-    clipped = TabularMoEClassifier(**FAST, max_grad_norm=1e-3).fit(X, y)
+    clipped = TabularMoEClassifier(**FAST, n_members=n_members, max_grad_norm=1e-3).fit(X, y)
     assert not np.array_equal(clipped.predict_proba(X), expected)
 
 
@@ -65,3 +66,32 @@ def test_a_bad_norm_is_refused_by_name(bad):
     X, y = toy_table(n=60, seed=0)
     with pytest.raises(InvalidParameterError, match="max_grad_norm"):
         TabularMoEClassifier(**FAST, max_grad_norm=bad).fit(X, y)
+
+
+def test_adapt_clips_and_refuses_a_bad_norm_leaving_the_model_as_it_was():
+    X, y = toy_table(n=120, seed=0)
+    clf = TabularMoEClassifier(**FAST, max_grad_norm=1e-3).fit(X, y)
+    before = clf.predict_proba(X)
+    clf.adapt(X, max_epochs=1)  # clips there too (no error)
+    adapted = clf.predict_proba(X)
+    for bad in (0.0, -1.0):  # set_params does not validate; the trainer refuses
+        with pytest.raises(ValueError, match=r"max_grad_norm must be > 0 or None"):
+            clf.set_params(max_grad_norm=bad).adapt(X, max_epochs=1)
+        np.testing.assert_array_equal(clf.predict_proba(X), adapted)
+    assert not np.array_equal(adapted, before)
+
+
+def test_an_ensemble_clips_each_member_on_its_own():
+    from tabmoe.nn.ensemble import StackedModel
+
+    torch.manual_seed(0)
+    stacked = StackedModel([nn.Linear(3, 2), nn.Linear(3, 2)])
+    weight, bias = stacked.module.weight, stacked.module.bias  # (2, 2, 3), (2, 2)
+    weight.grad = torch.stack([torch.full((2, 3), 10.0), torch.full((2, 3), 0.01)])
+    bias.grad = torch.stack([torch.full((2,), 10.0), torch.full((2,), 0.01)])
+    small = torch.cat([weight.grad[1].flatten(), bias.grad[1]]).clone()
+    norms = stacked.clip_grad_norm_(1.0)
+    np.testing.assert_allclose(norms.numpy(), [10 * 8**0.5, 0.01 * 8**0.5], rtol=1e-5)
+    clipped = torch.cat([weight.grad[0].flatten(), bias.grad[0]])
+    assert clipped.norm().item() == pytest.approx(1.0, rel=1e-4)
+    torch.testing.assert_close(torch.cat([weight.grad[1].flatten(), bias.grad[1]]), small)

@@ -405,6 +405,10 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
         """The trainer's ``ema_decay`` (None: the weights are not averaged)."""
         return None
 
+    def _max_grad_norm(self) -> float | None:
+        """The trainer's ``max_grad_norm`` (None: gradients are not clipped)."""
+        return None
+
     def _refit(self) -> bool:
         """Whether to retrain on every training row after early stopping on a hold-out."""
         return False
@@ -475,7 +479,7 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
             tol=self.tol,
             lr_decay_patience=self._lr_decay_patience(),
             ema_decay=self._ema_decay(),
-            max_grad_norm=getattr(self, "max_grad_norm", None),
+            max_grad_norm=self._max_grad_norm(),
             device=inputs.device,
             seed=inputs.seed,
             verbose=self.verbose,

@@ -69,6 +69,20 @@ class StackedModel(nn.Module):
 
         return vmap(one, randomness="different")(params)
 
+    @torch.no_grad()
+    def clip_grad_norm_(self, max_norm: float) -> Tensor:
+        """torch's ``clip_grad_norm_`` for each member on its own: member m's gradients are
+        scaled to an L2 norm of at most ``max_norm``, whatever the others' are. Returns the
+        members' norms before clipping, (M,)."""
+        grads = [p.grad for p in self.module.parameters() if p.grad is not None]
+        if not grads:
+            return torch.zeros(self.n_members)
+        norms = torch.stack([g.reshape(len(g), -1).float().pow(2).sum(1) for g in grads]).sum(0).sqrt()
+        scale = (max_norm / (norms + 1e-6)).clamp(max=1.0)  # torch's clip coefficient
+        for g in grads:
+            g.mul_(scale.to(g.dtype).view(-1, *[1] * (g.dim() - 1)))
+        return norms
+
     def member(self, m: int) -> nn.Module:
         """A plain, independent copy of member ``m`` (eval mode, same device)."""
         if not -self.n_members <= m < self.n_members:

@@ -254,7 +254,12 @@ class Trainer:
         optimizer.zero_grad(set_to_none=True)
         (s / w.clamp_min(1e-12)).backward()
         if self.config.max_grad_norm is not None:
-            nn.utils.clip_grad_norm_(module.parameters(), self.config.max_grad_norm)
+            # an ensemble clips each member's gradient on its own (StackedModel)
+            clip = getattr(module, "clip_grad_norm_", None)
+            if clip is None:
+                nn.utils.clip_grad_norm_(module.parameters(), self.config.max_grad_norm)
+            else:
+                clip(self.config.max_grad_norm)
         optimizer.step()
         return s.detach(), w.detach()
 
@@ -337,6 +342,9 @@ class Trainer:
         cfg = self.config
         if cfg.early_stopping and validation is None:
             raise ValueError("early_stopping needs validation data.")
+        if cfg.max_grad_norm is not None and not cfg.max_grad_norm > 0:
+            # torch would clip with it anyway: 0 zeroes every step, a negative norm reverses it
+            raise ValueError(f"max_grad_norm must be > 0 or None, got {cfg.max_grad_norm!r}.")
         module.to(cfg.device)
         train = _to_device(train, cfg.device)
         validation = _to_device(validation, cfg.device) if validation is not None else None

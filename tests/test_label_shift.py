@@ -1,0 +1,73 @@
+"""em_label_shift: the class balance of unlabeled rows from a calibrated classifier's
+probabilities (Saerens et al. 2002), checked where the true posteriors are known."""
+
+import numpy as np
+import pytest
+
+from tabmoe.data.label_shift import em_label_shift
+
+MEANS = np.array([-2.0, 0.0, 2.0])  # class c: x ~ N(MEANS[c], 1)
+
+
+def _rows(prior, n, seed):
+    """Labels drawn with ``prior`` and the exact posteriors of a classifier trained under a
+    uniform prior (the Bayes posteriors for it: perfectly calibrated there)."""
+    rng = np.random.default_rng(seed)
+    y = rng.choice(len(prior), size=n, p=prior)
+    x = rng.normal(MEANS[y], 1.0)
+    likelihood = np.exp(-0.5 * (x[:, None] - MEANS[None, :]) ** 2)
+    return y, likelihood / likelihood.sum(1, keepdims=True)
+
+
+@pytest.mark.parametrize("target", [[0.7, 0.2, 0.1], [0.1, 0.1, 0.8], [0.05, 0.9, 0.05]])
+def test_recovers_the_target_balance_and_the_bayes_posteriors(target):
+    y, proba = _rows(target, 20_000, seed=0)
+    est = em_label_shift(proba, [1 / 3] * 3)
+    assert est.converged and est.n_iter < 1000
+    np.testing.assert_allclose(est.prior, np.bincount(y, minlength=3) / len(y), atol=0.02)
+    bayes = proba * np.array(target)
+    bayes /= bayes.sum(1, keepdims=True)
+    assert np.abs(est.proba - bayes).max() < 0.05
+    assert np.mean(est.proba.argmax(1) == y) > np.mean(proba.argmax(1) == y) + 0.02
+
+
+def test_rows_with_the_source_balance_stay_as_they_are():
+    y, proba = _rows([1 / 3] * 3, 20_000, seed=1)
+    est = em_label_shift(proba, [1, 1, 1])  # any positive scale: normalised
+    np.testing.assert_allclose(est.prior, [1 / 3] * 3, atol=0.02)
+    assert np.abs(est.proba - proba).max() < 0.05
+
+
+def test_the_estimate_is_a_fixed_point():
+    _, proba = _rows([0.6, 0.3, 0.1], 2_000, seed=2)
+    est = em_label_shift(proba, [0.5, 0.25, 0.25], tol=1e-12)
+    np.testing.assert_allclose(est.proba.mean(0), est.prior, atol=1e-9)
+    np.testing.assert_allclose(est.proba.sum(1), 1.0)
+    capped = em_label_shift(proba, [0.5, 0.25, 0.25], max_iter=1)
+    assert capped.n_iter == 1 and not capped.converged
+
+
+def test_a_row_certain_of_a_class_the_estimate_drops_keeps_its_probabilities():
+    proba = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 1.0], [0.0, 1.0]])
+    est = em_label_shift(proba, [0.5, 0.5])
+    np.testing.assert_allclose(est.prior, [0.25, 0.75])
+    np.testing.assert_array_equal(est.proba, proba)
+
+
+@pytest.mark.parametrize(
+    ("proba", "prior", "kwargs", "message"),
+    [
+        ([0.5, 0.5], [0.5, 0.5], {}, "proba must be a 2-D array"),
+        ([[1.0]], [1.0], {}, "proba must be a 2-D array"),
+        ([[0.5, 0.6]], [0.5, 0.5], {}, r"rows must sum to 1 \(row 0 sums to 1.1\)"),
+        ([[1.5, -0.5]], [0.5, 0.5], {}, "non-negative"),
+        ([[np.nan, 1.0]], [0.5, 0.5], {}, "finite"),
+        ([[0.5, 0.5]], [0.5, 0.3, 0.2], {}, r"source_prior must have one entry per column of proba \(2\)"),
+        ([[0.5, 0.5]], [1.0, 0.0], {}, "source_prior must be finite and positive"),
+        ([[0.5, 0.5]], [0.5, 0.5], {"max_iter": 0}, "max_iter must be an integer >= 1"),
+        ([[0.5, 0.5]], [0.5, 0.5], {"tol": 0}, "tol must be > 0"),
+    ],
+)
+def test_bad_input_is_refused_by_name(proba, prior, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        em_label_shift(proba, prior, **kwargs)
