@@ -61,6 +61,7 @@ class AdaptMixin:
         fresh. ``random_state`` (shuffling, dropout) defaults to the estimator's.
         """
         check_is_fitted(self)
+        self._check_network_parameters("adapt")
         if not isinstance(max_epochs, numbers.Integral) or isinstance(max_epochs, bool) or max_epochs < 1:
             raise ValueError(f"max_epochs must be a positive integer, got {max_epochs!r}.")
         lr = self.learning_rate if learning_rate is None else learning_rate

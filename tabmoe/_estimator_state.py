@@ -35,13 +35,30 @@ ADDED_PARAMETERS = {
 }
 
 
+#: The parameters the fitted network is built from: changed by ``set_params`` after ``fit``,
+#: they no longer describe ``module_`` (``save`` and ``adapt`` refuse until a refit).
+NETWORK_PARAMETERS = ("d_model", "n_heads", "ff_dim", "n_layers", "block", "gate", "linear_term", "n_members")
+
+
 class EstimatorStateMixin:
     """``save`` / ``load`` and the fitted state of ``TabularMoEClassifier``."""
+
+    def _check_network_parameters(self, action: str) -> None:
+        """ValueError naming the network parameters ``set_params`` changed since the network
+        was built (nothing to check for a model pickled before this was recorded)."""
+        built = getattr(self, "_network_parameters", {})
+        changed = [f"{k}={built[k]!r} -> {getattr(self, k)!r}" for k in built if getattr(self, k) != built[k]]
+        if changed:
+            raise ValueError(
+                f"Cannot {action}: set_params changed {', '.join(changed)} after fit, and the "
+                "fitted network was built with the old values. Refit, or set them back, first."
+            )
 
     def _build_module(self) -> TabularMoE | StackedModel:
         """A fresh network for the fitted tokenizer and label tokens (``fit`` and ``load``
         build it alike); with ``n_members > 1`` that many, initialised one after the other and
         stacked into one batched model."""
+        self._network_parameters = {k: getattr(self, k) for k in NETWORK_PARAMETERS}
         tok = self.tokenizer_
         output_ids = [tok.output_token_ids(j) for j in range(tok.n_features_in_)]
         output_ids.append(self.label_token_ids_)
@@ -103,6 +120,7 @@ class EstimatorStateMixin:
         JSON-able ``params``, ``fitted`` and ``tokenizer``; the network's ``state_dict`` and
         the stored training sample."""
         check_is_fitted(self)
+        self._check_network_parameters("save")
         fitted = {
             "classes": [persistence.encode_value(c) for c in self.classes_],
             "classes_dtype": self.classes_.dtype.str,

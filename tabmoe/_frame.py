@@ -69,9 +69,11 @@ def validated_frame(estimator: Any, X: Any) -> pd.DataFrame:
 
 
 def is_categorical_dtype(dtype: Any) -> bool:
-    """Dtypes that ``categorical_features="auto"`` treats as categorical."""
+    """Dtypes that ``categorical_features="auto"`` treats as categorical (pyarrow's
+    dictionary type, what ``read_parquet(dtype_backend="pyarrow")`` gives a category, too)."""
     return (
         isinstance(dtype, pd.CategoricalDtype)
+        or (isinstance(dtype, pd.ArrowDtype) and str(dtype.pyarrow_dtype).startswith("dictionary<"))
         or pd.api.types.is_object_dtype(dtype)
         or pd.api.types.is_string_dtype(dtype)
         or pd.api.types.is_bool_dtype(dtype)

@@ -10,10 +10,11 @@ import pandas as pd
 
 
 def numeric_kind(dtype: Any) -> str:
-    """"datetime", "timedelta" or "number": what a numeric column's floats measure."""
+    """"datetime", "timedelta" or "number": what a numeric column's floats measure (pyarrow's
+    dates and durations too, which pandas' own checks read as datetime and as number)."""
     if pd.api.types.is_datetime64_any_dtype(dtype):
         return "datetime"
-    if pd.api.types.is_timedelta64_dtype(dtype):
+    if pd.api.types.is_timedelta64_dtype(dtype) or (isinstance(dtype, pd.ArrowDtype) and dtype.kind == "m"):
         return "timedelta"
     return "number"
 
@@ -25,6 +26,9 @@ def numeric_values(column: pd.Series, name: Any, kind: str | None = None, aware:
     its datetimes had a time zone at fit, ``aware``) naive datetimes for aware ones or the
     reverse: read as UTC, they would move by the zone's offset."""
     dtype = column.dtype
+    if isinstance(dtype, pd.ArrowDtype) and dtype.kind in "mM" and getattr(dtype.pyarrow_dtype, "tz", None) is None:
+        column = column.astype(dtype.numpy_dtype)  # pyarrow dates / durations -> datetime64 / timedelta64
+        dtype = column.dtype
     now = numeric_kind(dtype)
     if pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype):
         now = "number" if kind == "number" else "object"  # numbers in objects: to_numeric decides

@@ -437,16 +437,27 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
         eval_set: tuple[Any, Any] | None = None,
         **fit_params: Any,
     ) -> TorchClassifier:
-        check_validation_fraction(self.validation_fraction)  # also when no hold-out is drawn
-        self._check_params()
-        inputs = start_fit(self, X, y, sample_weight)
-        unlabeled = self._initialize_front_end(inputs, **fit_params)
-        early = use_early_stopping(self.early_stopping, eval_set is not None, len(inputs.frame))
-        validation = None
-        if eval_set is not None:
-            X_val, y_val = _eval_pair(eval_set)
-            validation = (X_val, encode_targets(self.classes_, validate_targets(y_val, "eval_set y"), "eval_set y"))
-        self._train(inputs, validation, early, unlabeled)
+        # A fit that raises (bad eval_set labels, a diverged network, Ctrl-C) leaves the
+        # estimator as it was: the previous fit's state whole, or unfitted; never the new
+        # classes or tokenizer beside the old network.
+        params = self.get_params(deep=False)
+        before = {k: v for k, v in vars(self).items() if k not in params}
+        try:
+            check_validation_fraction(self.validation_fraction)  # also when no hold-out is drawn
+            self._check_params()
+            inputs = start_fit(self, X, y, sample_weight)
+            unlabeled = self._initialize_front_end(inputs, **fit_params)
+            early = use_early_stopping(self.early_stopping, eval_set is not None, len(inputs.frame))
+            validation = None
+            if eval_set is not None:
+                X_val, y_val = _eval_pair(eval_set)
+                validation = (X_val, encode_targets(self.classes_, validate_targets(y_val, "eval_set y"), "eval_set y"))
+            self._train(inputs, validation, early, unlabeled)
+        except BaseException:
+            for name in [k for k in vars(self) if k not in params]:
+                delattr(self, name)
+            vars(self).update(before)
+            raise
         return self
 
     def _train(

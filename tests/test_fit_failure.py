@@ -1,0 +1,88 @@
+"""A fit that raises leaves the estimator as it was, and a network changed by set_params
+after fit is not saved or adapted as if it were the fitted one."""
+
+import numpy as np
+import pytest
+from sklearn.exceptions import NotFittedError
+
+from tabmoe import TabularMoEClassifier
+
+from .moe_data import toy_table
+
+FAST = dict(max_epochs=2, random_state=0, device="cpu")
+
+
+@pytest.fixture(scope="module")
+def data():
+    return toy_table(n=120, seed=0)
+
+
+def test_a_refit_that_raises_keeps_the_previous_model_whole(data):
+    X, y = data
+    clf = TabularMoEClassifier(**FAST).fit(X, y)
+    before, classes, tokenizer = clf.predict_proba(X), clf.classes_.copy(), clf.tokenizer_
+    X_new = X.assign(extra=X["size"] * 3)
+    with pytest.raises(ValueError, match="eval_set y"):  # a label not in y: refused after the tokenizer is refitted
+        clf.fit(X_new, y, eval_set=(X_new[:5], ["maybe"] * 5))
+    with pytest.raises(ValueError, match="size"):  # inf: refused after classes_ is replaced
+        clf.fit(X.assign(size=X["size"].where(X.index != 7, np.inf)), (y == "low").astype(int))
+    assert clf.tokenizer_ is tokenizer and clf.n_features_in_ == X.shape[1]
+    np.testing.assert_array_equal(clf.classes_, classes)
+    np.testing.assert_array_equal(clf.predict_proba(X), before)
+
+
+def test_a_first_fit_that_raises_leaves_it_unfitted(data, monkeypatch):
+    X, y = data
+    clf = TabularMoEClassifier(**FAST)
+    with pytest.raises(ValueError, match="eval_set y"):
+        clf.fit(X, y, eval_set=(X[:5], ["maybe"] * 5))
+    with pytest.raises(NotFittedError):
+        clf.predict(X)
+
+    def interrupted(*args, **kwargs):  # e.g. Ctrl-C, or a network that diverged, mid-training
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(TabularMoEClassifier, "_train", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        clf.fit(X, y)
+    assert not any(name.endswith("_") and not name.startswith("_") for name in vars(clf))
+
+
+@pytest.mark.parametrize(("name", "value"), [("n_heads", 2), ("gate", "tanhmax"), ("d_model", 16), ("n_members", 2)])
+def test_save_and_adapt_refuse_a_network_parameter_changed_after_fit(data, tmp_path, name, value):
+    X, y = data
+    clf = TabularMoEClassifier(**FAST).fit(X, y)
+    old = clf.get_params()[name]
+    clf.set_params(**{name: value})
+    with pytest.raises(ValueError, match=rf"Cannot save: set_params changed {name}={old!r} -> {value!r} after fit"):
+        clf.save(tmp_path / "m.tabmoe")
+    with pytest.raises(ValueError, match=rf"Cannot adapt: set_params changed {name}="):
+        clf.adapt(X, max_epochs=1)
+    assert not (tmp_path / "m.tabmoe").exists()
+    clf.set_params(**{name: old})  # set back: the file is the fitted model
+    clf.save(tmp_path / "m.tabmoe")
+    np.testing.assert_array_equal(TabularMoEClassifier.load(tmp_path / "m.tabmoe").predict_proba(X), clf.predict_proba(X))
+
+
+def test_parameters_of_prediction_and_training_may_still_change(data, tmp_path):
+    X, y = data
+    clf = TabularMoEClassifier(**FAST).fit(X, y)
+    clf.set_params(unknown="exclude", dropout=0.2, learning_rate=0.01)
+    clf.save(tmp_path / "m.tabmoe")
+    assert TabularMoEClassifier.load(tmp_path / "m.tabmoe").get_params()["unknown"] == "exclude"
+    clf.adapt(X, max_epochs=1)
+
+
+def test_a_diverged_fit_leaves_no_nan_network_behind(data):
+    X, y = data
+    diverging = dict(FAST, learning_rate=1e6, early_stopping=False)
+    clf = TabularMoEClassifier(**diverging)
+    with pytest.raises(FloatingPointError, match="diverged"):
+        clf.fit(X, y)
+    with pytest.raises(NotFittedError):
+        clf.predict_proba(X)
+    clf = TabularMoEClassifier(**FAST).fit(X, y)
+    before = clf.predict_proba(X)
+    with pytest.raises(FloatingPointError):
+        clf.set_params(learning_rate=1e6, early_stopping=False).fit(X, y)
+    np.testing.assert_array_equal(clf.predict_proba(X), before)
