@@ -161,7 +161,8 @@ def check_validation_fraction(validation_fraction: Any) -> None:
 def validation_split(
     y_codes: np.ndarray, validation_fraction: float | int | str, seed: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Row indices (train, validation); stratified when every class can appear in both.
+    """Row indices (train, validation); stratified when every class can appear in both. The
+    row of a class seen once stays on the training side.
 
     ``validation_fraction``: a share of the rows (float in (0, 1), rounded up), a number of
     rows (an integer >= 1), or ``"auto"``: ``AUTO_VALIDATION_FRACTION`` of the rows, at most
@@ -181,10 +182,22 @@ def validation_split(
             f"validation_fraction={validation_fraction!r} leaves no rows to train or "
             f"validate on with {n} samples; set early_stopping=False."
         )
+    single = np.bincount(y_codes)[y_codes] < 2
+    if single.any() and n - single.sum() > n_val:
+        # a class seen once keeps its row in training (held out, it would never be learnt),
+        # and the other classes are still split stratified
+        rest = np.flatnonzero(~single)
+        idx_train, idx_val = _split(y_codes[rest], n_val, seed)
+        return np.concatenate([rest[idx_train], np.flatnonzero(single)]), rest[idx_val]
+    return _split(y_codes, n_val, seed)
+
+
+def _split(y_codes: np.ndarray, n_val: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     counts = np.bincount(y_codes)
+    counts = counts[counts > 0]
     # Stratify only when every class can appear on both sides.
-    stratify = y_codes if counts.min() >= 2 and min(n_val, n - n_val) >= len(counts) else None
-    return train_test_split(np.arange(n), test_size=n_val, stratify=stratify, random_state=seed)
+    stratify = y_codes if counts.min() >= 2 and min(n_val, len(y_codes) - n_val) >= len(counts) else None
+    return train_test_split(np.arange(len(y_codes)), test_size=n_val, stratify=stratify, random_state=seed)
 
 
 def hold_out(
