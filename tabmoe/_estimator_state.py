@@ -122,7 +122,7 @@ class EstimatorStateMixin:
         check_is_fitted(self)
         self._check_network_parameters("save")
         fitted = {
-            "classes": [persistence.encode_value(c) for c in self.classes_],
+            "classes": [persistence.encode_value(c, "class label") for c in self.classes_],
             "classes_dtype": self.classes_.dtype.str,
             "label_token_ids": self.label_token_ids_.tolist(),
             "n_features_in": int(self.n_features_in_),

@@ -40,8 +40,10 @@ class UnseenValues:
         """One warning per column; ``note`` (e.g. how a model reads UNKNOWN) ends each."""
         for j in sorted(self.counts):
             count = self.counts[j]
-            # str() per value: Series.astype(str) fails on e.g. a lone surrogate under pyarrow
-            examples = [str(v) for v in self.examples[j]]
+            # repr() per value, so that the int 2 and the str '2' look different (a column read
+            # as text at fit and as numbers now); Series.astype(str) fails on a lone surrogate
+            # under pyarrow
+            examples = "[" + ", ".join(repr(v) for v in self.examples[j]) + "]"
             warnings.warn(
                 f"Column {self.names[j]!r}: {count} value(s) ({count / n_rows:.1%} of rows) "
                 f"were not seen during fit and map to the UNKNOWN token (e.g. {examples}).{' ' + note if note else ''}",

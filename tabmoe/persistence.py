@@ -54,8 +54,9 @@ class UnsafeFileError(IncompatibleFileError, pickle.UnpicklingError):
 
 
 # ------------------------------------------------------------- values
-def encode_value(value: Any) -> list:
-    """A category / class value as ``[type tag, JSON value]``."""
+def encode_value(value: Any, what: str = "category value", where: str = "") -> list:
+    """A category / class value as ``[type tag, JSON value]``; ``what`` and ``where`` (e.g.
+    "class label", " in column 'x'") place it in the TypeError for one that cannot be saved."""
     if isinstance(value, np.generic):
         value = value.item()
     if value is None:
@@ -76,9 +77,9 @@ def encode_value(value: Any) -> list:
     if isinstance(value, pd.Period):
         return ["period", [int(value.ordinal), value.freqstr]]
     if isinstance(value, pd.Interval):  # pd.cut's categories
-        return ["interval", [encode_value(value.left), encode_value(value.right), value.closed]]
+        return ["interval", [encode_value(value.left, what, where), encode_value(value.right, what, where), value.closed]]
     raise TypeError(
-        f"Cannot save category value {value!r} of type {type(value).__name__}: only str, int, "
+        f"Cannot save {what} {value!r} of type {type(value).__name__}{where}: only str, int, "
         "float, bool, None, timestamps, timedeltas, periods and intervals can be saved safely."
     )
 
@@ -102,9 +103,9 @@ def decode_value(item: list) -> Any:
     raise IncompatibleFileError(f"Unknown value type tag {tag!r} in file.")
 
 
-def encode_index(index: pd.Index | None) -> list | None:
+def encode_index(index: pd.Index | None, where: str = "") -> list | None:
     """An index of category values (or None) as a JSON list of :func:`encode_value` items."""
-    return None if index is None else [encode_value(v) for v in index]
+    return None if index is None else [encode_value(v, where=where) for v in index]
 
 
 def decode_index(items: list | None) -> pd.Index | None:

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, validate_data
 
 from ._bin_position import bin_position, check_value_range, value_range
 from ._frame import is_categorical_dtype, match_kinds, to_frame, validated_frame
@@ -393,11 +393,10 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         return None if code < 0 else int(token[code])
 
     def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        """One token column per input column, named as it (scikit-learn's rule for
+        ``input_features``: checked against ``feature_names_in_``, else x0, x1, ...)."""
         check_is_fitted(self)
-        names = getattr(self, "feature_names_in_", None)
-        if names is None:
-            names = [f"x{i}" for i in range(self.n_features_in_)]
-        return np.asarray(names, dtype=object)
+        return np.asarray(_check_feature_names_in(self, input_features), dtype=object)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -418,8 +417,8 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
             "feature_names_in": self.feature_names_in_.tolist() if hasattr(self, "feature_names_in_") else None,
             "column_labels": getattr(self, "_column_labels", None),
             "is_categorical": self.is_categorical_.tolist(),
-            "categories": [encode_index(c) for c in self.categories_],
-            "infrequent": [encode_index(c) for c in self._infrequent],
+            "categories": [encode_index(c, self._in_column(j)) for j, c in enumerate(self.categories_)],
+            "infrequent": [encode_index(c, self._in_column(j)) for j, c in enumerate(self._infrequent)],
             "bin_edges": [None if e is None else e.tolist() for e in self.bin_edges_],
             "value_range": None if getattr(self, "value_range_", None) is None
             else [None if r is None else list(r) for r in self.value_range_],
@@ -431,6 +430,10 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
             "numeric_kinds": getattr(self, "_numeric_kinds", None),
             "tz_aware": getattr(self, "_tz_aware", None),
         }
+
+    def _in_column(self, j: int) -> str:
+        names = getattr(self, "feature_names_in_", None)
+        return f" in column {names[j] if names is not None else j!r}"
 
     @classmethod
     def _from_state(cls, state: dict) -> ColumnTokenizer:
