@@ -96,7 +96,12 @@ def measure(step) -> tuple[object, dict]:
 
 
 class EnoughBatches(Exception):
-    """Raised by the training loss after ``--max-batches`` batches."""
+    """Raised by the training loss after ``--max-batches`` batches, with the network's
+    vocabulary size (a fit that raises leaves the estimator unfitted, tokenizer included)."""
+
+    def __init__(self, n_tokens: int | None):
+        super().__init__(n_tokens)
+        self.n_tokens = n_tokens
 
 
 @contextlib.contextmanager
@@ -110,7 +115,7 @@ def stop_after_batches(limit: int | None):
     def counted(self, model, batch):
         nonlocal seen
         if seen == limit:
-            raise EnoughBatches
+            raise EnoughBatches(model.heads.n_tokens)  # TabularMoE's vocabulary: the tokenizer's n_tokens_
         seen += 1
         return original(self, model, batch)
 
@@ -121,13 +126,13 @@ def stop_after_batches(limit: int | None):
         MaskedFeatureObjective.__call__ = original
 
 
-def fit_or_stop(clf: TabularMoEClassifier, X, y, limit: int | None):
-    """``clf.fit(X, y)``; ``None`` if it was stopped after ``limit`` batches."""
+def fit_or_stop(clf: TabularMoEClassifier, X, y, limit: int | None) -> int | None:
+    """``clf.fit(X, y)``, or stopped after ``limit`` batches; the vocabulary size."""
     with stop_after_batches(limit):
         try:
-            return clf.fit(X, y)
-        except EnoughBatches:
-            return None
+            return int(clf.fit(X, y).tokenizer_.n_tokens_)
+        except EnoughBatches as stop:
+            return stop.n_tokens
 
 
 def ids_table(n_rows: int, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
@@ -197,8 +202,7 @@ def main(argv: list[str] | None = None) -> dict:
             report["columns"] = args.columns
             X, y = wide_table(args.rows, args.columns)
         clf = TabularMoEClassifier(**params)
-        _, figures = measure(lambda: fit_or_stop(clf, X, y, args.max_batches))
-        report["n_tokens"] = int(clf.tokenizer_.n_tokens_)
+        report["n_tokens"], figures = measure(lambda: fit_or_stop(clf, X, y, args.max_batches))
         report["stopped_after_batches"] = args.max_batches
     report["input_mib"] = round(X.memory_usage(deep=True).sum() / 2**20, 1)
     report.update(figures, process_peak_mib=round(process_peak_mib()))
