@@ -587,8 +587,9 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
             absent = [c for c in names if c not in X.columns]
             if absent:
                 extra = [c for c in X.columns if c not in set(names)]
-                if self.missing != "exclude" or extra:
-                    hint = "" if self.missing == "exclude" else (
+                if self.missing != "exclude" or extra or len(absent) == len(names):  # none left: no input
+                    hint = (" missing='exclude' predicts without some of them, not without all." if not extra else ""
+                            ) if self.missing == "exclude" else (
                         " Create the estimator with missing='exclude' to predict without absent "
                         "columns (they are then left out of the attention).")
                     also = f", and X has column(s) {extra} not seen during fit." if extra else "."

@@ -52,3 +52,12 @@ def test_feature_names_out_follow_input_features():
     unnamed = ColumnTokenizer().fit(X.to_numpy())
     np.testing.assert_array_equal(unnamed.get_feature_names_out(), ["x0", "x1"])
     np.testing.assert_array_equal(unnamed.get_feature_names_out(["p", "q"]), ["p", "q"])
+
+
+def test_exclude_predicts_without_some_fitted_columns_but_not_without_all():
+    X, y = _frame()
+    clf = TabularMoEClassifier(**FAST, missing="exclude").fit(X, y)
+    assert clf.predict_proba(X[["a"]]).shape == (len(X), 2)
+    with pytest.raises(ValueError, match=r"\['a', 'code'\] seen during fit are absent from X\. missing='exclude' "
+                                         r"predicts without some of them, not without all"):
+        clf.predict_proba(pd.DataFrame(index=range(3)))
