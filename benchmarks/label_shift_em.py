@@ -25,16 +25,12 @@ from pathlib import Path
 import numpy as np
 
 from tabmoe.bench import limited_threads
+from tabmoe.bench.plan import parse_seed_list
 from tabmoe.bench.suites import load_suite
 from tabmoe.data.label_shift import em_label_shift
 from tabmoe.registry import get_model
 
 OUT = Path(__file__).parent / "results" / "openml-ood" / "label_shift_em.jsonl"
-
-
-def seeds(text: str) -> list[int]:
-    low, _, high = text.partition("-")
-    return list(range(int(low), int(high or low) + 1))
 
 
 def scores(estimator, X, y, source_prior: np.ndarray) -> dict:
@@ -77,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         suite = load_suite("openml-ood")
         names = args.splits.split(",") if args.splits else [s.name for s in suite.splits]
         finished = {(d["split"], d["seed"], d["model"]) for d in done}
-        for seed in seeds(args.seeds):
+        for seed in parse_seed_list(args.seeds):
             for name in names:
                 models = [m for m in args.models.split(",") if (name, seed, m) not in finished]
                 if not models:

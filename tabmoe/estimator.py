@@ -588,10 +588,10 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
             if absent:
                 extra = [c for c in X.columns if c not in set(names)]
                 if self.missing != "exclude" or extra or len(absent) == len(names):  # none left: no input
-                    hint = (" missing='exclude' predicts without some of them, not without all." if not extra else ""
-                            ) if self.missing == "exclude" else (
-                        " Create the estimator with missing='exclude' to predict without absent "
-                        "columns (they are then left out of the attention).")
+                    hint = "" if extra else " missing='exclude' predicts without some of them, not without all."
+                    if self.missing != "exclude":
+                        hint = (" Create the estimator with missing='exclude' to predict without absent "
+                                "columns (they are then left out of the attention).")
                     also = f", and X has column(s) {extra} not seen during fit." if extra else "."
                     raise ValueError(f"Column(s) {absent} seen during fit are absent from X{also}{hint}")
                 X = X.reindex(columns=names)

@@ -10,7 +10,7 @@ import pytest
 
 from tabmoe import ColumnTokenizer, TabularMoEClassifier
 
-pa = pytest.importorskip("pyarrow")
+pa = pytest.importorskip("pyarrow")  # an optional dependency (extra "data"); CI installs it
 
 
 def _frame(n=120, seed=0):

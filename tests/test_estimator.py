@@ -264,6 +264,8 @@ def test_validation_fraction_is_a_share_or_a_number_of_rows(monkeypatch):
 
 
 def test_a_class_seen_once_stays_in_training_and_the_rest_is_stratified():
+    from sklearn.model_selection import train_test_split
+
     from tabmoe.nn._base import validation_split
 
     y = np.concatenate([np.repeat([0, 1], [60, 30]), [2]])  # class 2: one row (index 90)
@@ -272,9 +274,8 @@ def test_a_class_seen_once_stays_in_training_and_the_rest_is_stratified():
         assert 90 in train and len(val) == 10 and len(train) == 81
         assert sorted(np.bincount(y[val], minlength=3)) == [0, 3, 7]  # 2:1 as in y
     plain = np.repeat([0, 1], 50)  # no class seen once: the split is what it always was
-    np.testing.assert_array_equal(validation_split(plain, 0.1, 5)[1],
-                                  __import__("sklearn.model_selection").model_selection.train_test_split(
-                                      np.arange(100), test_size=10, stratify=plain, random_state=5)[1])
+    expected = train_test_split(np.arange(100), test_size=10, stratify=plain, random_state=5)[1]
+    np.testing.assert_array_equal(validation_split(plain, 0.1, 5)[1], expected)
 
 
 def test_the_hold_out_default_is_auto_for_tabmoe_and_a_tenth_for_the_baselines():
