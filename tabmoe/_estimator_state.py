@@ -31,7 +31,7 @@ ADDED_PARAMETERS = {
     "n_jobs": None, "unknown_rate": 0.0, "numeric_embedding": "bins", "max_scored_features": None,
     "unknown": "token", "label_smoothing": 0.0, "feature_warmup_epochs": 0,
     "lr_decay_patience": None, "refit": False, "ema_decay": None,
-    "linear_term": False, "max_grad_norm": None,
+    "linear_term": False, "max_grad_norm": None, "lr_warmup_epochs": 0,
 }
 
 

@@ -131,6 +131,10 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         ``fit`` only: the learning rate is divided by 5 after this many epochs without a
         ``tol`` improvement of the validation (else training) loss; None (default): constant.
         Opt-in: 3 and 5 lowered ID validation (docs/research.md#study-15).
+    lr_warmup_epochs : int
+        ``fit`` only: the learning rate rises linearly from ``learning_rate`` / S to
+        ``learning_rate`` over the S steps of this many epochs (default 0: no warm-up;
+        docs/research.md#study-41).
     ema_decay : float or None
         ``fit`` only: validate, keep and return an exponential moving average of the weights
         (Polyak averaging, torch's ``AveragedModel``), updated after every step with this
@@ -243,6 +247,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         "unknown": [StrOptions(set(TOKEN_MODES))],
         "label_smoothing": [Interval(numbers.Real, 0, 1, closed="left")],
         "feature_warmup_epochs": [Interval(numbers.Integral, 0, None, closed="left")],
+        "lr_warmup_epochs": [Interval(numbers.Integral, 0, None, closed="left")],
         "lr_decay_patience": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "refit": ["boolean"],
         "ema_decay": [Interval(numbers.Real, 0, 1, closed="neither"), None],
@@ -298,6 +303,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         ema_decay: float | None = None,
         linear_term: bool = False,
         max_grad_norm: float | None = None,
+        lr_warmup_epochs: int = 0,
     ):
         self.d_model = d_model
         self.n_heads = n_heads
@@ -342,6 +348,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         self.ema_decay = ema_decay
         self.linear_term = linear_term
         self.max_grad_norm = max_grad_norm
+        self.lr_warmup_epochs = lr_warmup_epochs
 
     # ----------------------------------------------------------- resolved
     def _masking(self) -> str:
@@ -474,17 +481,12 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
     def _get_val_loss(self) -> LossFn:
         return label_loss
 
-    def _lr_decay_patience(self) -> int | None:
-        return self.lr_decay_patience
-
     def _refit(self) -> bool:
         return self.refit
 
-    def _ema_decay(self) -> float | None:
-        return self.ema_decay
-
-    def _max_grad_norm(self) -> float | None:
-        return self.max_grad_norm
+    def _trainer_options(self) -> dict[str, Any]:
+        return {"lr_decay_patience": self.lr_decay_patience, "ema_decay": self.ema_decay,
+                "max_grad_norm": self.max_grad_norm, "lr_warmup_epochs": self.lr_warmup_epochs}
 
     def _record_fit(
         self, result: TrainResult, labelled: dict[str, torch.Tensor], seed: int, refit: TrainResult | None = None

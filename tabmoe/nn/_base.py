@@ -410,17 +410,10 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
         """The early-stopping loss; None: the training loss."""
         return None
 
-    def _lr_decay_patience(self) -> int | None:
-        """The trainer's ``lr_decay_patience`` (None: a constant learning rate)."""
-        return None
-
-    def _ema_decay(self) -> float | None:
-        """The trainer's ``ema_decay`` (None: the weights are not averaged)."""
-        return None
-
-    def _max_grad_norm(self) -> float | None:
-        """The trainer's ``max_grad_norm`` (None: gradients are not clipped)."""
-        return None
+    def _trainer_options(self) -> dict[str, Any]:
+        """Options of :class:`TrainerConfig` beyond those every classifier sets (a
+        learning-rate schedule, weight averaging, clipping); none by default."""
+        return {}
 
     def _refit(self) -> bool:
         """Whether to retrain on every training row after early stopping on a hold-out."""
@@ -501,9 +494,7 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
             early_stopping=bool(early),
             n_iter_no_change=self.n_iter_no_change,
             tol=self.tol,
-            lr_decay_patience=self._lr_decay_patience(),
-            ema_decay=self._ema_decay(),
-            max_grad_norm=self._max_grad_norm(),
+            **self._trainer_options(),
             device=inputs.device,
             seed=inputs.seed,
             verbose=self.verbose,

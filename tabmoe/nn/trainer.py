@@ -122,6 +122,9 @@ class TrainerConfig:
     # Rescale each step's gradients to at most this total L2 norm (torch's clip_grad_norm_);
     # None: no clipping
     max_grad_norm: float | None = None
+    # The learning rate rises linearly over the steps of the first this many epochs, from
+    # lr / steps to lr (torch's LinearLR, stepped after every step); 0: no warm-up
+    lr_warmup_epochs: int = 0
     device: torch.device = field(default_factory=lambda: torch.device("cpu"))
     seed: int = 0
     verbose: int = 0
@@ -318,6 +321,20 @@ class Trainer:
             threshold=cfg.tol, threshold_mode="abs",
         )  # fmt: skip
 
+    def _warmup_scheduler(
+        self, optimizer: torch.optim.Optimizer, n_rows: int
+    ) -> torch.optim.lr_scheduler.LinearLR | None:
+        """torch's LinearLR over the S steps of the first ``lr_warmup_epochs`` epochs: step k
+        of them trains at lr * k / S, every later step at lr. Stepped after each of the
+        first S - 1 steps; None without a warm-up."""
+        epochs = self.config.lr_warmup_epochs
+        if epochs < 0:
+            raise ValueError(f"lr_warmup_epochs must be >= 0, got {epochs!r}.")
+        steps = epochs * math.ceil(n_rows / self.config.batch_size)
+        if steps < 2:  # one step at lr * 1 / 1 is no warm-up
+            return None
+        return torch.optim.lr_scheduler.LinearLR(optimizer, start_factor=1.0 / steps, total_iters=steps - 1)
+
     @torch.no_grad()
     def evaluate(self, module: nn.Module, data: Batch, loss_fn: LossFn) -> float:
         """Weighted mean loss over ``data`` in eval mode."""
@@ -359,6 +376,7 @@ class Trainer:
         compiled, self._compiled = cfg.compile, None
         set_epoch = getattr(loss_fn, "set_epoch", None)
         scheduler = self._plateau_scheduler(optimizer)
+        warmup = self._warmup_scheduler(optimizer, _n_rows(train))
         averaged = self._averaged(module)
         scored = module if averaged is None else averaged.module  # the weights validated and kept
         for epoch in bar:
@@ -366,6 +384,7 @@ class Trainer:
             if set_epoch is not None:
                 set_epoch(epoch)
             module.train()
+            lr_at_start = optimizer.param_groups[0]["lr"]
             total = torch.zeros((), device=cfg.device)
             weight = torch.zeros((), device=cfg.device)
             for batch in iterate_batches(train, cfg.batch_size, generator):
@@ -374,6 +393,8 @@ class Trainer:
                 else:
                     s, w = self._step(module, batch, loss_fn, optimizer)
                 result.n_steps += 1
+                if warmup is not None and result.n_steps <= warmup.total_iters:
+                    warmup.step()
                 if averaged is not None:
                     averaged.update_parameters(module)
                 total += s
@@ -397,8 +418,9 @@ class Trainer:
                 break
             if validation is not None:
                 record["val_loss"] = self.evaluate(scored, validation, val_loss_fn)
+            if scheduler is not None or warmup is not None:
+                record["lr"] = lr_at_start  # the rate this epoch's first step trained at
             if scheduler is not None:
-                record["lr"] = optimizer.param_groups[0]["lr"]  # the rate this epoch trained at
                 scheduler.step(record.get("val_loss", record["train_loss"]))
             result.history.append(record)
             bar.set_postfix({k: f"{v:.4f}" for k, v in record.items() if k.endswith("loss")})
