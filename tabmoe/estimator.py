@@ -133,8 +133,8 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         Opt-in: 3 and 5 lowered ID validation (docs/research.md#study-15).
     lr_warmup_epochs : int
         ``fit`` only: the learning rate rises linearly from ``learning_rate`` / S to
-        ``learning_rate`` over the S steps of this many epochs (default 0: no warm-up;
-        docs/research.md#study-41).
+        ``learning_rate`` over the S steps of this many epochs (default 0: no warm-up).
+        Opt-in: 1 and 5 lowered ID validation (docs/research.md#study-41).
     ema_decay : float or None
         ``fit`` only: validate, keep and return an exponential moving average of the weights
         (Polyak averaging, torch's ``AveragedModel``), updated after every step with this
