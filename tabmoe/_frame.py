@@ -83,11 +83,12 @@ def is_categorical_dtype(dtype: Any) -> bool:
 def match_kinds(frame: pd.DataFrame, other: pd.DataFrame, what: str) -> pd.DataFrame:
     """``other`` (same columns as ``frame``) with its all-missing columns given ``frame``'s
     dtypes; a ValueError naming the other columns whose kind differs from ``frame``'s
-    (categorical, number, datetime and its time zone, timedelta). Concatenated for one fit,
+    (categorical, number, datetime and its time zone or period freq, timedelta). Concatenated for one fit,
     such a column would silently change kind (numbers beside strings become categories)."""
     def kind(dtype: Any) -> str:
-        tz = getattr(dtype, "tz", None)  # concatenating two time zones gives objects
-        return "categorical" if is_categorical_dtype(dtype) else numeric_kind(dtype) + (f" ({tz})" if tz else "")
+        # concatenating two time zones, or periods with another freq or datetimes, gives objects
+        detail = dtype if isinstance(dtype, pd.PeriodDtype) else getattr(dtype, "tz", None)
+        return "categorical" if is_categorical_dtype(dtype) else numeric_kind(dtype) + (f" ({detail})" if detail else "")
 
     # All missing (often object): numeric kinds take a dtype that keeps the column numeric once
     # concatenated (float64, not X's int or bool, which would refuse NaN or read None as False).

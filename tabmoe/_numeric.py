@@ -11,8 +11,9 @@ import pandas as pd
 
 def numeric_kind(dtype: Any) -> str:
     """"datetime", "timedelta" or "number": what a numeric column's floats measure (pyarrow's
-    dates and durations too, which pandas' own checks read as datetime and as number)."""
-    if pd.api.types.is_datetime64_any_dtype(dtype):
+    dates and durations too, which pandas' own checks read as datetime and as number;
+    periods are datetimes, read as the instants they start at)."""
+    if pd.api.types.is_datetime64_any_dtype(dtype) or isinstance(dtype, pd.PeriodDtype):
         return "datetime"
     if pd.api.types.is_timedelta64_dtype(dtype) or (isinstance(dtype, pd.ArrowDtype) and dtype.kind == "m"):
         return "timedelta"
@@ -24,7 +25,10 @@ def numeric_values(column: pd.Series, name: Any, kind: str | None = None, aware:
     the ``kind`` the column had at fit) a column of another kind: datetimes read as numbers,
     or numbers as datetimes, would be nanoseconds in the wrong bins. Likewise (given whether
     its datetimes had a time zone at fit, ``aware``) naive datetimes for aware ones or the
-    reverse: read as UTC, they would move by the zone's offset."""
+    reverse: read as UTC, they would move by the zone's offset. Periods are read as the
+    instants they start at (their ordinals are counts of their ``freq``: months at fit and
+    days at predict would be on two scales), so a period of another ``freq``, or a datetime,
+    reads on the same scale."""
     dtype = column.dtype
     if isinstance(dtype, pd.ArrowDtype) and dtype.kind in "mM" and getattr(dtype.pyarrow_dtype, "tz", None) is None:
         column = column.astype(dtype.numpy_dtype)  # pyarrow dates / durations -> datetime64 / timedelta64
@@ -44,6 +48,9 @@ def numeric_values(column: pd.Series, name: Any, kind: str | None = None, aware:
             f"Column {name!r} held {at_fit} datetimes at fit and holds {held} ones now ({dtype}); "
             "convert it (Series.dt.tz_localize or tz_convert) to the fit's kind."
         )
+    if isinstance(dtype, pd.PeriodDtype):
+        column = column.dt.to_timestamp(how="start")  # NaT stays NaT (to_numeric made it -2**63)
+        dtype = column.dtype
     if pd.api.types.is_datetime64_any_dtype(dtype) or pd.api.types.is_timedelta64_dtype(dtype):
         if has_tz:
             column = column.dt.tz_convert(None)  # tz-aware -> UTC wall time (datetime64)

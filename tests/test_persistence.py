@@ -163,6 +163,20 @@ def test_round_trip_label_types_and_numeric_column_labels(tmp_path, labels):
         loaded.predict(X[[1, 3]])
 
 
+def test_round_trip_of_a_period_column_read_as_instants(tmp_path):
+    rng = np.random.default_rng(2)
+    X = pd.DataFrame({"month": pd.period_range("2015-01", periods=60, freq="M"), "c": rng.choice(list("ab"), 60)})
+    y = np.where(np.arange(60) < 30, "old", "new")
+    clf = TabularMoEClassifier(**FAST).fit(X, y)
+    clf.save(tmp_path / "m.tabmoe")
+    loaded = TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+    assert loaded.tokenizer_._numeric_kinds == ["datetime", None]
+    proba = clf.predict_proba(X)
+    np.testing.assert_array_equal(loaded.predict_proba(X), proba)
+    days = X.assign(month=X["month"].dt.asfreq("D", how="start"))  # another freq: the same instants
+    np.testing.assert_array_equal(loaded.predict_proba(days), proba)
+
+
 def test_file_records_format_versions_and_checksum(saved):
     path, _, _ = saved
     payload = torch.load(path, weights_only=True)

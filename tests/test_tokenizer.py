@@ -95,6 +95,24 @@ def test_naive_and_time_zone_aware_datetimes_are_not_mixed():
                                   tok.transform(pd.DataFrame({"when": aware.dt.tz_convert("UTC")})))
 
 
+def test_periods_are_binned_as_the_instants_they_start_at():
+    # As ordinals (counts of their freq), months at fit and days at predict were on two
+    # scales: every day fell in the last bin, silently; and NaT was read as -2**63.
+    months = pd.Series(pd.period_range("2015-01", periods=48, freq="M"))
+    tok = ColumnTokenizer(n_bins=12).fit(pd.DataFrame({"month": months}))
+    assert tok._numeric_kinds == ["datetime"]
+    expected = tok.transform(pd.DataFrame({"month": months}))
+    assert len(np.unique(expected)) == 12
+    for same in (months.dt.asfreq("D", how="start"), months.dt.asfreq("h", how="start"), months.dt.to_timestamp()):
+        np.testing.assert_array_equal(tok.transform(pd.DataFrame({"month": same})), expected)
+    with_nat = pd.Series([months[0], pd.NaT], dtype=months.dtype)
+    assert tok.transform(pd.DataFrame({"month": with_nat}))[:, 0].tolist() == [expected[0, 0], MISSING]
+    with pytest.raises(TypeError, match="'month' held datetime values at fit and holds number"):
+        tok.transform(pd.DataFrame({"month": np.arange(48)}))
+    with pytest.raises(TypeError, match="'month' held naive datetimes at fit"):
+        tok.transform(pd.DataFrame({"month": months.dt.to_timestamp().dt.tz_localize("UTC")}))
+
+
 def test_quantile_bins_and_numeric_extremes():
     x = np.arange(1000, dtype=float)
     tok = ColumnTokenizer(n_bins=4).fit(pd.DataFrame({"x": x}))
@@ -279,3 +297,17 @@ def test_match_kinds_reads_all_missing_columns_without_inventing_values():
     tokenizer = ColumnTokenizer().fit(pd.concat([X, other]))
     assert tokenizer.is_categorical_.tolist() == [False, True, False]
     assert (tokenizer.transform(other) == MISSING).all()
+
+
+def test_match_kinds_refuses_periods_of_another_freq():
+    # concatenated for one fit, period[M] and period[D] (or datetimes) give an object column,
+    # which the tokenizer would read as categories
+    from tabmoe.tokenizer import match_kinds
+
+    X = pd.DataFrame({"month": pd.period_range("2015-01", periods=3, freq="M")})
+    pd.testing.assert_frame_equal(match_kinds(X, X, "X_unlabeled"), X)
+    for other in (X["month"].dt.asfreq("D"), X["month"].dt.to_timestamp()):
+        with pytest.raises(ValueError, match=r"'month' \(datetime \(period\[M\]\) in X, datetime.* in X_unlabeled\)"):
+            match_kinds(X, pd.DataFrame({"month": other}), "X_unlabeled")
+    other = match_kinds(X, pd.DataFrame({"month": [None, None]}), "X_unlabeled")
+    assert other["month"].dtype == X["month"].dtype and other["month"].isna().all()
