@@ -11,7 +11,6 @@ import torch
 
 from .interpret.explain import Explanation, explain_tokens, gate_importances
 from .nn._threads import scoped_threads
-from .tokenizer import to_frame
 
 
 class ExplainMixin:
@@ -33,16 +32,13 @@ class ExplainMixin:
         """Feature tokens (n, n_features), the attend mask and the bin positions (or None) of
         all of ``X`` (for ``explain``, whose output is many times their size; prediction
         tokenizes in batches)."""
-        frame = self._prepare_X(X)  # checks that the estimator is fitted first
+        return self._frame_tokens(self._prepare_X(X))  # checks that the estimator is fitted first
+
+    def _frame_tokens(self, frame: pd.DataFrame) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None]:
+        """:meth:`_feature_tokens` of a frame ``_prepare_X`` returned."""
         tokens = self._transform(frame)
         attend, position = self._attend(tokens), self._positions(frame, label=False)
         return tuple(None if a is None else torch.from_numpy(a) for a in (tokens, attend, position))
-
-    def _column_names(self, X: Any) -> list:
-        names = getattr(self, "feature_names_in_", None)
-        if names is not None:
-            return list(names)
-        return list(to_frame(X).columns)
 
     @scoped_threads
     def explain(self, X: Any) -> Explanation:
@@ -55,9 +51,11 @@ class ExplainMixin:
         column's additive contribution to each class logit plus a per-class bias, which sum
         to the logits. Columns carry the names of ``X``; rows its index.
         """
-        tokens, attend, position = self._feature_tokens(X)
+        frame = self._prepare_X(X)  # checks that the estimator is fitted first
+        tokens, attend, position = self._frame_tokens(frame)
         index = X.index if isinstance(X, pd.DataFrame) else pd.RangeIndex(len(tokens))
-        names, classes = self._column_names(X), list(self.classes_)
+        # the fitted columns, in their order (with missing="exclude" those absent from X too)
+        names, classes = list(frame.columns), list(self.classes_)
         return explain_tokens(
             self.module_, tokens, attend, self.label_token_ids_, names, classes, index, self._predict_rows(), position
         )

@@ -3,6 +3,7 @@ column kinds (categorical, number, datetime, timedelta) the tokenizer reads."""
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
 import numpy as np
@@ -66,6 +67,91 @@ def validated_frame(estimator: Any, X: Any) -> pd.DataFrame:
     if names is not None and not isinstance(X, pd.DataFrame):
         frame.columns = names  # positional, as checked
     return frame
+
+
+def label_reprs(columns: pd.Index) -> list[str]:
+    """Column labels as comparable, JSON-safe strings (labels may be ints, tuples, NaN)."""
+    return [repr(label) for label in columns.tolist()]
+
+
+class _AbsentLabel:
+    """The label of a fitted column absent from X, known only by its repr (not a literal)."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _label_from_repr(text: str) -> Any:
+    """The label whose repr is ``text`` (ints, tuples, ...), or a stand-in that prints so."""
+    try:
+        label = ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return _AbsentLabel(text)
+    return label if repr(label) == text else _AbsentLabel(text)
+
+
+def fitted_columns(X: Any, names: np.ndarray | None, labels: list[str] | None, missing: str | None) -> Any:
+    """A DataFrame ``X``'s columns matched by label to the fitted ones: string names
+    (``names``, scikit-learn's ``feature_names_in_``) or, for a fit without them, the
+    ``repr`` of other labels (ints, tuples; ``labels``) when ``X``'s labels are not strings
+    either (a frame with string names is then read by position, with scikit-learn's warning;
+    arrays always are). Fitted columns absent from ``X`` are a ValueError naming them and
+    any ``X`` has instead, unless ``missing="exclude"``: ``X`` then comes back in the fitted
+    order, absent columns all NaN, if it has no others and not none of the fitted ones
+    (``missing``: the estimator's, whose hint the error gives; None for a tokenizer). Other
+    frames (equal, permuted) come back as they are, for scikit-learn's and the tokenizer's
+    checks."""
+    if not isinstance(X, pd.DataFrame):
+        return X
+    if names is not None:  # compared as values, not reprs: a numpy str equals its str
+        fitted, got = list(names), X.columns.tolist()
+    elif labels is not None and not any(isinstance(label, str) for label in X.columns):
+        fitted, got = labels, label_reprs(X.columns)
+    else:
+        return X
+    if got == fitted:
+        return X
+    known, given = set(fitted), set(got)
+    absent = [label for label in fitted if label not in given]
+    extra = [label for label in got if label not in known]
+    if not absent and (names is not None or not extra):  # scikit-learn names extra string columns
+        return X
+    if extra or missing != "exclude" or len(absent) == len(fitted):  # none left: no input
+        hint = ""
+        if missing == "token" and absent:
+            hint = (" Create the estimator with missing='exclude' to predict without absent "
+                    "columns (they are then left out of the attention).")
+        elif missing == "exclude" and not extra:
+            hint = " missing='exclude' predicts without some of them, not without all."
+        if names is None and fitted == [repr(j) for j in range(len(fitted))]:
+            hint += " The fit's columns were 0..n-1, as an array's are: X.to_numpy() reads X by position."
+        shown = repr if names is not None else str
+        raise columns_error([shown(v) for v in absent], [shown(v) for v in extra], hint)
+    position = {label: j for j, label in enumerate(got)}
+    parts = [X.iloc[:, position[label]] if label in position else pd.Series(np.nan, index=X.index)
+             for label in fitted]
+    frame = pd.concat(parts, axis=1, ignore_index=True)
+    values = X.columns.tolist()  # Python values: X.columns[j] may be a numpy int, of another repr
+    frame.columns = pd.Index(
+        [values[position[label]] if label in position else names[j] if names is not None
+         else _label_from_repr(label) for j, label in enumerate(fitted)],
+        dtype=object, tupleize_cols=False,
+    )
+    return frame
+
+
+def columns_error(absent: list[str], extra: list[str], hint: str = "") -> ValueError:
+    """The ValueError for fitted columns (reprs) absent from X, and X's others."""
+    def listed(labels: list[str]) -> str:
+        return f"[{', '.join(labels[:10])}{', ...' if len(labels) > 10 else ''}]"
+
+    also = f", and X has column(s) {listed(extra)} not seen during fit." if extra else "."
+    if not absent:
+        return ValueError(f"X has column(s) {listed(extra)} not seen during fit.{hint}")
+    return ValueError(f"Column(s) {listed(absent)} seen during fit are absent from X{also}{hint}")
 
 
 def is_categorical_dtype(dtype: Any) -> bool:

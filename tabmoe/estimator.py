@@ -16,6 +16,7 @@ from . import _paper_config as defaults
 from ._estimator_adapt import AdaptMixin
 from ._estimator_explain import ExplainMixin
 from ._estimator_state import EstimatorStateMixin
+from ._frame import fitted_columns
 from .nn._base import (
     FIT_PARAMETER_CONSTRAINTS,
     SPEED_PARAMETER_CONSTRAINTS,
@@ -158,9 +159,9 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         ``"token"``: a missing value (NaN / None) is the MISSING token, attended like any
         value; a column absent from a DataFrame at predict time is a ValueError naming it.
         ``"exclude"`` (docs/paper.md section 5, exchangeability): missing values and columns
-        absent from the DataFrame (matched by name) are left out of the attention — no
-        imputation — at fit, predict, explain and adapt (``fit``'s ``X`` and ``eval_set``
-        hold every column; absent ones are NaN there).
+        absent from the DataFrame (matched by label: names, or other labels such as ints and
+        tuples) are left out of the attention — no imputation — at fit, predict, explain and
+        adapt (``fit``'s ``X`` and ``eval_set`` hold every column; absent ones are NaN there).
     unknown : {"token", "exclude"}
         ``"token"``: a category unseen at fit (or rarer than ``min_frequency``) is the UNKNOWN
         token. ``"exclude"``: it is left out of the attention, as an absent column.
@@ -584,17 +585,6 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
     def _prepare_X(self, X: Any) -> pd.DataFrame:
         """Validated frame in the fitted column order; absent columns -> NaN (``"exclude"``)."""
         check_is_fitted(self)
-        names = getattr(self, "feature_names_in_", None)
-        if isinstance(X, pd.DataFrame) and names is not None:
-            absent = [c for c in names if c not in X.columns]
-            if absent:
-                extra = [c for c in X.columns if c not in set(names)]
-                if self.missing != "exclude" or extra or len(absent) == len(names):  # none left: no input
-                    hint = "" if extra else " missing='exclude' predicts without some of them, not without all."
-                    if self.missing != "exclude":
-                        hint = (" Create the estimator with missing='exclude' to predict without absent "
-                                "columns (they are then left out of the attention).")
-                    also = f", and X has column(s) {extra} not seen during fit." if extra else "."
-                    raise ValueError(f"Column(s) {absent} seen during fit are absent from X{also}{hint}")
-                X = X.reindex(columns=names)
+        labels = getattr(self.tokenizer_, "_column_labels", None)
+        X = fitted_columns(X, getattr(self, "feature_names_in_", None), labels, self.missing)
         return validated_frame(self, X)

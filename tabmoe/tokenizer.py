@@ -31,7 +31,14 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, validate_data
 
 from ._bin_position import bin_position, check_value_range, value_range
-from ._frame import is_categorical_dtype, match_kinds, to_frame, validated_frame
+from ._frame import (
+    fitted_columns,
+    is_categorical_dtype,
+    label_reprs,
+    match_kinds,
+    to_frame,
+    validated_frame,
+)
 from ._numeric import _bin_edges, auto_bins, numeric_kind, numeric_values
 from ._unseen import UnseenValues
 
@@ -62,11 +69,6 @@ def _concat_objects(indexes: list[pd.Index]) -> pd.Index:
     one (which overflows beyond +-292 years)."""
     arrays = [index.to_numpy(dtype=object) for index in indexes]
     return pd.Index(np.concatenate(arrays) if arrays else [], dtype=object)
-
-
-def _label_reprs(frame: pd.DataFrame) -> list[str]:
-    """Column labels as comparable, JSON-safe strings (labels may be ints, tuples, NaN)."""
-    return [repr(label) for label in frame.columns.tolist()]
 
 
 def _smallest_int_dtype(n_tokens: int) -> np.dtype:
@@ -174,9 +176,9 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         frame = to_frame(X)
         validate_data(self, X, skip_check_array=True, reset=True)
         # scikit-learn keeps only string column names (feature_names_in_); remember other
-        # labels (e.g. ints) as well, so that a DataFrame whose columns were permuted is
-        # refused instead of being read by position.
-        self._column_labels = None if hasattr(self, "feature_names_in_") else _label_reprs(frame)
+        # labels (e.g. ints) as well, so that a DataFrame whose columns were permuted or
+        # renamed is refused instead of being read by position.
+        self._column_labels = None if hasattr(self, "feature_names_in_") else label_reprs(frame.columns)
         self.is_categorical_ = self._categorical_mask(frame)
         self.n_bins_ = auto_bins(len(frame)) if self.n_bins == "auto" else self.n_bins
         self.categories_, self.bin_edges_, self._infrequent, self.value_range_ = [], [], [], []
@@ -288,10 +290,10 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
     def _checked_frame(self, X: Any) -> pd.DataFrame:
         """``X`` as a frame, checked against the fitted columns (names, number, order)."""
         check_is_fitted(self)
-        frame = validated_frame(self, X)
         fitted = getattr(self, "_column_labels", None)
+        frame = validated_frame(self, fitted_columns(X, None, fitted, None))  # other labels: named
         if fitted is not None and isinstance(X, pd.DataFrame):
-            labels = _label_reprs(frame)
+            labels = label_reprs(frame.columns)
             if labels != fitted and sorted(labels) == sorted(fitted):
                 raise ValueError(
                     "Columns must be in the same order as they were in fit: fitted "

@@ -1,8 +1,10 @@
 """What a user is told: save refusals name the column or the labels, the unseen-value
-warning shows values as Python values (2 and '2' differ), and the tokenizer's output
-names follow scikit-learn's ``input_features`` rule."""
+warning shows values as Python values (2 and '2' differ), the tokenizer's output
+names follow scikit-learn's ``input_features`` rule, and columns absent or renamed at
+predict are matched or named by their labels, strings or not."""
 
 import decimal
+import re
 
 import numpy as np
 import pandas as pd
@@ -61,3 +63,56 @@ def test_exclude_predicts_without_some_fitted_columns_but_not_without_all():
     with pytest.raises(ValueError, match=r"\['a', 'code'\] seen during fit are absent from X\. missing='exclude' "
                                          r"predicts without some of them, not without all"):
         clf.predict_proba(pd.DataFrame(index=range(3)))
+
+
+def _int_labelled(n=60):
+    X, y = _frame(n)
+    return X.assign(size=np.arange(n) % 7).set_axis([10, 20, 30], axis=1), y
+
+
+@pytest.mark.parametrize("labels", [[10, 20, 30], [("a", 1), ("b", 2), ("c", 3)]], ids=["int", "tuple"])
+def test_exclude_matches_non_string_column_labels_as_names(labels, tmp_path):
+    # only string names were matched: "X has 2 features, but ... is expecting 3"
+    X, y = _int_labelled()
+    X.columns = pd.MultiIndex.from_tuples(labels) if isinstance(labels[0], tuple) else labels
+    clf = TabularMoEClassifier(**FAST, missing="exclude").fit(X, y)
+    clf.save(tmp_path / "m.tabmoe")
+    for model in (clf, TabularMoEClassifier.load(tmp_path / "m.tabmoe")):  # labels kept as reprs
+        without, middle_missing = X.drop(columns=[labels[1]]), X.copy()
+        middle_missing[labels[1]] = np.nan
+        expected = model.predict_proba(middle_missing)
+        np.testing.assert_allclose(model.predict_proba(without), expected, rtol=1e-6)
+        np.testing.assert_allclose(model.predict_proba(without.iloc[:, ::-1]), expected, rtol=1e-6)
+        explanation = model.explain(without[:3])
+        assert list(explanation.gates.columns)[:3] == labels  # the absent column too, by its label
+        assert (explanation.gates[labels[1]] == 0).all()
+    with pytest.raises(ValueError, match=r"seen during fit are absent from X\. missing='exclude' predicts"):
+        clf.predict(X[[]])
+    token = TabularMoEClassifier(**FAST).fit(X, y)
+    with pytest.raises(ValueError, match=rf"Column\(s\) \[{re.escape(repr(labels[1]))}\] seen during fit are absent "
+                                         r"from X\. Create the estimator with missing='exclude'"):
+        token.predict(X.drop(columns=[labels[1]]))
+
+
+def test_renamed_non_string_columns_are_refused_naming_them():
+    # a renaming of int labels was read by position, silently
+    X, y = _int_labelled()
+    clf = TabularMoEClassifier(**FAST).fit(X, y)
+    with pytest.raises(ValueError, match=r"Column\(s\) \[20, 30\] seen during fit are absent from X, and X has "
+                                         r"column\(s\) \[2, 3\] not seen during fit"):
+        clf.predict(X.set_axis([10, 2, 3], axis=1))
+    with pytest.raises(ValueError, match=r"^X has column\(s\) \[40\] not seen during fit\.$"):
+        clf.predict(X.assign(**{"x": 0}).set_axis([10, 20, 30, 40], axis=1))
+    with pytest.raises(ValueError, match="same order"):
+        clf.predict(X[[20, 10, 30]])
+    with pytest.raises(ValueError, match=r"Column\(s\) \[30\] seen during fit .* column\(s\) \[3\] not seen"):
+        clf.tokenizer_.transform(X.set_axis([10, 20, 3], axis=1))
+    # fitted without labels (an array): arrays are read by position, so are frames with
+    # string names (with scikit-learn's warning); other labels are the array's 0..n-1
+    unnamed = TabularMoEClassifier(**FAST).fit(X.to_numpy(), y)
+    expected = unnamed.predict_proba(X.to_numpy())
+    np.testing.assert_array_equal(unnamed.predict_proba(X.set_axis([0, 1, 2], axis=1)), expected)
+    with pytest.warns(UserWarning, match="X has feature names"):
+        np.testing.assert_array_equal(unnamed.predict_proba(X.set_axis(["p", "q", "r"], axis=1)), expected)
+    with pytest.raises(ValueError, match=r"\[0, 1, 2\] seen during fit .* \[10, 20, 30\] not seen .* X\.to_numpy\(\)"):
+        unnamed.predict(X)
