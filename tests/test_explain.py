@@ -94,6 +94,19 @@ def test_tuple_column_names_stay_whole_labels_without_warnings(recwarn):
     assert not [w for w in recwarn if "mismatched lengths" in str(w.message)]
 
 
+def test_a_feature_column_named_mask_keeps_its_name_and_the_label_position_takes_another():
+    # the label position's "[MASK]" beside a feature "[MASK]": pandas' "Level values must be unique"
+    X, y = toy_table()
+    X = X.rename(columns={X.columns[0]: MASK_COLUMN, X.columns[1]: f"{MASK_COLUMN}.1"})
+    clf = TabularMoEClassifier(block="attention", max_epochs=2, random_state=0, device="cpu").fit(X, y)
+    e = clf.explain(X.head(5))
+    expected = [*X.columns, f"{MASK_COLUMN}.2"]
+    assert list(e.gates.columns) == expected
+    assert list(e.head_gates[0].columns) == expected
+    assert list(e.contributions[clf.classes_[0]].columns) == expected
+    np.testing.assert_allclose(e.gates.sum(axis=1), 1, atol=1e-6)
+
+
 class _NoFloat64(torch.Tensor):
     """A stand-in for an MPS tensor: float64 is refused until it is moved to the CPU."""
 

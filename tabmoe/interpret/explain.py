@@ -22,7 +22,20 @@ from .moe import MixtureOfExperts, label_gates
 
 #: Name of the label position's own (masked) token in explanations: its expert is the
 #: same for every row, its gate is the share of attention that no input column gets.
+#: (``[MASK].1``, ``[MASK].2``, ... where a feature column has the name; see :func:`mask_column`.)
 MASK_COLUMN = "[MASK]"
+
+
+def mask_column(columns: Sequence) -> str:
+    """The label position's column name beside feature ``columns``: ``[MASK]``, or, where a
+    feature column is named so, the first of ``[MASK].1``, ``[MASK].2``, ... that none is
+    (as ``read_csv`` renames a repeated name)."""
+    taken = {c for c in columns if isinstance(c, str)}
+    name, k = MASK_COLUMN, 0
+    while name in taken:
+        k += 1
+        name = f"{MASK_COLUMN}.{k}"
+    return name
 
 
 @dataclass
@@ -31,7 +44,8 @@ class Explanation:
 
     gates : (n_rows, n_features + 1)
         Head-averaged gate of the label query on each input column; the last column,
-        ``[MASK]``, is the label position's own token. Softmax gates sum to 1 per row;
+        ``[MASK]`` (``[MASK].1`` where a feature column is named ``[MASK]``), is the label
+        position's own token. Softmax gates sum to 1 per row;
         TanhMax gates are signed. Columns left out of the attention (absent, or NaN with
         ``missing="exclude"``) get 0. Ensembles: averaged over members too.
     head_gates : (n_rows, n_heads * (n_features + 1))
@@ -101,7 +115,7 @@ def explain_tokens(
     """
     module = module.eval()
     device = next(module.parameters()).device
-    names = [*columns, MASK_COLUMN]
+    names = [*columns, mask_column(columns)]
     moe = MixtureOfExperts.from_model(module, names) if additive(module) else None
     ids = torch.as_tensor(output_ids, device=device)
     order = np.searchsorted(np.sort(output_ids), output_ids)  # label_logits: sorted ids -> classes
