@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import _get_feature_names, validate_data
 
 from ._numeric import numeric_kind
 
@@ -57,15 +57,20 @@ def to_frame(X: Any) -> pd.DataFrame:
     return frame
 
 
-def validated_frame(estimator: Any, X: Any) -> pd.DataFrame:
+def validated_frame(estimator: Any, X: Any, labels: list[str] | None = None) -> pd.DataFrame:
     """``X`` as a frame checked against ``estimator``'s fitted features (scikit-learn's
-    ``validate_data``, which warns if an array comes after a fit on a frame). An array gets
-    the fitted column names, so that transformers fitted inside do not warn again."""
+    ``validate_data``, which warns if an array comes after a fit on a frame, or a frame
+    with names after a fit without). An array gets the fitted column names, and, given the
+    fit's other ``labels`` (reprs, as a tokenizer keeps them), a frame with names gets
+    those, so that transformers fitted inside do not warn again."""
     frame = to_frame(X)
     validate_data(estimator, X, skip_check_array=True, reset=False)
     names = getattr(estimator, "feature_names_in_", None)
     if names is not None and not isinstance(X, pd.DataFrame):
         frame.columns = names  # positional, as checked
+    elif names is None and labels is not None and _get_feature_names(frame) is not None:
+        columns = pd.Index([_label_from_repr(label) for label in labels], dtype=object, tupleize_cols=False)
+        frame = frame.set_axis(columns, axis=1)  # positional, as checked (not in place: X's own frame)
     return frame
 
 
@@ -108,7 +113,7 @@ def fitted_columns(X: Any, names: np.ndarray | None, labels: list[str] | None, m
         return X
     if names is not None:  # compared as values, not reprs: a numpy str equals its str
         fitted, got = list(names), X.columns.tolist()
-    elif labels is not None and not any(isinstance(label, str) for label in X.columns):
+    elif labels is not None and _get_feature_names(X) is None:  # (mixed labels: its TypeError)
         fitted, got = labels, label_reprs(X.columns)
     else:
         return X

@@ -587,4 +587,4 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         check_is_fitted(self)
         labels = getattr(self.tokenizer_, "_column_labels", None)
         X = fitted_columns(X, getattr(self, "feature_names_in_", None), labels, self.missing)
-        return validated_frame(self, X)
+        return validated_frame(self, X, labels)

@@ -291,7 +291,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         """``X`` as a frame, checked against the fitted columns (names, number, order)."""
         check_is_fitted(self)
         fitted = getattr(self, "_column_labels", None)
-        frame = validated_frame(self, fitted_columns(X, None, fitted, None))  # other labels: named
+        frame = validated_frame(self, fitted_columns(X, None, fitted, None), fitted)  # other labels: named
         if fitted is not None and isinstance(X, pd.DataFrame):
             labels = label_reprs(frame.columns)
             if labels != fitted and sorted(labels) == sorted(fitted):

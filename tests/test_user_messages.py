@@ -5,6 +5,7 @@ predict are matched or named by their labels, strings or not."""
 
 import decimal
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -116,3 +117,21 @@ def test_renamed_non_string_columns_are_refused_naming_them():
         np.testing.assert_array_equal(unnamed.predict_proba(X.set_axis(["p", "q", "r"], axis=1)), expected)
     with pytest.raises(ValueError, match=r"\[0, 1, 2\] seen during fit .* \[10, 20, 30\] not seen .* X\.to_numpy\(\)"):
         unnamed.predict(X)
+
+
+def test_a_frame_after_a_fit_on_an_array_warns_once_and_the_reverse_too():
+    # the estimator's warning came again from its tokenizer ("... but ColumnTokenizer was fitted")
+    X, y = _frame()
+    for fitted_on, given, message in ((X.to_numpy(), X, "X has feature names, but TabularMoEClassifier"),
+                                      (X, X.to_numpy(), "X does not have valid feature names, but TabularMoEClassifier")):
+        clf = TabularMoEClassifier(**FAST).fit(fitted_on, y)
+        expected = clf.predict_proba(fitted_on)
+        proba, explanation = [], []
+        for run, out in ((clf.predict_proba, proba), (clf.explain, explanation)):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                out.append(run(given))
+            messages = [str(w.message) for w in caught if "feature names" in str(w.message)]
+            assert len(messages) == 1 and message in messages[0], messages
+        np.testing.assert_array_equal(proba[0], expected)  # read by position
+        assert list(explanation[0].gates.columns)[:2] == (["a", "code"] if fitted_on is X else [0, 1])  # the fit's labels
