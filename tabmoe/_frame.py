@@ -48,13 +48,18 @@ def to_frame(X: Any) -> pd.DataFrame:
                 f"Found array with 0 {what}(s) (shape={frame.shape}) while a minimum of 1 is "
                 "required."
             )
-    if frame.columns.has_duplicates:
-        duplicated = frame.columns[frame.columns.duplicated()].unique().tolist()
-        raise ValueError(f"Column names must be unique; duplicated: {duplicated[:10]}.")
+    check_unique_columns(frame.columns)
     for name, dtype in frame.dtypes.items():
         if pd.api.types.is_complex_dtype(dtype):
             raise ValueError(f"Complex data not supported (column {name!r}).")
     return frame
+
+
+def check_unique_columns(columns: pd.Index) -> None:
+    """ValueError naming the duplicated labels of ``columns``."""
+    if columns.has_duplicates:
+        duplicated = columns[columns.duplicated()].unique().tolist()
+        raise ValueError(f"Column names must be unique; duplicated: {duplicated[:10]}.")
 
 
 def validated_frame(estimator: Any, X: Any, labels: list[str] | None = None) -> pd.DataFrame:
@@ -98,6 +103,11 @@ def _label_from_repr(text: str) -> Any:
     return label if repr(label) == text else _AbsentLabel(text)
 
 
+def _positions(n: int) -> list[str]:
+    """The label reprs of an array's columns (and of a frame labelled 0..n-1)."""
+    return [repr(j) for j in range(n)]
+
+
 def fitted_columns(X: Any, names: np.ndarray | None, labels: list[str] | None, missing: str | None) -> Any:
     """A DataFrame ``X``'s columns matched by label to the fitted ones: string names
     (``names``, scikit-learn's ``feature_names_in_``) or, for a fit without them, the
@@ -111,10 +121,13 @@ def fitted_columns(X: Any, names: np.ndarray | None, labels: list[str] | None, m
     checks."""
     if not isinstance(X, pd.DataFrame):
         return X
+    check_unique_columns(X.columns)  # matched by label, a duplicate would be one of two columns
     if names is not None:  # compared as values, not reprs: a numpy str equals its str
         fitted, got = list(names), X.columns.tolist()
     elif labels is not None and _get_feature_names(X) is None:  # (mixed labels: its TypeError)
         fitted, got = labels, label_reprs(X.columns)
+        if fitted == _positions(len(fitted)) and not set(got) <= set(fitted):
+            return X  # labelled otherwise than a fit on an array: by position, as scikit-learn reads it
     else:
         return X
     if got == fitted:
@@ -126,13 +139,11 @@ def fitted_columns(X: Any, names: np.ndarray | None, labels: list[str] | None, m
         return X
     if extra or missing != "exclude" or len(absent) == len(fitted):  # none left: no input
         hint = ""
-        if missing == "token" and absent:
+        if missing == "token" and absent and not extra:
             hint = (" Create the estimator with missing='exclude' to predict without absent "
                     "columns (they are then left out of the attention).")
         elif missing == "exclude" and not extra:
             hint = " missing='exclude' predicts without some of them, not without all."
-        if names is None and fitted == [repr(j) for j in range(len(fitted))]:
-            hint += " The fit's columns were 0..n-1, as an array's are: X.to_numpy() reads X by position."
         shown = repr if names is not None else str
         raise columns_error([shown(v) for v in absent], [shown(v) for v in extra], hint)
     position = {label: j for j, label in enumerate(got)}

@@ -37,9 +37,14 @@ def numeric_values(column: pd.Series, name: Any, kind: str | None = None, aware:
     if pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype):
         now = "number" if kind == "number" else "object"  # numbers in objects: to_numeric decides
     if kind is not None and now != kind and not column.isna().all():
+        legacy = ""
+        if isinstance(dtype, pd.PeriodDtype) and kind == "number":
+            # models fitted before periods were read as instants binned their ordinals
+            legacy = (f" A model fitted when periods were numbers read their ordinals: pass "
+                      f"X[{name!r}].array.asi8 to predict as it did, or refit.")
         raise TypeError(
             f"Column {name!r} held {kind} values at fit and holds {now} values ({dtype}) now; "
-            "convert it to the fit's type."
+            f"convert it to the fit's type.{legacy}"
         )
     has_tz = getattr(dtype, "tz", None) is not None
     if now == "datetime" and aware is not None and has_tz != aware and not column.isna().all():

@@ -206,7 +206,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
     label_token_ids_ : ndarray of shape (n_classes,)
     history_ : list of dict
         Per epoch: ``epoch``, ``train_loss``, ``seconds``, ``val_loss`` when validating,
-        ``lr`` with ``lr_decay_patience``.
+        ``lr`` with ``lr_decay_patience`` or ``lr_warmup_epochs``.
     n_iter_ : int
         Epochs run, a refit's included (``len(history_) + len(refit_history_)``).
     best_epoch_ : int or None

@@ -15,8 +15,9 @@ from .moe_data import toy_table
 FAST = dict(max_epochs=3, random_state=0, device="cpu")
 
 
-def _rates(warmup_epochs, epochs=3, lr_decay_patience=None):
-    """The learning rate of every optimisation step: 64 rows in batches of 16, 4 steps an epoch."""
+def _rates(warmup_epochs, epochs=3, lr_decay_patience=None, constant_loss=False):
+    """The learning rate of every optimisation step: 64 rows in batches of 16, 4 steps an
+    epoch (``constant_loss``: a loss that never improves, so a plateau schedule divides)."""
     torch.manual_seed(0)
     module = nn.Linear(3, 1)
     x = torch.randn(64, 3, generator=torch.Generator().manual_seed(1))
@@ -28,6 +29,8 @@ def _rates(warmup_epochs, epochs=3, lr_decay_patience=None):
         if m.training:
             rates.append(optimizer.param_groups[0]["lr"])
         err = (m(batch["x"]).squeeze(-1) - batch["y"]) ** 2
+        if constant_loss:
+            err = err * 0 + 1
         return err.sum(), torch.tensor(float(len(err)))
 
     config = TrainerConfig(max_epochs=epochs, batch_size=16, lr=0.01, lr_warmup_epochs=warmup_epochs,
@@ -47,17 +50,18 @@ def test_no_warmup_is_a_constant_rate():
     assert "lr" not in _rates(0)[1][0]
 
 
-def test_the_plateau_schedule_runs_beside_the_warmup():
-    # patience 1 with a training loss that improves every epoch: no division, so the
-    # warm-up alone sets the rates when both schedules run
-    rates, _ = _rates(1, epochs=2, lr_decay_patience=1)
-    np.testing.assert_allclose(rates, [0.01 * k / 4 for k in range(1, 5)] + [0.01] * 4, rtol=1e-6)
+def test_a_plateau_division_inside_the_warmup_scales_the_rest_of_it():
+    # patience 1 and a loss that never improves: the rate is divided by 5 after epochs 2
+    # and 3; the warm-up (S = 12 steps over 3 epochs) goes on from the divided rate
+    rates, history = _rates(3, epochs=4, lr_decay_patience=1, constant_loss=True)
+    expected = [0.01 * k / 12 for k in range(1, 9)] + [0.002 * k / 12 for k in range(9, 13)] + [0.0004] * 4
+    np.testing.assert_allclose(rates, expected, rtol=1e-6)
+    assert [h["lr"] for h in history] == pytest.approx([expected[0], expected[4], expected[8], expected[12]])
 
 
-def test_the_estimator_warms_up_and_zero_changes_nothing():
+def test_the_estimator_warms_up():
     X, y = toy_table(n=120, seed=0)
     expected = TabularMoEClassifier(**FAST).fit(X, y).predict_proba(X)
-    np.testing.assert_array_equal(TabularMoEClassifier(**FAST, lr_warmup_epochs=0).fit(X, y).predict_proba(X), expected)
     warm = TabularMoEClassifier(**FAST, lr_warmup_epochs=2).fit(X, y)
     assert warm.history_[0]["lr"] < warm.history_[1]["lr"] < warm.history_[2]["lr"] == pytest.approx(1e-3)
     assert not np.array_equal(warm.predict_proba(X), expected)

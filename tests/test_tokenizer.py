@@ -113,6 +113,16 @@ def test_periods_are_binned_as_the_instants_they_start_at():
         tok.transform(pd.DataFrame({"month": months.dt.to_timestamp().dt.tz_localize("UTC")}))
 
 
+def test_a_tokenizer_that_binned_period_ordinals_refuses_periods_saying_how_to_read_them_so():
+    # fitted before periods were instants, a period column's kind was "number" (its ordinals)
+    months = pd.Series(pd.period_range("2015-01", periods=48, freq="M"))
+    old = ColumnTokenizer(n_bins=12).fit(pd.DataFrame({"month": months.array.asi8}))
+    with pytest.raises(TypeError, match=r"held number values at fit .* pass X\['month'\]\.array\.asi8 to predict as it did"):
+        old.transform(pd.DataFrame({"month": months}))
+    ordinals = old.transform(pd.DataFrame({"month": months.array.asi8}))
+    assert len(np.unique(ordinals)) == 12
+
+
 def test_quantile_bins_and_numeric_extremes():
     x = np.arange(1000, dtype=float)
     tok = ColumnTokenizer(n_bins=4).fit(pd.DataFrame({"x": x}))

@@ -108,15 +108,38 @@ def test_renamed_non_string_columns_are_refused_naming_them():
         clf.predict(X[[20, 10, 30]])
     with pytest.raises(ValueError, match=r"Column\(s\) \[30\] seen during fit .* column\(s\) \[3\] not seen"):
         clf.tokenizer_.transform(X.set_axis([10, 20, 3], axis=1))
-    # fitted without labels (an array): arrays are read by position, so are frames with
-    # string names (with scikit-learn's warning); other labels are the array's 0..n-1
+    # the hint to use missing='exclude' only where it would help: not with extra columns
+    with pytest.raises(ValueError, match=r"not seen during fit\.$"):
+        clf.predict(X.set_axis([10, 2, 3], axis=1))
+
+
+def test_a_fit_on_an_array_reads_other_frames_by_position_and_its_own_labels_by_label():
+    # fitted without labels (an array: columns 0..n-1): arrays are read by position, so are
+    # frames with string names (with scikit-learn's warning) and frames with other labels
+    # (as scikit-learn reads them); frames with labels among 0..n-1 are matched by label
+    X, y = _int_labelled()
     unnamed = TabularMoEClassifier(**FAST).fit(X.to_numpy(), y)
     expected = unnamed.predict_proba(X.to_numpy())
     np.testing.assert_array_equal(unnamed.predict_proba(X.set_axis([0, 1, 2], axis=1)), expected)
+    np.testing.assert_array_equal(unnamed.predict_proba(X), expected)  # labels 10, 20, 30
     with pytest.warns(UserWarning, match="X has feature names"):
         np.testing.assert_array_equal(unnamed.predict_proba(X.set_axis(["p", "q", "r"], axis=1)), expected)
-    with pytest.raises(ValueError, match=r"\[0, 1, 2\] seen during fit .* \[10, 20, 30\] not seen .* X\.to_numpy\(\)"):
-        unnamed.predict(X)
+    with pytest.raises(ValueError, match="same order"):
+        unnamed.predict(X.set_axis([2, 0, 1], axis=1))
+    exclude = TabularMoEClassifier(**FAST, missing="exclude").fit(X.to_numpy(), y)  # read_csv(header=None)
+    middle_missing = X.set_axis([0, 1, 2], axis=1)
+    middle_missing[1] = np.nan
+    np.testing.assert_allclose(exclude.predict_proba(middle_missing[[0, 2]]), exclude.predict_proba(middle_missing))
+
+
+@pytest.mark.parametrize("missing", ["token", "exclude"])
+@pytest.mark.parametrize("columns", [["a", "a", "c"], [10, 20, 20]])
+def test_duplicate_column_labels_are_refused_naming_them(missing, columns):
+    # with missing='exclude' and a fitted column absent, the last of two duplicates was used, silently
+    X, y = _int_labelled()
+    clf = TabularMoEClassifier(**FAST, missing=missing).fit(X.set_axis(["a", "b", "c"] if columns[0] == "a" else [10, 20, 30], axis=1), y)
+    with pytest.raises(ValueError, match=rf"Column names must be unique; duplicated: \[{re.escape(repr(columns[1 if columns[0] == 'a' else 2]))}\]"):
+        clf.predict(X.set_axis(columns, axis=1))
 
 
 def test_a_frame_after_a_fit_on_an_array_warns_once_and_the_reverse_too():
