@@ -7,7 +7,9 @@ owns its state, persistence owns only the file format.
 
 from __future__ import annotations
 
+import datetime
 import os
+import warnings
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -16,6 +18,7 @@ import torch
 from sklearn.utils.validation import check_is_fitted
 
 from . import persistence
+from ._stack import user_stacklevel
 from .nn.ensemble import StackedModel
 from .nn.network import TabularMoE
 from .nn.trainer import resolve_device
@@ -42,6 +45,25 @@ NETWORK_PARAMETERS = ("d_model", "n_heads", "ff_dim", "n_layers", "block", "gate
 
 class EstimatorStateMixin:
     """``save`` / ``load`` and the fitted state of ``TabularMoEClassifier``."""
+
+    def _warn_unsaveable(self) -> None:
+        """Warn at fit, naming the column, of category values or class labels ``save``
+        cannot write: it raises only when called, after the training."""
+        tok = self.tokenizer_
+        checks = [(self.classes_, "class label", "")] + [
+            (values, "category value", tok._in_column(j))
+            for j, column in enumerate(zip(tok.categories_, tok._infrequent, strict=True))
+            for values in column if values is not None
+        ]
+        for values, what, where in checks:
+            found = persistence.first_unsaveable(values, what, where)
+            if found is not None:
+                value, error = found
+                dates = isinstance(value, (datetime.date, datetime.time)) and what == "category value"
+                hint = " (dates: pd.to_datetime makes the column a datetime one, binned by time)" if dates else ""
+                warnings.warn(f"{error} The model fits and predicts, but save() will raise: convert "
+                              f"them before fit{hint}.", UserWarning, stacklevel=user_stacklevel())
+                return
 
     def _check_network_parameters(self, action: str) -> None:
         """ValueError naming the network parameters ``set_params`` changed since the network

@@ -458,6 +458,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
             vocabulary=self.vocabulary,
         ).fit(inputs.frame if unlabeled is None else pd.concat([inputs.frame, unlabeled], ignore_index=True))
         self.label_token_ids_ = self.tokenizer_.label_token_ids(self.classes_)
+        self._warn_unsaveable()
         self.numeric_embedding_ = self.numeric_embedding  # the network's, whatever set_params does
         return unlabeled
 

@@ -84,6 +84,21 @@ def encode_value(value: Any, what: str = "category value", where: str = "") -> l
     )
 
 
+def first_unsaveable(values: Any, what: str = "category value", where: str = "") -> tuple[Any, TypeError] | None:
+    """The first of ``values`` that :func:`encode_value` refuses, with its TypeError (one
+    value of each type is tried); None when all can be saved."""
+    tried = set()
+    for value in values:
+        if type(value) in tried:
+            continue
+        tried.add(type(value))
+        try:
+            encode_value(value, what, where)
+        except TypeError as exc:
+            return value, exc
+    return None
+
+
 def decode_value(item: list) -> Any:
     tag, value = item
     if tag == "float":

@@ -3,6 +3,7 @@ warning shows values as Python values (2 and '2' differ), the tokenizer's output
 names follow scikit-learn's ``input_features`` rule, and columns absent or renamed at
 predict are matched or named by their labels, strings or not."""
 
+import datetime
 import decimal
 import re
 import warnings
@@ -25,9 +26,24 @@ def _frame(n=60):
 def test_a_value_save_cannot_write_is_named_with_its_column(tmp_path):
     X, y = _frame()
     X["price"] = pd.Series([decimal.Decimal("1.5"), decimal.Decimal("2.5")] * 30, dtype=object)
-    clf = TabularMoEClassifier(**FAST).fit(X, y)
+    # said at fit already, not only after the training (the first-hour review, D9)
+    with pytest.warns(UserWarning, match=r"Cannot save category value Decimal\('1.5'\) of type Decimal in column "
+                                         r"'price'.* The model fits and predicts, but save\(\) will raise: convert them before fit\.$"):
+        clf = TabularMoEClassifier(**FAST).fit(X, y)
     with pytest.raises(TypeError, match=r"Cannot save category value Decimal\('1.5'\) of type Decimal in column 'price'"):
         clf.save(tmp_path / "m.tabmoe")
+
+
+def test_date_objects_are_named_at_fit_with_how_to_bin_them_as_dates():
+    # datetime.date objects (SQL drivers, Series.dt.date) stay an object column: categories
+    X, y = _frame()
+    X["day"] = [datetime.date(2020, 1, 1 + i % 28) for i in range(len(X))]
+    with pytest.warns(UserWarning, match=r"of type date in column 'day'.*convert them before fit \(dates: pd\.to_datetime"):
+        TabularMoEClassifier(**FAST).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # converted, or without such values: no warning
+        TabularMoEClassifier(**FAST).fit(X.assign(day=pd.to_datetime(X["day"])), y)
+        TabularMoEClassifier(**FAST).fit(X.drop(columns="day"), y)
 
 
 def test_a_label_save_cannot_write_is_called_a_class_label(tmp_path):
