@@ -154,7 +154,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         or joblib's ``parallel_config``; ``-1``: every core), the caller's setting restored
         (one thread is the default: docs/guide/training.md says why).
     verbose : int
-        ``>0`` shows a progress bar over epochs.
+        ``>0`` shows a progress bar over epochs, and a line on the finished fit.
     missing : {"token", "exclude"}
         ``"token"``: a missing value (NaN / None) is the MISSING token, attended like any
         value; a column absent from a DataFrame at predict time is a ValueError naming it.

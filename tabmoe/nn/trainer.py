@@ -229,6 +229,20 @@ def iterate_batches(
         yield {k: v[idx] for k, v in data.items()}
 
 
+def _summary(description: str, result: TrainResult, best_loss: float) -> str:
+    """One line on a finished fit: epochs, why it stopped, the weights kept, seconds."""
+    epochs = len(result.history)
+    seconds = sum(record["seconds"] for record in result.history)
+    line = f"{description}: {epochs} epoch{'s' if epochs != 1 else ''} ({result.n_steps} steps, {seconds:.1f} s training)"
+    if result.stopped_early:
+        line += f", stopped early; kept epoch {result.best_epoch}"
+    if result.best_epoch is not None:
+        line += f" (validation loss {best_loss:.4f})"
+    elif result.history and "val_loss" in result.history[-1]:
+        line += f", validation loss {result.history[-1]['val_loss']:.4f}"
+    return line + "."
+
+
 class Trainer:
     """Fit a module by minimising ``loss_fn`` over minibatches.
 
@@ -436,6 +450,8 @@ class Trainer:
                     result.stopped_early = True
                     break
         bar.close()
+        if cfg.verbose:  # the bar does not stay: say what the fit did
+            tqdm.write(_summary(cfg.description, result, best_loss))
         if cfg.early_stopping and best_state is not None:
             module.load_state_dict(best_state)
         elif averaged is not None:
