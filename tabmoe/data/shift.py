@@ -85,9 +85,7 @@ def _for_trees(X: pd.DataFrame) -> pd.DataFrame:
         values = X[column]
         if isinstance(values.dtype, pd.CategoricalDtype) and _is_time(values.cat.categories.dtype):
             values = values.astype(values.cat.categories.dtype)
-        if isinstance(values.dtype, pd.PeriodDtype):
-            values = values.dt.to_timestamp()
-        if _is_time(values.dtype):
+        if _is_time(values.dtype):  # periods too: numeric_values reads them as instants
             X[column] = numeric_values(values, column)
         elif is_categorical_dtype(values.dtype):
             values = _as_strings(values).astype("category").cat.remove_unused_categories()
@@ -98,7 +96,7 @@ def _for_trees(X: pd.DataFrame) -> pd.DataFrame:
 
 
 def _is_time(dtype: Any) -> bool:
-    return numeric_kind(dtype) != "number" or isinstance(dtype, pd.PeriodDtype)
+    return numeric_kind(dtype) != "number"
 
 
 def _as_strings(values: pd.Series) -> pd.Series:
