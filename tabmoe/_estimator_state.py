@@ -59,7 +59,7 @@ class EstimatorStateMixin:
             found = persistence.first_unsaveable(values, what, where)
             if found is not None:
                 value, error = found
-                dates = isinstance(value, (datetime.date, datetime.time)) and what == "category value"
+                dates = isinstance(value, datetime.date) and what == "category value"
                 hint = " (dates: pd.to_datetime makes the column a datetime one, binned by time)" if dates else ""
                 warnings.warn(f"{error} The model fits and predicts, but save() will raise: convert "
                               f"them before fit{hint}.", UserWarning, stacklevel=user_stacklevel())

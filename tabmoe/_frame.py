@@ -73,7 +73,8 @@ def validated_frame(estimator: Any, X: Any, labels: list[str] | None = None) -> 
     names = getattr(estimator, "feature_names_in_", None)
     if names is not None and not isinstance(X, pd.DataFrame):
         frame.columns = names  # positional, as checked
-    elif names is None and labels is not None and _get_feature_names(frame) is not None:
+    elif names is None and labels is not None and (not isinstance(X, pd.DataFrame) or _get_feature_names(frame) is not None):
+        # an array, or a frame with string names after a fit on other labels: by position
         columns = pd.Index([_label_from_repr(label) for label in labels], dtype=object, tupleize_cols=False)
         frame = frame.set_axis(columns, axis=1)  # positional, as checked (not in place: X's own frame)
     return frame
@@ -81,7 +82,7 @@ def validated_frame(estimator: Any, X: Any, labels: list[str] | None = None) -> 
 
 def label_reprs(columns: pd.Index) -> list[str]:
     """Column labels as comparable, JSON-safe strings (labels may be ints, tuples, NaN)."""
-    return [repr(label) for label in columns.tolist()]
+    return [repr(label.item() if isinstance(label, np.generic) else label) for label in columns.tolist()]
 
 
 class _AbsentLabel:
@@ -126,8 +127,13 @@ def fitted_columns(X: Any, names: np.ndarray | None, labels: list[str] | None, m
         fitted, got = list(names), X.columns.tolist()
     elif labels is not None and _get_feature_names(X) is None:  # (mixed labels: its TypeError)
         fitted, got = labels, label_reprs(X.columns)
-        if fitted == _positions(len(fitted)) and not set(got) <= set(fitted):
-            return X  # labelled otherwise than a fit on an array: by position, as scikit-learn reads it
+        if fitted == _positions(len(fitted)) and not set(got) <= set(fitted) and all(
+            label == fitted[j] for j, label in enumerate(got) if label in fitted
+        ):
+            # labelled otherwise than a fit on an array, and no label of it elsewhere than at
+            # its position: by position, as scikit-learn reads it (labels 0..n-1 out of
+            # place are matched, and refused, by label)
+            return X
     else:
         return X
     if got == fitted:

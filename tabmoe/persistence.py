@@ -57,6 +57,8 @@ class UnsafeFileError(IncompatibleFileError, pickle.UnpicklingError):
 def encode_value(value: Any, what: str = "category value", where: str = "") -> list:
     """A category / class value as ``[type tag, JSON value]``; ``what`` and ``where`` (e.g.
     "class label", " in column 'x'") place it in the TypeError for one that cannot be saved."""
+    if isinstance(value, np.datetime64 | np.timedelta64):  # .item() gives ns as an int
+        value = pd.Timestamp(value) if isinstance(value, np.datetime64) else pd.Timedelta(value)
     if isinstance(value, np.generic):
         value = value.item()
     if value is None:
@@ -347,9 +349,10 @@ def load(cls: type, path: str | os.PathLike) -> Any:
 
 
 def classes_dtype(code: str | None) -> np.dtype | None:
-    """dtype of ``classes_`` as saved (bool, int, float, str or object); None if unknown."""
+    """dtype of ``classes_`` as saved (bool, int, float, str, datetime, timedelta or object);
+    None if unknown."""
     dtype = None if code is None else np.dtype(code)
-    return dtype if dtype is not None and dtype.kind in "biufUO" else None
+    return dtype if dtype is not None and dtype.kind in "biufUOmM" else None
 
 
 # ------------------------------------------------------- consistency checks

@@ -606,3 +606,18 @@ def test_save_errors_name_the_path_in_plain_words(saved, tmp_path):
     with pytest.raises(FileNotFoundError, match=r"the folder .*file.* is not a folder"):
         clf.save(tmp_path / "file" / "m.tabmoe")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
+
+
+@pytest.mark.parametrize("unit", ["ns", "us", "D"])
+def test_datetime64_class_labels_round_trip(tmp_path, unit):
+    # numpy's .item() made datetime64[ns] labels ints (the loaded model predicted
+    # 1577836800000000000), and refused [us] ones as datetime.date
+    r = np.random.default_rng(0)
+    X = pd.DataFrame({"a": r.choice(["x", "y"], 60)})
+    y = np.where(X["a"] == "x", np.datetime64("2020-01-01"), np.datetime64("2021-01-01")).astype(f"datetime64[{unit}]")
+    clf = TabularMoEClassifier(max_epochs=2, device="cpu", random_state=0).fit(X, y)
+    clf.save(tmp_path / "m.tabmoe")
+    loaded = TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+    assert loaded.classes_.dtype == clf.classes_.dtype
+    np.testing.assert_array_equal(loaded.predict(X), clf.predict(X))
+    assert loaded.predict(X[:1])[0] in (np.datetime64("2020-01-01"), np.datetime64("2021-01-01"))

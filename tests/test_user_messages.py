@@ -129,6 +129,16 @@ def test_renamed_non_string_columns_are_refused_naming_them():
         clf.predict(X.set_axis([10, 2, 3], axis=1))
 
 
+def test_arrays_are_read_by_position_after_a_fit_on_int_labels():
+    # the array became a frame labelled 0..n-1, refused as "[10, 20, 30] ... absent from X"
+    X, y = _int_labelled()
+    clf = TabularMoEClassifier(**FAST).fit(X, y)
+    expected = clf.predict_proba(X)
+    np.testing.assert_array_equal(clf.predict_proba(X.to_numpy()), expected)
+    np.testing.assert_array_equal(clf.tokenizer_.transform(X.to_numpy()), clf.tokenizer_.transform(X))
+    assert list(clf.explain(X.to_numpy()[:2]).gates.columns)[:3] == [10, 20, 30]
+
+
 def test_a_fit_on_an_array_reads_other_frames_by_position_and_its_own_labels_by_label():
     # fitted without labels (an array: columns 0..n-1): arrays are read by position, so are
     # frames with string names (with scikit-learn's warning) and frames with other labels
@@ -142,6 +152,12 @@ def test_a_fit_on_an_array_reads_other_frames_by_position_and_its_own_labels_by_
         np.testing.assert_array_equal(unnamed.predict_proba(X.set_axis(["p", "q", "r"], axis=1)), expected)
     with pytest.raises(ValueError, match="same order"):
         unnamed.predict(X.set_axis([2, 0, 1], axis=1))
+    # labels of 0..n-1 out of their place: matched by label, so refused (they were read by position)
+    with pytest.raises(ValueError, match=r"Column\(s\) \[2\] seen during fit are absent from X, and X has column\(s\) \[5\]"):
+        unnamed.predict(X.set_axis([1, 0, 5], axis=1))
+    np.testing.assert_array_equal(unnamed.predict_proba(X.set_axis([0, 1, 5], axis=1)), expected)  # in place
+    with pytest.raises(ValueError, match="same order"):  # numpy ints in an object index too
+        unnamed.predict(X.set_axis(pd.Index([np.int64(2), np.int64(0), np.int64(1)], dtype=object), axis=1))
     exclude = TabularMoEClassifier(**FAST, missing="exclude").fit(X.to_numpy(), y)  # read_csv(header=None)
     middle_missing = X.set_axis([0, 1, 2], axis=1)
     middle_missing[1] = np.nan

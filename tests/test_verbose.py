@@ -29,3 +29,7 @@ def test_a_fit_without_verbose_or_early_stopping_prints_what_applies(capsys):
     assert capsys.readouterr().out == ""
     TabularMoEClassifier(**FAST, verbose=1, max_epochs=2, early_stopping=False).fit(X, y)
     assert re.search(r"TabularMoEClassifier: 2 epochs \(\d+ steps, [\d.]+ s training\)\.\n$", capsys.readouterr().out)
+    # early stopping that did not stop: the epoch kept is still named
+    clf = TabularMoEClassifier(**FAST, verbose=1, max_epochs=3, early_stopping=True).fit(X, y)
+    out = capsys.readouterr().out
+    assert "stopped early" not in out and "3 epochs" in out and f"; kept epoch {clf.best_epoch_} (validation loss" in out

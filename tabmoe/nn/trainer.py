@@ -235,9 +235,9 @@ def _summary(description: str, result: TrainResult, best_loss: float) -> str:
     seconds = sum(record["seconds"] for record in result.history)
     line = f"{description}: {epochs} epoch{'s' if epochs != 1 else ''} ({result.n_steps} steps, {seconds:.1f} s training)"
     if result.stopped_early:
-        line += f", stopped early; kept epoch {result.best_epoch}"
+        line += ", stopped early"
     if result.best_epoch is not None:
-        line += f" (validation loss {best_loss:.4f})"
+        line += f"; kept epoch {result.best_epoch} (validation loss {best_loss:.4f})"
     elif result.history and "val_loss" in result.history[-1]:
         line += f", validation loss {result.history[-1]['val_loss']:.4f}"
     return line + "."
