@@ -368,8 +368,11 @@ def test_early_stopping_holds_out_validation_fraction(name):
         max_epochs=3, early_stopping=True, validation_fraction=0.25, random_state=0
     ).fit(X, y)
     assert "val_loss" in clf.history_[0]
-    auto = SMALL_NETWORKS[name](max_epochs=3, random_state=0).fit(X, y)
+    auto = SMALL_NETWORKS[name](max_epochs=3, early_stopping="auto", random_state=0).fit(X, y)
     assert "val_loss" not in auto.history_[0]  # "auto": off below 10,000 rows
+    default = SMALL_NETWORKS[name](max_epochs=3, random_state=0).fit(X, y)
+    # on by default as their authors train them; TabNet keeps "auto" (pytorch-tabnet's rule)
+    assert ("val_loss" in default.history_[0]) == (name != "tabnet")
 
 
 @pytest.mark.parametrize("name", sorted(SMALL_NETWORKS))

@@ -152,7 +152,7 @@ class TabTransformerClassifier(TorchTabularClassifier):
         batch_size: int = 128,
         learning_rate: float = 1e-4,
         weight_decay: float = 0.0,
-        early_stopping: bool | str = "auto",
+        early_stopping: bool | str = True,
         validation_fraction: float | int | Literal["auto"] = 0.1,
         n_iter_no_change: int = 10,
         tol: float = 1e-4,

@@ -151,7 +151,7 @@ class TabMClassifier(TorchTabularClassifier):
         batch_size: int = 256,
         learning_rate: float = 2e-3,
         weight_decay: float = 3e-4,
-        early_stopping: bool | str = "auto",
+        early_stopping: bool | str = True,
         validation_fraction: float | int | Literal["auto"] = 0.1,
         n_iter_no_change: int = 16,
         tol: float = 1e-4,

@@ -157,7 +157,9 @@ class TabNetClassifier(TorchTabularClassifier):
         Adam (TabNet's optimiser).
     early_stopping, validation_fraction, n_iter_no_change, class_weight, device,
     random_state, verbose :
-        As in :class:`~tabmoe.baselines.torch_base.TorchTabularClassifier`; early stopping
+        As in :class:`~tabmoe.baselines.torch_base.TorchTabularClassifier`, except that
+        ``early_stopping`` defaults to ``"auto"`` (pytorch-tabnet early-stops only on an
+        eval set it is given; above 10,000 rows a hold-out is taken); early stopping
         watches the validation log-loss and restores the best weights. TabNet has outputs
         only for the classes of its training rows, so validation rows of a class the
         hold-out took entirely are left out of that loss (theirs would be the same at every
