@@ -89,7 +89,7 @@ class TorchTabularClassifier(TorchClassifier):
         Stops on the validation log-loss, restoring the best weights. Default ``True``, as
         the models' authors train them: on openml-ood the shipped default until 0.1.0's
         ``"auto"`` (on only with an ``eval_set`` or above 10,000 rows, so 200 epochs on
-        smaller tables) fell 0.031 (FT-Transformer), 0.021 (TabTransformer) and 0.011 (TabM)
+        smaller tables) fell 0.030 (FT-Transformer), 0.028 (TabTransformer) and 0.011 (TabM)
         below early stopping in ID-validation accuracy on the same rows
         (docs/research.md#baseline-early-stopping). ``"auto"`` keeps that rule.
     validation_fraction : float, int or "auto"

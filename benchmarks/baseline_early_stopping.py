@@ -1,0 +1,67 @@
+"""Should FT-Transformer, TabTransformer and TabM early-stop by default? Pairs two sets of
+committed harness records on the same openml-ood (split, seed), so on the same rows:
+
+* ``benchmarks/results/baseline-early-stopping/runs``: the ``defaults`` protocol as shipped
+  before the change (``early_stopping="auto"``: off below 10,000 rows, so 200 epochs), run
+  on a lent H200 (torch 2.11) where time allowed, five breast-cancer runs on this CPU;
+* ``benchmarks/results/openml-ood/runs``: the same models' ``fixed-budget`` runs (early
+  stopping on a 10% hold-out, patience 10, at most 100 epochs, batches of 128), CPU.
+
+::
+
+    python benchmarks/baseline_early_stopping.py
+
+Prints, per model, the pairs, both means of ID-validation, ID-test and OOD-test accuracy,
+the paired mean difference (early stopping minus "auto") with its SD, and W/T/L (ties
+within 0.005). The default is chosen on ID validation, as tabmoe's are.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent / "results"
+MODELS = ("ft_transformer", "tab_transformer", "tabm")
+PARTS = ("validation", "id_test", "ood_test")
+TIE = 0.005
+
+
+def load(folder: Path, protocol: str) -> dict[tuple[str, str, int], dict]:
+    """Records of ``protocol`` for MODELS, keyed by (model, split, seed)."""
+    records = {}
+    for path in sorted(folder.glob(f"openml-ood/*/*/{protocol}-seed*.json")):
+        record = json.loads(path.read_text())
+        if record["model"] in MODELS:
+            records[record["model"], record["split"], record["seed"]] = record
+    return records
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--auto", type=Path, default=ROOT / "baseline-early-stopping" / "runs")
+    parser.add_argument("--stopped", type=Path, default=ROOT / "openml-ood" / "runs")
+    args = parser.parse_args(argv)
+    auto, stopped = load(args.auto, "defaults"), load(args.stopped, "fixed-budget")
+    for model in MODELS:
+        keys = sorted(k for k in auto if k[0] == model and k in stopped)
+        splits = sorted({k[1] for k in keys})
+        print(f"{model}: {len(keys)} pairs on {len(splits)} splits ({', '.join(splits)})")
+        for part in PARTS:
+            a = np.array([auto[k][part]["accuracy"] for k in keys])
+            s = np.array([stopped[k][part]["accuracy"] for k in keys])
+            d = s - a
+            wins, losses = int((d > TIE).sum()), int((d < -TIE).sum())
+            print(f"  {part:<10} auto {a.mean():.4f}  early stopping {s.mean():.4f}  "
+                  f"diff {d.mean():+.4f} (SD {d.std(ddof=1):.4f})  W/T/L {wins}/{len(d) - wins - losses}/{losses}")
+        fit_a = np.mean([auto[k]["fit_seconds"] for k in keys])
+        fit_s = np.mean([stopped[k]["fit_seconds"] for k in keys])
+        print(f"  fit seconds: auto {fit_a:.1f} (mostly GPU), early stopping {fit_s:.1f} (CPU)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
