@@ -23,11 +23,11 @@ import json
 from pathlib import Path
 
 import numpy as np
+from research import wtl  # rounded: a difference of exactly the tie width is a tie
 
 ROOT = Path(__file__).resolve().parent / "results"
 MODELS = ("ft_transformer", "tab_transformer", "tabm")
 PARTS = ("validation", "id_test", "ood_test")
-TIE = 0.005
 
 
 def load(folder: Path, protocol: str) -> dict[tuple[str, str, int], dict]:
@@ -54,9 +54,8 @@ def main(argv: list[str] | None = None) -> int:
             a = np.array([auto[k][part]["accuracy"] for k in keys])
             s = np.array([stopped[k][part]["accuracy"] for k in keys])
             d = s - a
-            wins, losses = int((d > TIE).sum()), int((d < -TIE).sum())
             print(f"  {part:<10} auto {a.mean():.4f}  early stopping {s.mean():.4f}  "
-                  f"diff {d.mean():+.4f} (SD {d.std(ddof=1):.4f})  W/T/L {wins}/{len(d) - wins - losses}/{losses}")
+                  f"diff {d.mean():+.4f} (SD {d.std(ddof=1):.4f})  W/T/L {wtl(d)}")
         fit_a = np.mean([auto[k]["fit_seconds"] for k in keys])
         fit_s = np.mean([stopped[k]["fit_seconds"] for k in keys])
         print(f"  fit seconds: auto {fit_a:.1f} (mostly GPU), early stopping {fit_s:.1f} (CPU)")

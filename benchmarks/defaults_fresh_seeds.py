@@ -21,6 +21,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+from research import wtl  # rounded: a difference of exactly the tie width is a tie
 
 from tabmoe.bench.execute import execute
 from tabmoe.bench.plan import RunSpec
@@ -55,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         part = np.array([r for r in rows if low <= r[0] <= high])
         d = part[:, 2] - part[:, 1]
         print(f"seeds {low}-{high}: OOD {args.model} {part[:, 1].mean():.4f}, tabmoe {part[:, 2].mean():.4f}, "
-              f"diff {d.mean():+.4f} (W/T/L {(d > 0.005).sum()}/{(abs(d) <= 0.005).sum()}/{(d < -0.005).sum()}); "
+              f"diff {d.mean():+.4f} (W/T/L {wtl(d)}); "
               f"ID validation {part[:, 3].mean():.4f} vs {part[:, 4].mean():.4f}")
     return 0
 

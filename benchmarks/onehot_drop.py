@@ -15,6 +15,7 @@ import argparse
 import json
 
 import numpy as np
+from research import wtl  # rounded: a difference of exactly the tie width is a tie
 
 from tabmoe.bench.execute import execute
 from tabmoe.bench.plan import RunSpec, parse_seed_list
@@ -45,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
         none = np.array([r["none"][part] for r in rows])
         d = none - first
         print(f"{part}: first {first.mean():.4f}, none {none.mean():.4f}, diff {d.mean():+.4f}, "
-              f"W/T/L {(d > 0.005).sum()}/{(abs(d) <= 0.005).sum()}/{(d < -0.005).sum()}")
+              f"W/T/L {wtl(d)}")
     return 0
 
 

@@ -217,7 +217,8 @@ def import_records(args) -> int:
     return 0
 
 
-def _wtl(diff: np.ndarray, tie: float = 0.005) -> str:
+def wtl(diff: np.ndarray, tie: float = 0.005) -> str:
+    """Wins / ties / losses of paired differences, "W/T/L" (a tie within ``tie``)."""
     diff = np.round(diff, DECIMALS)  # 5 of 1,000 rows is 0.0050000000000000044 unrounded: a tie
     return f"{int((diff > tie).sum())}/{int((abs(diff) <= tie).sum())}/{int((diff < -tie).sum())}"
 
@@ -256,15 +257,15 @@ def summary(args) -> int:
         single = sum(bool(rows[k].get("ood_single_class")) for k in keys)
         print(
             f"| {variant} | {len(keys)} | {get(rows, 'validation').mean():.3f} | {get(rows, 'id_test').mean():.3f} "
-            f"| {get(rows, 'ood_test').mean():.3f} | {dv.mean():+.4f} ({dv.std():.3f}) | {_wtl(dv, tie)} "
-            f"| {do.mean():+.4f} ({do.std():.3f}) | {_wtl(do, tie)} | {fit.mean():.1f} / {fit.max():.0f} "
+            f"| {get(rows, 'ood_test').mean():.3f} | {dv.mean():+.4f} ({dv.std():.3f}) | {wtl(dv, tie)} "
+            f"| {do.mean():+.4f} ({do.std():.3f}) | {wtl(do, tie)} | {fit.mean():.1f} / {fit.max():.0f} "
             f"| {epochs_ratio} | {fit_ratio:.2f} | {log_loss_diff} | {single} |"
         )
         if args.by_split:
             for split in sorted({k[0] for k in keys}):
                 on = [i for i, k in enumerate(keys) if k[0] == split]
-                print(f"|   {split} | {len(on)} | | | | {np.nanmean(dv[on]):+.4f} | {_wtl(dv[on], tie)} "
-                      f"| {np.nanmean(do[on]):+.4f} | {_wtl(do[on], tie)} | | | | | |")
+                print(f"|   {split} | {len(on)} | | | | {np.nanmean(dv[on]):+.4f} | {wtl(dv[on], tie)} "
+                      f"| {np.nanmean(do[on]):+.4f} | {wtl(do[on], tie)} | | | | | |")
     return 0
 
 
@@ -279,7 +280,7 @@ def unseen(args) -> int:
     print("| n | ID val | altered, token | altered, exclude | exclude - token (SD) | W/T/L |")
     print("|---|---|---|---|---|---|")
     print(f"| {len(d)} | {plain.mean():.3f} | {token.mean():.3f} | {exclude.mean():.3f} "
-          f"| {d.mean():+.4f} ({d.std():.3f}) | {_wtl(d)} |")
+          f"| {d.mean():+.4f} ({d.std():.3f}) | {wtl(d)} |")
     return 0
 
 

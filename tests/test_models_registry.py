@@ -127,3 +127,15 @@ def test_ft_transformer_space_is_gorishniy_et_al():
     assert get_model("ft_transformer").suggest(trial)["d_block"] == 512
     with pytest.raises(ValueError):
         get_model("ft_transformer").suggest(optuna.trial.FixedTrial({"n_blocks": 5}))
+
+
+@pytest.mark.parametrize("name", ["ft_transformer", "tab_transformer", "tabm"])
+def test_the_paper_protocol_trains_the_deep_baselines_without_a_hold_out(name):
+    # their default is early stopping on a hold-out; the paper's tables have no validation
+    # part, and the committed paper runs trained on every row
+    spec = get_model(name)
+    if not spec.available():
+        pytest.skip(f"{name}'s package is not installed")
+    assert spec.factory().early_stopping is True
+    assert spec.make().early_stopping is True
+    assert spec.make_paper().early_stopping == "auto"

@@ -87,11 +87,12 @@ class TorchTabularClassifier(TorchClassifier):
         AdamW.
     early_stopping : bool or "auto"
         Stops on the validation log-loss, restoring the best weights. Default ``True``, as
-        the models' authors train them: on openml-ood the shipped default until 0.1.0's
-        ``"auto"`` (on only with an ``eval_set`` or above 10,000 rows, so 200 epochs on
-        smaller tables) fell 0.030 (FT-Transformer), 0.028 (TabTransformer) and 0.011 (TabM)
+        the models' authors train them: on openml-ood the former default, ``"auto"`` (on
+        only with an ``eval_set`` or above 10,000 rows, so 200 epochs on smaller tables), fell 0.030 (FT-Transformer), 0.028 (TabTransformer) and 0.011 (TabM)
         below early stopping in ID-validation accuracy on the same rows
-        (docs/research.md#baseline-early-stopping). ``"auto"`` keeps that rule.
+        (docs/research.md#baseline-early-stopping). ``"auto"`` keeps that rule; the
+        paper protocol (``ModelSpec.make_paper``) uses it, as its tables have no validation
+        part.
     validation_fraction : float, int or "auto"
         Share of the training rows held out (stratified) for early stopping without
         eval_set, or, an integer, the number of rows (as HistGradientBoosting's); ``"auto"``:
