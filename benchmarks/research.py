@@ -241,6 +241,13 @@ def summary(args) -> int:
     print("|" + "---|" * (header.count("|") - 1))
     for variant, rows in by.items():
         keys = sorted(set(rows) & set(base))
+        # A split drawn differently on another machine (vote-swing-bloc's KMeans, before its
+        # clusters were pinned) has other rows: such a pair is not a pair.
+        unpaired = [k for k in keys if rows[k].get("n_train", -1) != base[k].get("n_train", -1)]
+        keys = [k for k in keys if k not in unpaired]
+        if unpaired:
+            print(f"{variant}: {len(unpaired)} pair(s) left out, drawn on other rows than the baseline "
+                  f"(training rows differ): {sorted({k[0] for k in unpaired})}", file=sys.stderr)
         if not keys:
             continue
         def get(src: dict, part: str, keys: list = keys) -> np.ndarray:

@@ -63,6 +63,7 @@ def test_every_protocol_runs_end_to_end_and_reports(tmp_path, quick_tabmoe):
     adapted = runs["tabmoe/unlabeled-target"]
     n = adapted["n_rows"]
     assert n["ood_adaptation"] + n["ood_test"] == runs["tabmoe/defaults"]["n_rows"]["ood_test"]
+    assert adapted["rows"] == runs["tabmoe/defaults"]["rows"] == runs["logistic_regression/tuned"]["rows"]
     assert abs(n["ood_adaptation"] - n["ood_test"]) <= 1
     assert adapted["ood_test"]["n"] == n["ood_test"]
     assert adapted["adaptation"]["unlabeled_rows"] is True  # tabmoe's masked objective

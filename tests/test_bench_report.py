@@ -221,6 +221,21 @@ def test_seeds_made_under_different_configurations_are_flagged_stale(tmp_path, r
     assert "tabmoe on s0 (fixed-budget)" in text
 
 
+def test_records_of_one_split_and_seed_drawn_on_different_rows_are_flagged(tmp_path, records):
+    for r in records:
+        r["n_rows"] = {"train": 70, "validation": 15, "id_test": 15, "ood_test": 40}
+    adapted = make_record("s0", "tabmoe", 0, protocol="unlabeled-target")
+    adapted["n_rows"] = {"train": 70, "validation": 15, "id_test": 15, "ood_test": 20, "ood_adaptation": 20}
+    write_report([*records, adapted], tmp_path, title="t")
+    assert "ROWS DIFFER" not in (tmp_path / "report.md").read_text()  # the adaptation's half counts back
+    records[0]["n_rows"] = {"train": 68, "validation": 15, "id_test": 15, "ood_test": 42}
+    records[1]["rows"], records[4]["rows"] = "aaa", "bbb"  # s0 seed 1 and seed 1 of the next model
+    write_report(records, tmp_path, title="t")
+    text = (tmp_path / "report.md").read_text()
+    assert "ROWS DIFFER: on 2 (split, seed) pair(s)" in text
+    assert f"s0 seed 0 (1 vs {len(OOD) - 1} records; fewest: {records[0]['model']} (fixed-budget))" in text
+
+
 def test_models_run_on_different_seeds_of_a_split_are_flagged(tmp_path, records):
     records = [r for r in records if not (r["model"] == "logistic_regression" and r["seed"] != 0)]
     write_report(records, tmp_path, title="t")

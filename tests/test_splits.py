@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from tabmoe.data import Table
+from tabmoe.data._cluster_reference import write_reference
 from tabmoe.data.sources import FileSource, OpenMLSource, SimulationSource
 from tabmoe.data.splits import (
     ClusterSplit,
@@ -136,6 +137,30 @@ def test_cluster_split_is_deterministic_and_ranked_by_size(table):
         ClusterSplit(n_clusters=2, ood_clusters=(0, 1))
     with pytest.raises(ValueError, match="keep_domain needs a rule with a domain column"):
         define(rule, keep_domain=True)
+
+
+def test_a_cluster_reference_pins_the_clusters_whatever_kmeans_gives(table, tmp_path):
+    rule = ClusterSplit(n_clusters=3, ood_clusters=(2,), columns=("region", "age"), random_state=1)
+    computed = rule.compute_ranks(table)
+    path = tmp_path / "toy.clusters.txt"
+    write_reference(path, computed, "toy")
+    pinned = dataclasses.replace(rule, reference=str(path))
+    assert repr(pinned) == repr(rule) and pinned == rule  # the runs' config hash is unchanged
+    assert define(pinned).make(0, table=table).ood_test.index.equals(define(rule).make(0, table=table).ood_test.index)
+    other = (computed + 1) % 3  # another platform's KMeans, as it were
+    write_reference(path, other, "toy")
+    with pytest.warns(RuntimeWarning, match=f"puts {N} of {N} rows in another cluster than the reference"):
+        split = define(pinned).make(0, table=table)
+    assert (split.domain == other[split.domain.index]).all()
+    write_reference(path, computed[:-1], "toy")
+    with pytest.raises(ValueError, match=f"holds {N - 1} rows, the table has {N}"):
+        define(pinned).make(0, table=table)
+    loaded = rule_from_dict({"by": "cluster", "n_clusters": 3, "ood_clusters": [2], "reference": path.name},
+                            base_dir=tmp_path)
+    assert loaded.reference == str(path.resolve())
+    with pytest.raises(ValueError, match="reference file not found: .*absent.txt"):
+        rule_from_dict({"by": "cluster", "n_clusters": 3, "ood_clusters": [2], "reference": "absent.txt"},
+                       base_dir=tmp_path)
 
 
 def test_seeds_change_id_partition_not_ood_set(table):

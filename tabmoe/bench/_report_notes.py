@@ -1,6 +1,7 @@
 """What the benchmark report warns about under its tables: records it keeps one of (an old
-protocol name beside the new), seeds made under different configurations, and models that
-cover different splits, numbers of seeds or seeds of a split."""
+protocol name beside the new), seeds made under different configurations, records of one
+split and seed drawn on different rows, and models that cover different splits, numbers of
+seeds or seeds of a split."""
 
 from __future__ import annotations
 
@@ -47,7 +48,46 @@ def record_notes(records: Sequence[dict[str, Any]], renamed: int) -> list[str]:
             f"different configurations and are averaged together: {listed}"
             + (", ..." if len(mixed) > 5 else "") + ". `tabmoe-bench run --force` reruns them."
         )
+    notes.extend(row_notes(records))
     return notes
+
+
+def _rows(record: dict[str, Any]) -> tuple:
+    """What a record says about its rows: the digest where it has one, else the part sizes
+    (the OOD rows an adaptation took out counted back in)."""
+    if record.get("rows"):
+        return ("digest", record["rows"])
+    n = dict(record.get("n_rows") or {})
+    n["ood_test"] = n.get("ood_test", 0) + n.pop("ood_adaptation", 0)
+    return ("sizes", tuple(sorted(n.items())))
+
+
+def row_notes(records: Sequence[dict[str, Any]]) -> list[str]:
+    """A note when the records of one (split, seed) were drawn on different rows: a split
+    computed differently on another platform or by other code, so the models' paired
+    comparisons there compare different rows."""
+    found: dict[tuple, dict[tuple, list[str]]] = {}
+    for r in records:
+        kind, value = _rows(r)
+        found.setdefault((r.get("split"), r.get("seed"), kind), {}).setdefault(value, []).append(
+            f"{r.get('model')} ({PROTOCOL_ALIASES.get(r.get('protocol'), r.get('protocol'))})")
+    differ = [(split, seed, groups) for (split, seed, _), groups in found.items() if len(groups) > 1]
+    if not differ:
+        return []
+    def minority(groups: dict[tuple, list[str]]) -> str:
+        fewest = min(groups.values(), key=len)
+        return ", ".join(fewest[:4]) + (", ..." if len(fewest) > 4 else "")
+
+    listed = "; ".join(
+        f"{split} seed {seed} ({' vs '.join(str(len(g)) for g in groups.values())} records; fewest: "
+        f"{minority(groups)})"
+        for split, seed, groups in differ[:3]
+    )
+    return [
+        f"ROWS DIFFER: on {len(differ)} (split, seed) pair(s) the records were drawn on different "
+        f"rows (part sizes or row digests differ), so the comparisons there are unpaired: {listed}"
+        + ("; ..." if len(differ) > 3 else "") + ". Rerun the minority with `tabmoe-bench run --force`."
+    ]
 
 
 def coverage_note(rows: pd.DataFrame, runs: pd.DataFrame) -> str:

@@ -14,7 +14,10 @@ A record is one JSON-able dict (the row of the results table)::
                                 accuracy of the trial best on OOD validation. NOT a fair
                                 result (it peeks at OOD data); never used for selection.
     fit_seconds, predict_seconds, tune_seconds, peak_rss_mb, peak_rss_scope
-    n_rows, warnings, versions, git, host, pid, threads, started_at, finished_at
+    n_rows, rows, warnings, versions, git, host, pid, threads, started_at, finished_at
+
+``rows`` is a digest of the split's row positions (every part, before an adaptation halves
+the OOD rows): records with equal digests were scored on the same rows.
 
 ``fit_seconds`` is the fit of the final model (for tuned runs: the best trial's fit);
 ``predict_seconds`` the ``predict_proba`` calls on id_test and ood_test.
@@ -23,6 +26,7 @@ A record is one JSON-able dict (the row of the results table)::
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import platform
 import time
@@ -115,6 +119,14 @@ def _thread_params(estimator: Any, threads: int) -> dict[str, Any]:
     }
 
 
+def _row_digest(parts: dict[str, Any]) -> str:
+    """12 hex digits of SHA-1 over every part's name and row positions in the source table."""
+    digest = hashlib.sha1()
+    for name in sorted(parts):
+        digest.update(f"{name}:{','.join(map(str, parts[name].index))};".encode())
+    return digest.hexdigest()[:12]
+
+
 def execute(spec: RunSpec) -> dict[str, Any]:
     """Fit (and tune) ``spec``'s model on its split and seed; score every part; the record."""
     started = _now()
@@ -131,6 +143,7 @@ def execute(spec: RunSpec) -> dict[str, Any]:
         }
         X, y = split.features("train"), split.train[split.target]
         n_rows = {name: len(part) for name, part in split.parts.items()}
+        rows = _row_digest(split.parts)
         X_adapt = None
         if spec.adapted:  # half the OOD test rows to fit without labels, the other half scored
             X_ood, y_ood = parts["ood_test"]
@@ -219,6 +232,7 @@ def execute(spec: RunSpec) -> dict[str, Any]:
         "peak_rss_mb": peak,
         "peak_rss_scope": scope,
         "n_rows": n_rows,
+        "rows": rows,
         "warnings": messages[:_MAX_WARNINGS],
         "versions": versions(tuple(model.requires)),
         "git": git_revision(),

@@ -89,6 +89,8 @@ RECORD = Field("object", fields={
     "started_at": Field("str", null=True),
     "finished_at": Field("str", null=True),
     "warnings": Field("list", null=True),
+    "n_rows": Field("object", null=True),
+    "rows": Field("str", null=True),
 })
 
 

@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -44,6 +45,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from threadpoolctl import threadpool_limits
 
 from ..tokenizer import is_categorical_dtype
+from ._cluster_reference import use_reference
 from ._spec import build, parse_seeds
 from .sources import DataSource, LoadContext, source_from_dict
 from .table import Table
@@ -271,13 +273,18 @@ class ClusterSplit:
     Features: ``columns`` (default all but the label); nominal ones one-hot (missing is its
     own value), numeric ones median-imputed and standardised. ``KMeans(n_clusters,
     n_init=10, random_state)``; clusters are renumbered by size, 0 = largest, and the rows
-    of ``ood_clusters`` are OOD.
+    of ``ood_clusters`` are OOD. ``reference`` (a file of one size rank per table row, a
+    path relative to the suite file) pins the clusters KMeans gave where the suite's runs
+    were made; a platform whose KMeans differs is warned and uses it
+    (:mod:`tabmoe.data._cluster_reference`).
     """
 
     n_clusters: int
     ood_clusters: tuple[int, ...]
     columns: tuple[str, ...] | None = None
     random_state: int = 0
+    # Outside repr (so outside the runs' config hash): it pins what the rule computes.
+    reference: str | None = field(default=None, repr=False, compare=False)
     by: ClassVar[str] = "cluster"
 
     def __post_init__(self) -> None:
@@ -298,6 +305,16 @@ class ClusterSplit:
             )
 
     def assign(self, table: Table) -> Assignment:
+        ranks = self.compute_ranks(table)
+        if self.reference is not None:
+            ranks = use_reference(ranks, self.reference, self.n_clusters)
+        domain = pd.Series(ranks, index=table.data.index, name="cluster")
+        ood = domain.isin(self.ood_clusters)
+        _both_sides(ood, "cluster", f"clusters {list(self.ood_clusters)}")
+        return Assignment(domain, ood, None, ordered=False, label=f"KMeans cluster (k={self.n_clusters})")
+
+    def compute_ranks(self, table: Table) -> np.ndarray:
+        """Every row's cluster, numbered by size (0 = largest), as KMeans gives it here."""
         columns = list(self.columns) if self.columns is not None else list(table.X.columns)
         for name in columns:
             _column(table, name, "cluster")
@@ -323,10 +340,7 @@ class ClusterSplit:
         sizes = np.bincount(labels, minlength=self.n_clusters)
         rank = np.empty(self.n_clusters, dtype=int)
         rank[np.argsort(-sizes, kind="stable")] = np.arange(self.n_clusters)
-        domain = pd.Series(rank[labels], index=table.data.index, name="cluster")
-        ood = domain.isin(self.ood_clusters)
-        _both_sides(ood, "cluster", f"clusters {list(self.ood_clusters)}")
-        return Assignment(domain, ood, None, ordered=False, label=f"KMeans cluster (k={self.n_clusters})")
+        return rank[labels]
 
 
 SplitRule = ValueSplit | ThresholdSplit | TimeSplit | ClusterSplit
@@ -564,16 +578,23 @@ class SplitDefinition:
         if "rule" in fields:
             raise ValueError(f"{where}: write the rule under 'split:', not 'rule:'")
         fields["data"] = source_from_dict(fields["data"], base_dir=base_dir, where=f"{where}.data")
-        fields["rule"] = rule_from_dict(fields.pop("split"), where=f"{where}.split")
+        fields["rule"] = rule_from_dict(fields.pop("split"), where=f"{where}.split", base_dir=base_dir)
         if fields.get("seeds") is not None:
             fields["seeds"] = parse_seeds(fields["seeds"], f"{where}.seeds")
         return build(cls, fields, where)
 
 
-def rule_from_dict(spec: dict[str, Any], *, where: str = "split") -> SplitRule:
-    """Parse ``{by: values|threshold|time|cluster, ...}``; list values become tuples."""
+def rule_from_dict(spec: dict[str, Any], *, where: str = "split", base_dir: Any = None) -> SplitRule:
+    """Parse ``{by: values|threshold|time|cluster, ...}``; list values become tuples; a
+    cluster rule's ``reference`` file resolves against ``base_dir`` and must exist."""
     if not isinstance(spec, dict) or spec.get("by") not in RULES:
         raise ValueError(f"{where}: needs by: one of {sorted(RULES)}, got {spec!r}")
     cls = RULES[spec["by"]]
     fields = {k: tuple(v) if isinstance(v, list) else v for k, v in spec.items() if k != "by"}
+    if cls is ClusterSplit and fields.get("reference") is not None:
+        path = Path(str(fields["reference"]))
+        path = path if path.is_absolute() or base_dir is None else Path(base_dir) / path
+        if not path.is_file():
+            raise ValueError(f"{where}: reference file not found: {path}")
+        fields["reference"] = str(path.resolve())
     return build(cls, fields, f"{where} (by: {spec['by']})")
