@@ -276,7 +276,7 @@ class ClusterSplit:
     of ``ood_clusters`` are OOD. ``reference`` (a file of one size rank per table row, a
     path relative to the suite file) pins the clusters KMeans gave where the suite's runs
     were made; a platform whose KMeans differs is warned and uses it
-    (:mod:`tabmoe.data._cluster_reference`).
+    (see ``docs/ood.md``).
     """
 
     n_clusters: int
