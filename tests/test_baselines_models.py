@@ -8,7 +8,9 @@ import pickle
 import numpy as np
 import pandas as pd
 import pytest
+import sklearn
 import torch
+from scipy import sparse
 from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 from torch import nn
@@ -116,6 +118,24 @@ def test_encoder_one_hot_drop_first_is_pandas_get_dummies():
     dense = encoder.transform(X).toarray()
     dummies = pd.get_dummies(X["a"], drop_first=True).to_numpy(dtype=float)
     np.testing.assert_array_equal(dense[:, :2], dummies)
+
+
+@pytest.mark.parametrize("one_hot", [False, True])
+def test_encoder_output_ignores_sklearns_pandas_output(one_hot):
+    X, _ = mixed(50)
+    X.loc[:4, "size"] = np.nan
+    expected = TableEncoder(one_hot=one_hot).fit(X)
+    with sklearn.config_context(transform_output="pandas"):
+        for encoder in (expected, TableEncoder(one_hot=one_hot).fit(X)):
+            out = encoder.transform(X)
+            assert isinstance(out, sparse.csr_matrix if one_hot else np.ndarray)
+            reference = expected.transform(X)
+            np.testing.assert_array_equal(
+                out.toarray() if one_hot else out, reference.toarray() if one_hot else reference
+            )
+            (_, codes, numeric), = encoder.encode_batches(X, batch_rows=50)
+            assert isinstance(codes, np.ndarray) and isinstance(numeric, np.ndarray)
+            np.testing.assert_array_equal(numeric, expected.encode(X)[1])
 
 
 # ------------------------------------------------------------ FT-Transformer

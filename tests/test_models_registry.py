@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
+import pandas as pd
 import pytest
+import sklearn
 from sklearn.base import clone, is_classifier
 from sklearn.model_selection import GridSearchCV
 
@@ -139,3 +142,31 @@ def test_the_paper_protocol_trains_the_deep_baselines_without_a_hold_out(name):
     assert spec.factory().early_stopping is True
     assert spec.make().early_stopping is True
     assert spec.make_paper().early_stopping == "auto"
+
+
+def _small(estimator):
+    """Fewest epochs / trees, seeded, so that every model fits quickly and reproducibly."""
+    small = {"max_epochs": 1, "n_estimators": 2, "max_iter": 2, "iterations": 2, "random_state": 0}
+    keys = [k for k in estimator.get_params() if k.split("__")[-1] in small]
+    return estimator.set_params(**{k: small[k.split("__")[-1]] for k in keys})
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("name", [n for n in NAMES if n != "tabmoe"])
+def test_every_baseline_fits_under_sklearns_pandas_output(name):
+    # the TableEncoder indexed its inner transformers' outputs as arrays; with
+    # transform_output="pandas" they were DataFrames (InvalidIndexError) or refused sparse output
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(
+        {
+            "a": rng.normal(size=60),
+            "b": rng.choice(list("xyz"), 60),
+            "c": np.where(rng.random(60) < 0.1, np.nan, rng.normal(size=60)),
+        }
+    )
+    y = rng.choice(["p", "q"], 60)
+    expected = _small(get_model(name).make())
+    with sklearn.config_context(transform_output="pandas"):
+        model = clone(expected).fit(X, y)
+        proba = model.predict_proba(X)
+    np.testing.assert_allclose(proba, expected.fit(X, y).predict_proba(X), rtol=1e-5, atol=1e-7)

@@ -7,8 +7,10 @@ import dataclasses
 import numpy as np
 import pandas as pd
 import pytest
+import sklearn
+from scipy import sparse
 
-from tabmoe.data import Table
+from tabmoe.data import Table, splits
 from tabmoe.data._cluster_reference import write_reference
 from tabmoe.data.sources import FileSource, OpenMLSource, SimulationSource
 from tabmoe.data.splits import (
@@ -279,3 +281,30 @@ def test_max_id_rows_caps_id_parts_keeps_ood_whole(table):
 def test_row_caps_are_validated(key, cap):
     with pytest.raises(ValueError, match=key):
         define(ValueSplit("region", ood_values=("north",)), **{key: cap})
+
+
+@pytest.mark.parametrize(("n_levels", "kind"), [(2, np.ndarray), (20, sparse.csr_matrix)])
+def test_cluster_split_ignores_sklearns_pandas_output(monkeypatch, n_levels, kind):
+    # transform_output="pandas" made the one-hot encoder refuse its sparse output; the fix
+    # must keep the features KMeans sees (sparse or dense) and so the clusters as they were
+    rng = np.random.RandomState(0)
+    data = pd.DataFrame({
+        "region": pd.Categorical(rng.choice([f"r{i}" for i in range(n_levels)], size=N)),
+        "age": np.where(rng.rand(N) < 0.05, np.nan, rng.randint(18, 80, size=N).astype(float)),
+        "label": pd.Categorical(rng.choice(["yes", "no"], size=N)),
+    })
+    table = Table(data=data, target="label", name="toy", source="test")
+    seen = []
+
+    class Recording(splits.KMeans):
+        def fit_predict(self, X, *args, **kwargs):
+            seen.append(type(X))
+            return super().fit_predict(X, *args, **kwargs)
+
+    monkeypatch.setattr(splits, "KMeans", Recording)
+    rule = ClusterSplit(n_clusters=3, ood_clusters=(2,))
+    expected = rule.assign(table).domain
+    with sklearn.config_context(transform_output="pandas"):
+        domain = rule.assign(table).domain
+    pd.testing.assert_series_equal(domain, expected)
+    assert seen == [kind, kind]

@@ -32,6 +32,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 from scipy import sparse
+from sklearn import config_context
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.impute import SimpleImputer
 from sklearn.pipeline import Pipeline, make_pipeline
@@ -121,6 +122,10 @@ class TableEncoder(TransformerMixin, BaseEstimator):
         validate_data(self, X, skip_check_array=True, reset=True)
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, frame, ensure_non_negative=True)
+        with _array_output():
+            return self._fit(frame, sample_weight)
+
+    def _fit(self, frame: pd.DataFrame, sample_weight: np.ndarray | None) -> TableEncoder:
         self.tokenizer_ = ColumnTokenizer(
             categorical_features=self.categorical_features,
             min_frequency=self.min_frequency,
@@ -187,13 +192,15 @@ class TableEncoder(TransformerMixin, BaseEstimator):
         """(n, n_numeric_) float64: the standardised numeric columns and missing indicators."""
         if self.numeric_ is None:
             return np.empty((len(frame), 0))
-        return self.numeric_.transform(self._numeric_values(frame))
+        with _array_output():
+            return self.numeric_.transform(self._numeric_values(frame))
 
     def encode(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         """``codes`` (n, n_categorical) int64 and ``numeric`` (n, n_numeric_) float64."""
         check_is_fitted(self)
         frame = validated_frame(self, X)
-        codes = self._fold(self._codes(self.tokenizer_.transform(frame)))
+        with _array_output():
+            codes = self._fold(self._codes(self.tokenizer_.transform(frame)))
         return codes, self._numeric_block(frame)
 
     def encode_batches(
@@ -221,7 +228,7 @@ class TableEncoder(TransformerMixin, BaseEstimator):
             return np.hstack([codes.astype(np.float64), numeric])
         blocks = [sparse.csr_matrix(numeric)]
         if self.one_hot_ is not None:
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), _array_output():
                 # The tokenizer already warned, naming the column; these are its UNKNOWNs.
                 warnings.filterwarnings("ignore", message="Found unknown categories")
                 blocks.insert(0, self.one_hot_.transform(codes))
@@ -242,6 +249,13 @@ class TableEncoder(TransformerMixin, BaseEstimator):
         tags.input_tags.string = True
         tags.transformer_tags.preserves_dtype = []
         return tags
+
+
+def _array_output():
+    """Inner transformers return arrays (and one-hot stays sparse) whatever the global
+    ``transform_output``: the encoder indexes their outputs positionally. A context rather
+    than ``set_output`` on each, so that encoders fitted before this also obey it."""
+    return config_context(transform_output="default")
 
 
 def _numeric_pipeline() -> Pipeline:

@@ -36,6 +36,7 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 import pandas as pd
+from sklearn import config_context
 from sklearn.cluster import KMeans
 from sklearn.compose import ColumnTransformer
 from sklearn.impute import SimpleImputer
@@ -334,7 +335,10 @@ class ClusterSplit:
             ("nominal", OneHotEncoder(handle_unknown="ignore"), nominal),
             ("numeric", make_pipeline(SimpleImputer(strategy="median"), StandardScaler()), numeric),
         ])
-        Z = encoder.fit_transform(X.astype({c: object for c in nominal}))
+        # Arrays whatever the global transform_output ("pandas" refuses the sparse one-hot);
+        # sparse or dense as the ColumnTransformer chooses, which the KMeans result depends on.
+        with config_context(transform_output="default"):
+            Z = encoder.fit_transform(X.astype({c: object for c in nominal}))
         with threadpool_limits(limits=1):  # threads fighting a busy CPU: 0.2 s -> 5 s (kr-vs-kp)
             labels = KMeans(self.n_clusters, n_init=10, random_state=self.random_state).fit_predict(Z)
         sizes = np.bincount(labels, minlength=self.n_clusters)
