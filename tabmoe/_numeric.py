@@ -20,6 +20,14 @@ def numeric_kind(dtype: Any) -> str:
     return "number"
 
 
+def time_zone(dtype: Any) -> Any:
+    """A datetime dtype's time zone, None when naive (or not a datetime): pyarrow keeps it on
+    its own type, where the dtype's ``tz`` does not look."""
+    if isinstance(dtype, pd.ArrowDtype):
+        return getattr(dtype.pyarrow_dtype, "tz", None)
+    return getattr(dtype, "tz", None)
+
+
 def numeric_values(column: pd.Series, name: Any, kind: str | None = None, aware: bool | None = None) -> np.ndarray:
     """Float view of a numeric/datetime column; NaN marks missing. Rejects inf, and (given
     the ``kind`` the column had at fit) a column of another kind: datetimes read as numbers,
@@ -30,8 +38,11 @@ def numeric_values(column: pd.Series, name: Any, kind: str | None = None, aware:
     days at predict would be on two scales), so a period of another ``freq``, or a datetime,
     reads on the same scale."""
     dtype = column.dtype
-    if isinstance(dtype, pd.ArrowDtype) and dtype.kind in "mM" and getattr(dtype.pyarrow_dtype, "tz", None) is None:
-        column = column.astype(dtype.numpy_dtype)  # pyarrow dates / durations -> datetime64 / timedelta64
+    if isinstance(dtype, pd.ArrowDtype) and dtype.kind in "mM":
+        # pyarrow dates / durations / timestamps -> datetime64 / timedelta64, keeping a time
+        # zone (numpy_dtype drops it), so that they read as the numpy column would
+        tz = time_zone(dtype)
+        column = column.astype(dtype.numpy_dtype if tz is None else pd.DatetimeTZDtype(dtype.pyarrow_dtype.unit, tz))
         dtype = column.dtype
     now = numeric_kind(dtype)
     if pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype):
@@ -46,7 +57,7 @@ def numeric_values(column: pd.Series, name: Any, kind: str | None = None, aware:
             f"Column {name!r} held {kind} values at fit and holds {now} values ({dtype}) now; "
             f"convert it to the fit's type.{legacy}"
         )
-    has_tz = getattr(dtype, "tz", None) is not None
+    has_tz = time_zone(dtype) is not None
     if now == "datetime" and aware is not None and has_tz != aware and not column.isna().all():
         at_fit, held = ("time-zone-aware", "naive") if aware else ("naive", "time-zone-aware")
         raise TypeError(

@@ -39,7 +39,7 @@ from ._frame import (
     to_frame,
     validated_frame,
 )
-from ._numeric import _bin_edges, auto_bins, numeric_kind, numeric_values
+from ._numeric import _bin_edges, auto_bins, numeric_kind, numeric_values, time_zone
 from ._unseen import UnseenValues
 
 # Re-exported: the frame helpers are documented here (docs/api/tokenizer.md).
@@ -184,7 +184,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         self.categories_, self.bin_edges_, self._infrequent, self.value_range_ = [], [], [], []
         self._numeric_kinds = [None if categorical else numeric_kind(dtype)  # checked at transform
                                for categorical, dtype in zip(self.is_categorical_, frame.dtypes, strict=True)]
-        self._tz_aware = [kind == "datetime" and getattr(dtype, "tz", None) is not None if kind else None
+        self._tz_aware = [kind == "datetime" and time_zone(dtype) is not None if kind else None
                           for kind, dtype in zip(self._numeric_kinds, frame.dtypes, strict=True)]
         sizes = []
         for j, (name, column) in enumerate(frame.items()):

@@ -51,3 +51,45 @@ def test_the_classifier_fits_a_frame_read_back_from_parquet(tmp_path):
     clf = TabularMoEClassifier(max_epochs=2, random_state=0, device="cpu").fit(read, y)
     np.testing.assert_array_equal(clf.tokenizer_.is_categorical_, [True, False, False])
     assert clf.predict_proba(read).shape == (len(read), 2)
+
+
+def _aware(n=120, seed=0):
+    r = np.random.default_rng(seed)
+    when = pd.Series(pd.to_datetime("2020-03-20") + pd.to_timedelta(r.integers(0, 90 * 24, n), unit="h"))
+    when = when.dt.tz_localize("Europe/Paris", nonexistent="shift_forward", ambiguous=False)
+    when[3] = pd.NaT
+    numpy = pd.DataFrame({"when": when, "x": r.normal(size=n)})
+    return numpy, numpy.assign(when=when.astype("timestamp[us, tz=Europe/Paris][pyarrow]"))
+
+
+def test_arrow_time_zone_aware_timestamps_read_as_their_pandas_counterparts():
+    # their time zone sits on the pyarrow type: they were read as naive, then crashed
+    # (Timestamp / timedelta), and a model fitted on datetime64[ns, tz] refused them as naive
+    numpy, arrow = _aware()
+    assert str(arrow["when"].dtype) == "timestamp[us, tz=Europe/Paris][pyarrow]"
+    tok = ColumnTokenizer(n_bins=20).fit(numpy)
+    arrow_tok = ColumnTokenizer(n_bins=20).fit(arrow)
+    np.testing.assert_array_equal(arrow_tok.transform(arrow), tok.transform(numpy))
+    np.testing.assert_array_equal(tok.transform(arrow), tok.transform(numpy))
+    np.testing.assert_array_equal(arrow_tok.transform(numpy), tok.transform(numpy))
+    naive = numpy.assign(when=numpy["when"].dt.tz_localize(None))
+    with pytest.raises(TypeError, match="'when' held time-zone-aware datetimes at fit and holds naive"):
+        arrow_tok.transform(naive)
+    with pytest.raises(TypeError, match="'when' held naive datetimes at fit and holds time-zone-aware"):
+        ColumnTokenizer().fit(naive).transform(arrow)
+
+
+def test_the_classifier_predicts_arrow_time_zone_aware_timestamps_as_numpy_ones(tmp_path):
+    numpy, arrow = _aware()
+    y = np.where(numpy["x"] > 0, "yes", "no")
+    numpy.to_parquet(tmp_path / "t.parquet")
+    read = pd.read_parquet(tmp_path / "t.parquet", dtype_backend="pyarrow")
+    assert isinstance(read["when"].dtype, pd.ArrowDtype) and read["when"].dtype.pyarrow_dtype.tz
+    kw = dict(max_epochs=2, random_state=0, device="cpu")
+    expected = TabularMoEClassifier(**kw).fit(numpy, y).predict_proba(numpy)
+    for fit in (arrow, read):
+        model = TabularMoEClassifier(**kw).fit(fit, y)
+        for other in (fit, numpy):
+            np.testing.assert_allclose(model.predict_proba(other), expected, rtol=1e-6)
+    model = TabularMoEClassifier(**kw).fit(numpy, y)
+    np.testing.assert_allclose(model.predict_proba(read), expected, rtol=1e-6)
