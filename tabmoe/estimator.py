@@ -494,6 +494,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         self, result: TrainResult, labelled: dict[str, torch.Tensor], seed: int, refit: TrainResult | None = None
     ) -> None:
         super()._record_fit(result, labelled, seed, refit)
+        vars(self).pop("adapt_history_", None)  # the new network is not the adapted one (save wrote it)
         self.history_ = self._member_means(result.history)
         if refit is not None:
             self.refit_history_ = self._member_means(refit.history)

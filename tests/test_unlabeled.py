@@ -92,6 +92,21 @@ def test_adapt_validation_and_ensembles():
         assert clf.module_.module.token_embedding.weight.shape[0] == 2
 
 
+def test_a_new_fit_forgets_the_previous_adaptation(tmp_path):
+    # adapt_history_ outlived a refit, and save wrote it: a loaded model looked adapted
+    X, y = toy_table()
+    X2, y2 = toy_table(n=90, seed=7)
+    clf = make().fit(X, y).adapt(X2, max_epochs=1)
+    clf.save(tmp_path / "adapted.tabmoe")
+    assert len(TabularMoEClassifier.load(tmp_path / "adapted.tabmoe").adapt_history_) == 1
+    clf.fit(X2, y2)
+    assert not hasattr(clf, "adapt_history_")
+    fresh = make().fit(X2, y2)
+    np.testing.assert_array_equal(clf.feature_importances_, fresh.feature_importances_)
+    clf.save(tmp_path / "refitted.tabmoe")
+    assert not hasattr(TabularMoEClassifier.load(tmp_path / "refitted.tabmoe"), "adapt_history_")
+
+
 def test_adapt_arguments_are_checked_and_a_diverged_adaptation_changes_nothing():
     X, y = toy_table()
     clf = make().fit(X, y)
