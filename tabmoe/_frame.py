@@ -115,9 +115,9 @@ def fitted_columns(X: Any, names: np.ndarray | None, labels: list[str] | None, m
     ``repr`` of other labels (ints, tuples; ``labels``) when ``X``'s labels are not strings
     either (a frame with string names is then read by position, with scikit-learn's warning;
     arrays always are). Fitted columns absent from ``X`` are a ValueError naming them and
-    any ``X`` has instead, unless ``missing="exclude"``: ``X`` then comes back in the fitted
-    order, absent columns all NaN, if it has no others and not none of the fitted ones
-    (``missing``: the estimator's, whose hint the error gives; None for a tokenizer). Other
+    any ``X`` has instead, unless ``missing="exclude"``: ``X`` then comes back with the
+    absent columns inserted, all NaN, if it has no others, not none of the fitted ones, and
+    those in the fitted order (else a ValueError, as for a permuted full set) (``missing``: the estimator's, whose hint the error gives; None for a tokenizer). Other
     frames (equal, permuted) come back as they are, for scikit-learn's and the tokenizer's
     checks."""
     if not isinstance(X, pd.DataFrame):
@@ -143,6 +143,7 @@ def fitted_columns(X: Any, names: np.ndarray | None, labels: list[str] | None, m
     extra = [label for label in got if label not in known]
     if not absent and (names is not None or not extra):  # scikit-learn names extra string columns
         return X
+    shown = repr if names is not None else str
     if extra or missing != "exclude" or len(absent) == len(fitted):  # none left: no input
         hint = ""
         if missing == "token" and absent and not extra:
@@ -150,8 +151,13 @@ def fitted_columns(X: Any, names: np.ndarray | None, labels: list[str] | None, m
                     "columns (they are then left out of the attention).")
         elif missing == "exclude" and not extra:
             hint = " missing='exclude' predicts without some of them, not without all."
-        shown = repr if names is not None else str
         raise columns_error([shown(v) for v in absent], [shown(v) for v in extra], hint)
+    if got != [label for label in fitted if label in given]:
+        # refused as a reordered full set is (scikit-learn's check, or the tokenizer's)
+        raise ValueError(
+            f"Columns must be in the same order as they were in fit: fitted {_listed(fitted, shown)}, "
+            f"got {_listed(got, shown)}; missing='exclude' accepts absent columns, not reordered ones."
+        )
     position = {label: j for j, label in enumerate(got)}
     parts = [X.iloc[:, position[label]] if label in position else pd.Series(np.nan, index=X.index)
              for label in fitted]
@@ -165,15 +171,16 @@ def fitted_columns(X: Any, names: np.ndarray | None, labels: list[str] | None, m
     return frame
 
 
+def _listed(labels: list, shown: Any = str) -> str:
+    return f"[{', '.join(shown(v) for v in labels[:10])}{', ...' if len(labels) > 10 else ''}]"
+
+
 def columns_error(absent: list[str], extra: list[str], hint: str = "") -> ValueError:
     """The ValueError for fitted columns (reprs) absent from X, and X's others."""
-    def listed(labels: list[str]) -> str:
-        return f"[{', '.join(labels[:10])}{', ...' if len(labels) > 10 else ''}]"
-
-    also = f", and X has column(s) {listed(extra)} not seen during fit." if extra else "."
+    also = f", and X has column(s) {_listed(extra)} not seen during fit." if extra else "."
     if not absent:
-        return ValueError(f"X has column(s) {listed(extra)} not seen during fit.{hint}")
-    return ValueError(f"Column(s) {listed(absent)} seen during fit are absent from X{also}{hint}")
+        return ValueError(f"X has column(s) {_listed(extra)} not seen during fit.{hint}")
+    return ValueError(f"Column(s) {_listed(absent)} seen during fit are absent from X{also}{hint}")
 
 
 def is_categorical_dtype(dtype: Any) -> bool:

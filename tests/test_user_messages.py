@@ -82,6 +82,28 @@ def test_exclude_predicts_without_some_fitted_columns_but_not_without_all():
         clf.predict_proba(pd.DataFrame(index=range(3)))
 
 
+@pytest.mark.parametrize("missing", ["token", "exclude"])
+def test_reordered_columns_are_refused_with_or_without_exclude(missing):
+    # with missing='exclude' a reordered subset was realigned by name while the reordered full
+    # set was refused ("same order"), as every reordering is without it
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=60), "f": rng.choice(["x", "y"], 60), "g": rng.normal(size=60)})
+    clf = TabularMoEClassifier(**FAST, missing=missing).fit(X, np.where(X["a"] > 0, "p", "q"))
+    with pytest.raises(ValueError, match="same order"):
+        clf.predict(X[["g", "a", "f"]])
+    if missing == "exclude":
+        np.testing.assert_array_equal(clf.predict_proba(X[["a", "g"]]), clf.predict_proba(X.assign(f=None)))
+        with pytest.raises(ValueError, match=r"same order as they were in fit: fitted \['a', 'f', 'g'\], got "
+                                             r"\['g', 'a'\]; missing='exclude' accepts absent columns"):
+            clf.predict(X[["g", "a"]])
+    unnamed = TabularMoEClassifier(**FAST, missing=missing).fit(X.to_numpy(), np.where(X["a"] > 0, "p", "q"))
+    with pytest.raises(ValueError, match="same order"):
+        unnamed.predict(X.set_axis([0, 1, 2], axis=1)[[2, 0, 1]])
+    if missing == "exclude":
+        with pytest.raises(ValueError, match=r"fitted \[0, 1, 2\], got \[2, 0\]"):
+            unnamed.predict(X.set_axis([0, 1, 2], axis=1)[[2, 0]])
+
+
 def _int_labelled(n=60):
     X, y = _frame(n)
     return X.assign(size=np.arange(n) % 7).set_axis([10, 20, 30], axis=1), y
@@ -99,7 +121,8 @@ def test_exclude_matches_non_string_column_labels_as_names(labels, tmp_path):
         middle_missing[labels[1]] = np.nan
         expected = model.predict_proba(middle_missing)
         np.testing.assert_allclose(model.predict_proba(without), expected, rtol=1e-6)
-        np.testing.assert_allclose(model.predict_proba(without.iloc[:, ::-1]), expected, rtol=1e-6)
+        with pytest.raises(ValueError, match="same order"):  # as without missing='exclude'
+            model.predict_proba(without.iloc[:, ::-1])
         explanation = model.explain(without[:3])
         assert list(explanation.gates.columns)[:3] == labels  # the absent column too, by its label
         assert (explanation.gates[labels[1]] == 0).all()
