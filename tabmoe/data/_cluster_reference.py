@@ -12,8 +12,19 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+
+
+def resolve_reference(value: Any, base_dir: Any, where: str) -> str:
+    """A suite's ``reference`` as an absolute path (relative ones from ``base_dir``), which
+    must exist."""
+    path = Path(str(value))
+    path = path if path.is_absolute() or base_dir is None else Path(base_dir) / path
+    if not path.is_file():
+        raise ValueError(f"{where}: reference file not found: {path}")
+    return str(path.resolve())
 
 
 def read_reference(path: str | Path, n_rows: int, n_clusters: int) -> np.ndarray:

@@ -31,7 +31,6 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -46,7 +45,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from threadpoolctl import threadpool_limits
 
 from ..tokenizer import is_categorical_dtype
-from ._cluster_reference import use_reference
+from ._cluster_reference import resolve_reference, use_reference
 from ._spec import build, parse_seeds
 from .sources import DataSource, LoadContext, source_from_dict
 from .table import Table
@@ -596,9 +595,5 @@ def rule_from_dict(spec: dict[str, Any], *, where: str = "split", base_dir: Any 
     cls = RULES[spec["by"]]
     fields = {k: tuple(v) if isinstance(v, list) else v for k, v in spec.items() if k != "by"}
     if cls is ClusterSplit and fields.get("reference") is not None:
-        path = Path(str(fields["reference"]))
-        path = path if path.is_absolute() or base_dir is None else Path(base_dir) / path
-        if not path.is_file():
-            raise ValueError(f"{where}: reference file not found: {path}")
-        fields["reference"] = str(path.resolve())
+        fields["reference"] = resolve_reference(fields["reference"], base_dir, where)
     return build(cls, fields, f"{where} (by: {spec['by']})")
