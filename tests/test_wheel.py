@@ -48,7 +48,9 @@ def installed(tmp_path_factory) -> Path:
                    check=True, capture_output=True, timeout=300)  # fmt: skip
     (wheel,) = (root / "dist").glob("tabmoe-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    for shipped in ("smoke.yaml", "paper.yaml", "openml-ood.yaml", "data/car-smoke.csv"):
+    for shipped in ("smoke.yaml", "paper.yaml", "openml-ood.yaml", "data/car-smoke.csv",
+                    "data/vote-swing-bloc.clusters.txt", "data/kr-vs-kp-cluster.clusters.txt",
+                    "data/splice-flank-cluster.clusters.txt"):
         assert f"tabmoe/bench/suites/{shipped}" in names, shipped
     site = root / "site"
     subprocess.run([*pip, "install", "--no-deps", "--no-index", "--target", str(site), str(wheel)],
