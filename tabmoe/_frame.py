@@ -155,8 +155,8 @@ def fitted_columns(X: Any, names: np.ndarray | None, labels: list[str] | None, m
     if got != [label for label in fitted if label in given]:
         # refused as a reordered full set is (scikit-learn's check, or the tokenizer's)
         raise ValueError(
-            f"Columns must be in the same order as they were in fit: fitted {_listed(fitted, shown)}, "
-            f"got {_listed(got, shown)}; missing='exclude' accepts absent columns, not reordered ones."
+            f"Columns must be in the same order as they were in fit: fitted {listed(fitted, shown)}, "
+            f"got {listed(got, shown)}; missing='exclude' accepts absent columns, not reordered ones."
         )
     position = {label: j for j, label in enumerate(got)}
     parts = [X.iloc[:, position[label]] if label in position else pd.Series(np.nan, index=X.index)
@@ -171,16 +171,17 @@ def fitted_columns(X: Any, names: np.ndarray | None, labels: list[str] | None, m
     return frame
 
 
-def _listed(labels: list, shown: Any = str) -> str:
+def listed(labels: list, shown: Any = str) -> str:
+    """The first ten ``labels`` as a list, each printed by ``shown`` (``str``: reprs as they are)."""
     return f"[{', '.join(shown(v) for v in labels[:10])}{', ...' if len(labels) > 10 else ''}]"
 
 
 def columns_error(absent: list[str], extra: list[str], hint: str = "") -> ValueError:
     """The ValueError for fitted columns (reprs) absent from X, and X's others."""
-    also = f", and X has column(s) {_listed(extra)} not seen during fit." if extra else "."
+    also = f", and X has column(s) {listed(extra)} not seen during fit." if extra else "."
     if not absent:
-        return ValueError(f"X has column(s) {_listed(extra)} not seen during fit.{hint}")
-    return ValueError(f"Column(s) {_listed(absent)} seen during fit are absent from X{also}{hint}")
+        return ValueError(f"X has column(s) {listed(extra)} not seen during fit.{hint}")
+    return ValueError(f"Column(s) {listed(absent)} seen during fit are absent from X{also}{hint}")
 
 
 def is_categorical_dtype(dtype: Any) -> bool:

@@ -35,6 +35,7 @@ from ._frame import (
     fitted_columns,
     is_categorical_dtype,
     label_reprs,
+    listed,
     match_kinds,
     to_frame,
     validated_frame,
@@ -296,8 +297,9 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
             labels = label_reprs(frame.columns)
             if labels != fitted and sorted(labels) == sorted(fitted):
                 raise ValueError(
+                    # the labels' reprs, unquoted: int labels print as ints, not as strings
                     "Columns must be in the same order as they were in fit: fitted "
-                    f"{fitted[:10]}, got {labels[:10]}."
+                    f"{listed(fitted)}, got {listed(labels)}."
                 )
         return frame
 

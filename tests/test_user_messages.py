@@ -213,3 +213,14 @@ def test_a_frame_after_a_fit_on_an_array_warns_once_and_the_reverse_too():
             assert len(messages) == 1 and message in messages[0], messages
         np.testing.assert_array_equal(proba[0], expected)  # read by position
         assert list(explanation[0].gates.columns)[:2] == (["a", "code"] if fitted_on is X else [0, 1])  # the fit's labels
+
+
+@pytest.mark.parametrize("columns", [[0, 1, 2], pd.MultiIndex.from_tuples([("x", "a"), ("x", "b"), ("y", "c")])])
+def test_reordered_non_string_labels_are_printed_as_written(columns):
+    # the tokenizer printed the labels' reprs quoted: ['0', '1', '2'], ["('x', 'a')", ...]
+    X = pd.DataFrame(np.arange(12.0).reshape(4, 3), columns=columns)
+    tok = ColumnTokenizer().fit(X)
+    shown = [repr(label) for label in X.columns]
+    fitted, got = ", ".join(shown), ", ".join(shown[j] for j in (2, 0, 1))
+    with pytest.raises(ValueError, match=re.escape(f"fitted [{fitted}], got [{got}].")):
+        tok.transform(X.iloc[:, [2, 0, 1]])
