@@ -186,14 +186,31 @@ def columns_error(absent: list[str], extra: list[str], hint: str = "") -> ValueE
 
 def is_categorical_dtype(dtype: Any) -> bool:
     """Dtypes that ``categorical_features="auto"`` treats as categorical (pyarrow's
-    dictionary type, what ``read_parquet(dtype_backend="pyarrow")`` gives a category, too)."""
+    dictionary type, what ``read_parquet(dtype_backend="pyarrow")`` gives a category, too;
+    intervals, ordered categories such as ``pd.cut``'s bins, which floats cannot hold)."""
     return (
-        isinstance(dtype, pd.CategoricalDtype)
+        isinstance(dtype, pd.CategoricalDtype | pd.IntervalDtype)
         or (isinstance(dtype, pd.ArrowDtype) and str(dtype.pyarrow_dtype).startswith("dictionary<"))
         or pd.api.types.is_object_dtype(dtype)
         or pd.api.types.is_string_dtype(dtype)
         or pd.api.types.is_bool_dtype(dtype)
     )
+
+
+def check_tokenizable(frame: pd.DataFrame) -> None:
+    """TypeError naming a column of pyarrow's nested types (list, struct, map): a value of
+    several values is neither one category nor one number."""
+    for name, dtype in frame.dtypes.items():
+        if not isinstance(dtype, pd.ArrowDtype):
+            continue
+        import pyarrow.types  # (an optional dependency, there when an ArrowDtype is)
+
+        if pyarrow.types.is_nested(dtype.pyarrow_dtype):
+            raise TypeError(
+                f"Column {name!r} has dtype {dtype}, whose values hold several values each, "
+                "which cannot be one token: drop it, or turn it into columns of single values "
+                "(e.g. its length, or one column per element) before fit."
+            )
 
 
 def match_kinds(frame: pd.DataFrame, other: pd.DataFrame, what: str) -> pd.DataFrame:

@@ -32,6 +32,7 @@ from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, v
 
 from ._bin_position import bin_position, check_value_range, value_range
 from ._frame import (
+    check_tokenizable,
     fitted_columns,
     is_categorical_dtype,
     label_reprs,
@@ -180,6 +181,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         # labels (e.g. ints) as well, so that a DataFrame whose columns were permuted or
         # renamed is refused instead of being read by position.
         self._column_labels = None if hasattr(self, "feature_names_in_") else label_reprs(frame.columns)
+        check_tokenizable(frame)
         self.is_categorical_ = self._categorical_mask(frame)
         self.n_bins_ = auto_bins(len(frame)) if self.n_bins == "auto" else self.n_bins
         self.categories_, self.bin_edges_, self._infrequent, self.value_range_ = [], [], [], []
@@ -293,6 +295,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         check_is_fitted(self)
         fitted = getattr(self, "_column_labels", None)
         frame = validated_frame(self, fitted_columns(X, None, fitted, None), fitted)  # other labels: named
+        check_tokenizable(frame)
         if fitted is not None and isinstance(X, pd.DataFrame):
             labels = label_reprs(frame.columns)
             if labels != fitted and sorted(labels) == sorted(fitted):

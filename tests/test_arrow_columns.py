@@ -3,6 +3,7 @@
 durations are binned like datetime64 and timedelta64."""
 
 import datetime as dt
+import re
 
 import numpy as np
 import pandas as pd
@@ -93,3 +94,20 @@ def test_the_classifier_predicts_arrow_time_zone_aware_timestamps_as_numpy_ones(
             np.testing.assert_allclose(model.predict_proba(other), expected, rtol=1e-6)
     model = TabularMoEClassifier(**kw).fit(numpy, y)
     np.testing.assert_allclose(model.predict_proba(read), expected, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [pa.list_(pa.int64()), pa.struct([("a", pa.int64())])], ids=["list", "struct"])
+def test_a_nested_arrow_column_is_refused_naming_it_and_its_dtype(dtype):
+    # categorical_features="auto" read a list column as numeric: fit said it was "numeric
+    # (declared so, or numeric at fit)"; declared categorical, pyarrow's value_counts failed
+    values = [[1, 2], [3]] * 30 if pa.types.is_list(dtype) else [{"a": 1}, {"a": 2}] * 30
+    X = _frame(60).assign(nested=pd.Series(values, dtype=pd.ArrowDtype(dtype)))
+    match = f"Column 'nested' has dtype {re.escape(str(X['nested'].dtype))}, whose values hold several"
+    for categorical in ("auto", ["cat", "nested"]):
+        with pytest.raises(TypeError, match=match):
+            ColumnTokenizer(categorical_features=categorical).fit(X)
+    with pytest.raises(TypeError, match=match):
+        TabularMoEClassifier(max_epochs=1, random_state=0, device="cpu").fit(X, np.arange(60) % 2)
+    tokenizer = ColumnTokenizer().fit(X.assign(nested=np.arange(60.0)))
+    with pytest.raises(TypeError, match=match):  # at transform too
+        tokenizer.transform(X)

@@ -257,6 +257,23 @@ def test_category_columns_of_dates_periods_and_intervals_keep_their_values(categ
     assert not [w for w in recwarn if "not seen during fit" in str(w.message)]
 
 
+def test_an_interval_column_is_categorical_under_auto(tmp_path):
+    # an IntervalArray column was read as numeric, and fit failed with "is numeric (declared so,
+    # or numeric at fit) but holds non-numeric values" though nothing was declared
+    from tabmoe import TabularMoEClassifier
+
+    intervals = pd.arrays.IntervalArray.from_breaks([0, 10, 20, 30])
+    X = pd.DataFrame({"x": np.arange(30.0), "age": intervals[np.arange(30) % 3]})
+    tokenizer = ColumnTokenizer().fit(X)
+    assert tokenizer.is_categorical_.tolist() == [False, True]
+    assert list(tokenizer.categories_[1]) == list(intervals)  # in their order
+    assert len(set(tokenizer.transform(X)[:, 1])) == 3
+    y = np.arange(30) % 3 == 0
+    clf = TabularMoEClassifier(max_epochs=1, random_state=0, device="cpu").fit(X, y)
+    clf.save(tmp_path / "m.tabmoe")
+    np.testing.assert_array_equal(TabularMoEClassifier.load(tmp_path / "m.tabmoe").predict_proba(X), clf.predict_proba(X))
+
+
 @pytest.mark.parametrize(
     "fit_values, new_values, match",
     [
