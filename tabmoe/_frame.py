@@ -184,6 +184,34 @@ def columns_error(absent: list[str], extra: list[str], hint: str = "") -> ValueE
     return ValueError(f"Column(s) {listed(absent)} seen during fit are absent from X{also}{hint}")
 
 
+def check_other_columns(X: pd.DataFrame, other: Any, by_label: bool, what: str) -> None:
+    """ValueError naming the columns of a DataFrame ``other`` (``what``: eval_set's X_val,
+    X_unlabeled) that are not ``X``'s, or not in its order, where predict matches columns by
+    label: string names (every estimator), and other labels where ``by_label`` (a
+    tokenizer's rule, :func:`fitted_columns`). Others are read by position, as at predict."""
+    if not isinstance(other, pd.DataFrame):
+        return
+    check_unique_columns(other.columns)
+    named = _get_feature_names(X) is not None
+    fitted, got = label_reprs(X.columns), label_reprs(other.columns)
+    if got == fitted or (not by_label and (not named or _get_feature_names(other) is None)):
+        return  # scikit-learn's rule: only string names on both sides are matched
+    if not named:
+        try:
+            fitted_columns(other, None, fitted, None)
+        except ValueError:
+            pass  # absent or extra columns, named below
+        else:
+            if sorted(got) != sorted(fitted):
+                return  # string names, or other labels than a fit on an array's: by position
+    absent, extra = [v for v in fitted if v not in got], [v for v in got if v not in fitted]
+    detail = "; ".join([f"lacks {listed(absent)}"] * bool(absent) + [f"{listed(extra)} not in X"] * bool(extra))
+    raise ValueError(
+        f"{what} must have the same columns as X, in the same order: X has {listed(fitted)}, "
+        f"{what} has {listed(got)} ({detail or 'in another order'})."
+    )
+
+
 def is_categorical_dtype(dtype: Any) -> bool:
     """Dtypes that ``categorical_features="auto"`` treats as categorical (pyarrow's
     dictionary type, what ``read_parquet(dtype_backend="pyarrow")`` gives a category, too;

@@ -226,6 +226,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         Per epoch of the last :meth:`adapt` call, as ``history_``.
     """
 
+    _columns_by_label = True  # the tokenizer keeps non-string labels
     _parameter_constraints: dict = {
         "d_model": [Interval(numbers.Integral, 1, None, closed="left")],
         "n_heads": [Interval(numbers.Integral, 1, None, closed="left")],

@@ -121,8 +121,13 @@ def test_missing_labels_in_eval_set_are_a_clear_error(name, kind):
         (lambda X, y: (X, y[:30]), r"eval_set: X_val has 60 rows and y_val has 30 labels"),
         (lambda X, y: X, r"eval_set must be a pair \(X_val, y_val\); got DataFrame"),
         (lambda X, y: (X, y, y), r"eval_set must be a pair"),
+        # scikit-learn's "feature names should match", without eval_set or the columns
+        (lambda X, y: (X[["kind", "city", "age"]], y), r"eval_set's X_val must have the same columns as X, "
+         r"in the same order: X has \['city', 'age', 'kind'\], eval_set's X_val has \['kind', 'city', 'age'\] \(in another order\)\.$"),
+        (lambda X, y: (X.drop(columns="age").assign(size=1), y), r"eval_set's X_val has \['city', 'kind', 'size'\] \(lacks "
+         r"\['age'\]; \['size'\] not in X\)\.$"),
     ],
-    ids=["lengths", "frame", "triple"],
+    ids=["lengths", "frame", "triple", "reordered", "renamed"],
 )
 def test_malformed_eval_set_is_named(name, eval_set, match):
     clf = _with_eval_set(name)

@@ -224,3 +224,18 @@ def test_reordered_non_string_labels_are_printed_as_written(columns):
     fitted, got = ", ".join(shown), ", ".join(shown[j] for j in (2, 0, 1))
     with pytest.raises(ValueError, match=re.escape(f"fitted [{fitted}], got [{got}].")):
         tok.transform(X.iloc[:, [2, 0, 1]])
+
+
+def test_eval_set_columns_of_other_labels_are_named_as_eval_sets():
+    # a reordered or absent int label in eval_set's X_val was the tokenizer's error about "X"
+    X = pd.DataFrame(np.random.default_rng(0).normal(size=(60, 3)))
+    y = np.arange(60) % 2
+    for X_val, detail in ((X[[2, 0, 1]], r"\[2, 0, 1\] \(in another order\)"), (X[[0, 1]], r"\[0, 1\] \(lacks \[2\]\)")):
+        with pytest.raises(ValueError, match=rf"^eval_set's X_val must have the same columns as X, in the same "
+                                             rf"order: X has \[0, 1, 2\], eval_set's X_val has {detail}\.$"):
+            TabularMoEClassifier(**FAST).fit(X, y, eval_set=(X_val, y))
+    # labels that predict reads by position are read so here too, those it refuses are refused
+    assert TabularMoEClassifier(**FAST).fit(X, y, eval_set=(X.set_axis([5, 6, 7], axis=1), y)).n_iter_ >= 1
+    named = X.set_axis(["a", "b", "c"], axis=1)
+    with pytest.raises(ValueError, match=r"X_val has \[0, 1, 2\] \(lacks \['a', 'b', 'c'\]; \[0, 1, 2\] not in X\)"):
+        TabularMoEClassifier(**FAST).fit(named, y, eval_set=(X, y))

@@ -32,6 +32,7 @@ from sklearn.utils.validation import (
 )
 
 from .. import _paper_config as defaults
+from .._frame import check_other_columns
 from .._stack import user_stacklevel
 from ..tokenizer import to_frame
 from ._threads import scoped_threads
@@ -377,6 +378,9 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
 
     #: Adam's epsilon (the trainer's default 1e-7 is Keras', as in the paper).
     _adam_eps: float = 1e-7
+    #: Whether predict matches a DataFrame's non-string labels (ints, tuples) to the fit's
+    #: (a tokenizer's rule) rather than reading it by position; eval_set's X_val is checked so.
+    _columns_by_label: bool = False
 
     # ---------------------------------------------------------------- hooks
     def _check_params(self) -> None:
@@ -457,6 +461,7 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
             validation = None
             if eval_set is not None:
                 X_val, y_val = _eval_pair(eval_set)
+                check_other_columns(inputs.frame, X_val, self._columns_by_label, "eval_set's X_val")
                 validation = (X_val, encode_targets(self.classes_, validate_targets(y_val, "eval_set y"), "eval_set y"))
             self._train(inputs, validation, early, unlabeled)
         except BaseException:
