@@ -15,6 +15,7 @@ import torch
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from ._frame import check_other_columns
 from .nn._base import resolve_mixed_precision
 from .nn._threads import scoped_threads
 from .nn.trainer import Trainer, TrainerConfig, seeded
@@ -32,11 +33,14 @@ class AdaptMixin:
         if X_unlabeled is None:
             return None
         unlabeled = to_frame(X_unlabeled)
-        if list(unlabeled.columns) != list(frame.columns):
-            raise ValueError(
-                "X_unlabeled must have the same columns as X, in the same order: X has "
-                f"{list(frame.columns)[:10]}, X_unlabeled has {list(unlabeled.columns)[:10]}."
-            )
+        check_other_columns(frame, X_unlabeled, True, "X_unlabeled")  # as predict matches labels
+        if list(unlabeled.columns) != list(frame.columns):  # read by position, as predict reads it
+            if unlabeled.shape[1] != frame.shape[1]:
+                raise ValueError(
+                    f"X_unlabeled has {unlabeled.shape[1]} features, but X has {frame.shape[1]}: "
+                    "an array is read by position, as predict reads it."
+                )
+            unlabeled = unlabeled.set_axis(frame.columns, axis=1)
         return match_kinds(frame, unlabeled, "X_unlabeled")
 
     @scoped_threads

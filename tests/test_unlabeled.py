@@ -162,3 +162,22 @@ def test_the_hold_out_is_drawn_among_weighted_rows_and_best_epoch_names_kept_wei
         TabularMoEClassifier(max_epochs=2, random_state=0, device="cpu").fit(X, y, sample_weight=weight)
     no_stop = make(max_epochs=4).fit(X, y, eval_set=(X, y))  # validated, nothing restored
     assert "val_loss" in no_stop.history_[0] and no_stop.best_epoch_ is None
+
+
+def test_unlabeled_columns_follow_predicts_rule():
+    # an array after a DataFrame X was refused ("X_unlabeled must have the same columns"),
+    # though predict reads an array by position
+    X, y = toy_table()
+    X_u, _ = toy_table(n=100, seed=5)
+    by_name = make().fit(X, y, X_unlabeled=X_u)
+    by_position = make().fit(X, y, X_unlabeled=X_u.to_numpy(dtype=object))
+    np.testing.assert_array_equal(by_position.predict_proba(X), by_name.predict_proba(X))
+    with pytest.raises(ValueError, match=rf"^X_unlabeled has {X.shape[1] - 1} features, but X has {X.shape[1]}: "
+                                         "an array is read by position"):
+        make().fit(X, y, X_unlabeled=X_u.iloc[:, 1:].to_numpy(dtype=object))
+    with pytest.raises(ValueError, match=r"X_unlabeled must have the same columns as X, in the same order: .*"
+                                         r"\(in another order\)\.$"):
+        make().fit(X, y, X_unlabeled=X_u.iloc[:, ::-1])
+    # a fit on an array reads a frame of other labels by position, as predict does
+    on_array = make().fit(X.to_numpy(dtype=object), y, X_unlabeled=X_u)
+    assert on_array.tokenizer_.categories_[2].equals(by_name.tokenizer_.categories_[2])
