@@ -131,18 +131,11 @@ def decode_index(items: list | None) -> pd.Index | None:
 
 
 def json_params(params: dict) -> dict:
-    """``get_params()`` as JSON (devices as strings, dicts with typed keys); TypeError otherwise."""
+    """``get_params()`` as JSON (devices as strings, dicts with typed keys, tuples kept as
+    tuples); TypeError otherwise."""
     out = {}
     for key, value in params.items():
-        value = _plain(value)  # e.g. a value from GridSearchCV's numpy grid
-        if isinstance(value, torch.device):
-            value = str(value)
-        elif isinstance(value, (np.ndarray, pd.Index, pd.Series)):
-            value = value.tolist()
-        elif isinstance(value, np.random.RandomState):
-            value = None  # a RandomState cannot be stored as data; the fit is already done
-        elif isinstance(value, dict):
-            value = {"__dict__": [[encode_value(k), _plain(v)] for k, v in value.items()]}
+        value = _json_param(value)
         try:
             json.dumps(value)
         except TypeError as exc:
@@ -151,18 +144,42 @@ def json_params(params: dict) -> dict:
     return out
 
 
+def _json_param(value: Any) -> Any:
+    value = _plain(value)  # e.g. a value from GridSearchCV's numpy grid
+    if isinstance(value, torch.device):
+        return str(value)
+    if isinstance(value, (np.ndarray, pd.Index, pd.Series)):
+        value = value.tolist()
+    if isinstance(value, np.random.RandomState):
+        return None  # a RandomState cannot be stored as data; the fit is already done
+    if isinstance(value, dict):
+        return {"__dict__": [[encode_value(k), _json_param(v)] for k, v in value.items()]}
+    if isinstance(value, tuple):  # JSON has lists only: get_params after load must equal it
+        return {"__tuple__": [_json_param(v) for v in value]}
+    if isinstance(value, list):
+        return [_json_param(v) for v in value]
+    return value
+
+
 def _plain(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
 
 
 def load_params(params: dict) -> dict:
     """The parameters written by :func:`json_params`."""
-    out = {}
-    for key, value in params.items():
-        if isinstance(value, dict) and "__dict__" in value:
-            value = {decode_value(k): v for k, v in value["__dict__"]}
-        out[key] = value
-    return out
+    return {key: _loaded_param(value) for key, value in params.items()}
+
+
+def _loaded_param(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_loaded_param(v) for v in value]
+    if isinstance(value, dict):
+        if list(value) == ["__tuple__"]:
+            return tuple(_loaded_param(v) for v in value["__tuple__"])
+        if "__dict__" in value:
+            return {decode_value(k): _loaded_param(v) for k, v in value["__dict__"]}
+        return {k: _loaded_param(v) for k, v in value.items()}  # a dict's dict, written before tuples were kept
+    return value
 
 
 # ---------------------------------------------------------- estimator

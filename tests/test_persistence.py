@@ -33,6 +33,8 @@ from tabmoe.persistence import (
     IncompatibleFileError,
     UnsafeFileError,
     checksum,
+    json_params,
+    load_params,
 )
 
 from .conftest import REPO
@@ -147,6 +149,23 @@ def test_numpy_and_pandas_parameter_values_are_saved_as_plain_values(tmp_path):
     assert (got["max_epochs"], got["random_state"], got["class_weight"]) == (2, 3, {"no": 1, "yes": 2.0})
     assert got["learning_rate"] == pytest.approx(1e-3) and type(got["learning_rate"]) is float
     assert got["categorical_features"] == ["text", "mixed", "stamp", "span", "flag", "bucket", "month", "day"]
+
+
+def test_tuple_parameter_values_are_loaded_as_tuples(tmp_path):
+    # JSON has no tuple: categorical_features=("text", ...) came back a list from load
+    X, y = messy_frame()
+    categorical = ("text", "mixed", "stamp", "span", "flag", "bucket", "month", "day")
+    clf = TabularMoEClassifier(**FAST, categorical_features=categorical).fit(X, y)
+    clf.save(tmp_path / "m.tabmoe")
+    loaded = TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+    assert loaded.get_params() == clf.get_params() and loaded.get_params()["categorical_features"] == categorical
+    assert type(loaded.tokenizer_.get_params()["categorical_features"]) is tuple
+    # in any parameter, at any depth; dicts in dicts as written before tuples were kept
+    params = {"a": (1, [2, (np.int64(3),)], ()), "b": {"k": ("x", {"j": (1.5,)})}, "c": [(None, True)]}
+    back = load_params(json.loads(json.dumps(json_params(params))))
+    assert back == {"a": (1, [2, (3,)], ()), "b": {"k": ("x", {"j": (1.5,)})}, "c": [(None, True)]}
+    assert [type(v) for v in (back["a"], back["a"][1][1], back["b"]["k"], back["c"][0])] == [tuple] * 4
+    assert load_params({"b": {"__dict__": [[["str", "k"], {"j": [1]}]]}}) == {"b": {"k": {"j": [1]}}}
 
 
 @pytest.mark.parametrize("labels", [[0, 1], [True, False], ["no", "yes"]], ids=str)
