@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from tabmoe.bench.suites import load_suite
-from tabmoe.data._cluster_reference import read_reference, write_reference
+from tabmoe.data._cluster_reference import read_reference, table_fingerprint, write_reference
 from tabmoe.data.splits import ClusterSplit
 
 
@@ -46,10 +46,10 @@ def main() -> None:
             header = (f"{split.name}: KMeans cluster size rank (0 = largest) of every row of "
                       f"{table.source}, {len(ranks)} rows; sizes {sizes}; written by "
                       "benchmarks/cluster_references.py --write")
-            write_reference(rule.reference, ranks, header)
+            write_reference(rule.reference, ranks, header, table_fingerprint(table.data))
             print(f"{split.name}: wrote {Path(rule.reference).name}, sizes {sizes}")
             continue
-        reference = read_reference(rule.reference, len(ranks), rule.n_clusters)
+        reference = read_reference(rule.reference, len(ranks), rule.n_clusters, table_fingerprint(table.data))
         moved = int((reference != ranks).sum())
         print(f"{split.name}: sizes here {sizes}, reference "
               f"{np.bincount(reference, minlength=rule.n_clusters).tolist()}; {moved} row(s) differ")

@@ -243,7 +243,8 @@ def summary(args) -> int:
         keys = sorted(set(rows) & set(base))
         # A split drawn differently on another machine (vote-swing-bloc's KMeans, before its
         # clusters were pinned) has other rows: such a pair is not a pair.
-        unpaired = [k for k in keys if rows[k].get("n_train", -1) != base[k].get("n_train", -1)]
+        unpaired = [k for k in keys if None not in (rows[k].get("n_train"), base[k].get("n_train"))
+                    and rows[k]["n_train"] != base[k]["n_train"]]
         keys = [k for k in keys if k not in unpaired]
         if unpaired:
             print(f"{variant}: {len(unpaired)} pair(s) left out, drawn on other rows than the baseline "

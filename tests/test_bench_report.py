@@ -233,7 +233,15 @@ def test_records_of_one_split_and_seed_drawn_on_different_rows_are_flagged(tmp_p
     write_report(records, tmp_path, title="t")
     text = (tmp_path / "report.md").read_text()
     assert "ROWS DIFFER: on 2 (split, seed) pair(s)" in text
-    assert f"s0 seed 0 (1 vs {len(OOD) - 1} records; fewest: {records[0]['model']} (fixed-budget))" in text
+    assert f"s0 seed 0 (1: {records[0]['model']} (fixed-budget) | {len(OOD) - 1}: " in text
+    records[0]["n_rows"] = dict(records[3]["n_rows"])  # sizes agree again; a digest beside sizes only
+    records[1].pop("rows")
+    records[0]["rows"], records[2]["n_rows"] = "ccc", None  # a record without sizes is not compared
+    write_report(records, tmp_path, title="t")
+    assert "ROWS DIFFER" not in (tmp_path / "report.md").read_text()
+    records[3]["n_rows"] = {"train": 68, "validation": 15, "id_test": 15, "ood_test": 42}
+    write_report(records, tmp_path, title="t")  # an old record's sizes against a new one's, digest or not
+    assert "ROWS DIFFER: on 1 (split, seed) pair(s)" in (tmp_path / "report.md").read_text()
 
 
 def test_models_run_on_different_seeds_of_a_split_are_flagged(tmp_path, records):

@@ -11,7 +11,7 @@ import sklearn
 from scipy import sparse
 
 from tabmoe.data import Table, splits
-from tabmoe.data._cluster_reference import write_reference
+from tabmoe.data._cluster_reference import table_fingerprint, write_reference
 from tabmoe.data.sources import FileSource, OpenMLSource, SimulationSource
 from tabmoe.data.splits import (
     ClusterSplit,
@@ -154,6 +154,11 @@ def test_a_cluster_reference_pins_the_clusters_whatever_kmeans_gives(table, tmp_
     with pytest.warns(RuntimeWarning, match=f"puts {N} of {N} rows in another cluster than the reference"):
         split = define(pinned).make(0, table=table)
     assert (split.domain == other[split.domain.index]).all()
+    write_reference(path, computed, "toy", table_fingerprint(table.data.iloc[::-1]))  # rows reordered
+    with pytest.raises(ValueError, match="was written for another table"):
+        define(pinned).make(0, table=table)
+    write_reference(path, computed, "toy", table_fingerprint(table.data))
+    assert define(pinned).make(0, table=table).ood_test.index.equals(define(rule).make(0, table=table).ood_test.index)
     write_reference(path, computed[:-1], "toy")
     with pytest.raises(ValueError, match=f"holds {N - 1} rows, the table has {N}"):
         define(pinned).make(0, table=table)

@@ -52,41 +52,46 @@ def record_notes(records: Sequence[dict[str, Any]], renamed: int) -> list[str]:
     return notes
 
 
-def _rows(record: dict[str, Any]) -> tuple:
-    """What a record says about its rows: the digest where it has one, else the part sizes
-    (the OOD rows an adaptation took out counted back in)."""
-    if record.get("rows"):
-        return ("digest", record["rows"])
+def _sizes(record: dict[str, Any]) -> tuple | None:
+    """A record's part sizes (the OOD rows an adaptation took out counted back in), or None
+    for a record that does not say."""
     n = dict(record.get("n_rows") or {})
+    if not n:
+        return None
     n["ood_test"] = n.get("ood_test", 0) + n.pop("ood_adaptation", 0)
-    return ("sizes", tuple(sorted(n.items())))
+    return tuple(sorted(n.items()))
 
 
 def row_notes(records: Sequence[dict[str, Any]]) -> list[str]:
     """A note when the records of one (split, seed) were drawn on different rows: a split
     computed differently on another platform or by other code, so the models' paired
-    comparisons there compare different rows."""
+    comparisons there compare different rows. Every record's part sizes are compared, and
+    the row digests of the records that carry one."""
     found: dict[tuple, dict[tuple, list[str]]] = {}
     for r in records:
-        kind, value = _rows(r)
-        found.setdefault((r.get("split"), r.get("seed"), kind), {}).setdefault(value, []).append(
-            f"{r.get('model')} ({PROTOCOL_ALIASES.get(r.get('protocol'), r.get('protocol'))})")
-    differ = [(split, seed, groups) for (split, seed, _), groups in found.items() if len(groups) > 1]
+        name = f"{r.get('model')} ({PROTOCOL_ALIASES.get(r.get('protocol'), r.get('protocol'))})"
+        for kind, value in (("sizes", _sizes(r)), ("digest", r.get("rows"))):
+            if value is not None:
+                found.setdefault((r.get("split"), r.get("seed"), kind), {}).setdefault(value, []).append(name)
+    differ: dict[tuple, list[list[str]]] = {}
+    for (split, seed, _), groups in found.items():
+        if len(groups) > 1 and (split, seed) not in differ:
+            differ[(split, seed)] = list(groups.values())
     if not differ:
         return []
-    def minority(groups: dict[tuple, list[str]]) -> str:
-        fewest = min(groups.values(), key=len)
-        return ", ".join(fewest[:4]) + (", ..." if len(fewest) > 4 else "")
+
+    def shown(group: list[str]) -> str:
+        return f"{len(group)}: " + ", ".join(group[:3]) + (", ..." if len(group) > 3 else "")
 
     listed = "; ".join(
-        f"{split} seed {seed} ({' vs '.join(str(len(g)) for g in groups.values())} records; fewest: "
-        f"{minority(groups)})"
-        for split, seed, groups in differ[:3]
+        f"{split} seed {seed} (" + " | ".join(shown(g) for g in groups) + ")"
+        for (split, seed), groups in list(differ.items())[:3]
     )
     return [
         f"ROWS DIFFER: on {len(differ)} (split, seed) pair(s) the records were drawn on different "
         f"rows (part sizes or row digests differ), so the comparisons there are unpaired: {listed}"
-        + ("; ..." if len(differ) > 3 else "") + ". Rerun the minority with `tabmoe-bench run --force`."
+        + ("; ..." if len(differ) > 3 else "") + ". `tabmoe-bench shift-report SUITE --split S --seed N` "
+        "gives the split's rows here; rerun the records that differ from them with `tabmoe-bench run --force`."
     ]
 
 

@@ -45,7 +45,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from threadpoolctl import threadpool_limits
 
 from ..tokenizer import is_categorical_dtype
-from ._cluster_reference import resolve_reference, use_reference
+from ._cluster_reference import resolve_reference, table_fingerprint, use_reference
 from ._spec import build, parse_seeds
 from .sources import DataSource, LoadContext, source_from_dict
 from .table import Table
@@ -307,7 +307,7 @@ class ClusterSplit:
     def assign(self, table: Table) -> Assignment:
         ranks = self.compute_ranks(table)
         if self.reference is not None:
-            ranks = use_reference(ranks, self.reference, self.n_clusters)
+            ranks = use_reference(ranks, self.reference, self.n_clusters, table_fingerprint(table.data))
         domain = pd.Series(ranks, index=table.data.index, name="cluster")
         ood = domain.isin(self.ood_clusters)
         _both_sides(ood, "cluster", f"clusters {list(self.ood_clusters)}")
