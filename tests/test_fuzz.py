@@ -373,7 +373,7 @@ def test_duplicated_and_reordered_numeric_column_names():
         TabularMoEClassifier(max_epochs=1, device="cpu").fit(X, [0, 1, 0, 1])
     X = pd.DataFrame({0: [1.0, 2.0, 3.0, 4.0], 1: [0.5, 0.1, 0.2, 0.3]})
     clf = TabularMoEClassifier(max_epochs=1, device="cpu").fit(X, [0, 1, 0, 1])
-    with pytest.raises(ValueError, match=r"same order as they were in fit: fitted \['0', '1'\]"):
+    with pytest.raises(ValueError, match=r"same order as they were in fit: fitted \[0, 1\], got \[1, 0\]"):
         clf.predict(X[[1, 0]])
     assert clf.predict(X.to_numpy()[:, [1, 0]]).shape == (4,)  # arrays are positional
 
