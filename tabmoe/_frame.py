@@ -117,7 +117,8 @@ def fitted_columns(X: Any, names: np.ndarray | None, labels: list[str] | None, m
     arrays always are). Fitted columns absent from ``X`` are a ValueError naming them and
     any ``X`` has instead, unless ``missing="exclude"``: ``X`` then comes back with the
     absent columns inserted, all NaN, if it has no others, not none of the fitted ones, and
-    those in the fitted order (else a ValueError, as for a permuted full set) (``missing``: the estimator's, whose hint the error gives; None for a tokenizer). Other
+    those in the fitted order (else a ValueError, as for a permuted full set). ``missing``:
+    the estimator's, whose hint the error gives; None for a tokenizer. Other
     frames (equal, permuted) come back as they are, for scikit-learn's and the tokenizer's
     checks."""
     if not isinstance(X, pd.DataFrame):

@@ -88,8 +88,9 @@ class TorchTabularClassifier(TorchClassifier):
     early_stopping : bool or "auto"
         Stops on the validation log-loss, restoring the best weights. Default ``True``, as
         the models' authors train them: on openml-ood the former default, ``"auto"`` (on
-        only with an ``eval_set`` or above 10,000 rows, so 200 epochs on smaller tables), fell 0.030 (FT-Transformer), 0.028 (TabTransformer) and 0.011 (TabM)
-        below early stopping in ID-validation accuracy on the same rows
+        only with an ``eval_set`` or above 10,000 rows, so 200 epochs on smaller tables),
+        fell 0.030 (FT-Transformer), 0.028 (TabTransformer) and 0.011 (TabM) below early
+        stopping in ID-validation accuracy on the same rows
         (docs/research.md#baseline-early-stopping). ``"auto"`` keeps that rule; the
         paper protocol (``ModelSpec.make_paper``) uses it, as its tables have no validation
         part.
