@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils.validation import _get_feature_names, validate_data
 
-from ._numeric import numeric_kind
+from ._numeric import numeric_kind, time_zone
 
 
 def to_frame(X: Any) -> pd.DataFrame:
@@ -249,7 +249,7 @@ def match_kinds(frame: pd.DataFrame, other: pd.DataFrame, what: str) -> pd.DataF
     such a column would silently change kind (numbers beside strings become categories)."""
     def kind(dtype: Any) -> str:
         # concatenating two time zones, or periods with another freq or datetimes, gives objects
-        detail = dtype if isinstance(dtype, pd.PeriodDtype) else getattr(dtype, "tz", None)
+        detail = dtype if isinstance(dtype, pd.PeriodDtype) else time_zone(dtype)
         return "categorical" if is_categorical_dtype(dtype) else numeric_kind(dtype) + (f" ({detail})" if detail else "")
 
     # All missing (often object): numeric kinds take a dtype that keeps the column numeric once

@@ -96,6 +96,21 @@ def test_the_classifier_predicts_arrow_time_zone_aware_timestamps_as_numpy_ones(
     np.testing.assert_allclose(model.predict_proba(read), expected, rtol=1e-6)
 
 
+def test_arrow_time_zone_aware_unlabeled_rows_beside_numpy_ones_are_read_as_the_same_type():
+    # X_unlabeled's types were compared through dtype.tz, which a pyarrow timestamp has not:
+    # an aware pyarrow column beside a numpy one in the same zone was refused as naive
+    numpy, arrow = _aware()
+    y = np.where(numpy["x"] > 0, "yes", "no")
+    kw = dict(max_epochs=2, random_state=0, device="cpu")
+    expected = TabularMoEClassifier(**kw).fit(numpy, y, X_unlabeled=numpy).predict_proba(numpy)
+    for fit, unlabeled in ((numpy, arrow), (arrow, numpy), (arrow, arrow)):
+        model = TabularMoEClassifier(**kw).fit(fit, y, X_unlabeled=unlabeled)
+        np.testing.assert_allclose(model.predict_proba(numpy), expected, rtol=1e-6)
+    utc = numpy.assign(when=numpy["when"].dt.tz_convert("UTC").astype("timestamp[us, tz=UTC][pyarrow]"))
+    with pytest.raises(ValueError, match=re.escape("'when' (datetime (Europe/Paris) in X, datetime (UTC) in X_unlabeled)")):
+        TabularMoEClassifier(**kw).fit(numpy, y, X_unlabeled=utc)
+
+
 @pytest.mark.parametrize("dtype", [pa.list_(pa.int64()), pa.struct([("a", pa.int64())])], ids=["list", "struct"])
 def test_a_nested_arrow_column_is_refused_naming_it_and_its_dtype(dtype):
     # categorical_features="auto" read a list column as numeric: fit said it was "numeric
