@@ -23,6 +23,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from research import wtl  # rounded: a difference of exactly the tie width is a tie
 
 from tabmoe.bench import limited_threads
 from tabmoe.bench.plan import parse_seed_list
@@ -50,13 +51,12 @@ def summary(lines: list[dict]) -> None:
         rows = [line for line in lines if line["model"] == model]
         for part in ("ood_test", "id_test"):
             diff = np.array([r[part]["accuracy_em"] - r[part]["accuracy"] for r in rows])
-            wins, losses = int((diff > 0.005).sum()), int((diff < -0.005).sum())
             single = sum(r[part]["single_class"] for r in rows), sum(r[part]["single_class_em"] for r in rows)
             print(f"{model:20s} {part:8s} n={len(rows)} accuracy "
                   f"{np.mean([r[part]['accuracy'] for r in rows]):.4f} -> "
                   f"{np.mean([r[part]['accuracy_em'] for r in rows]):.4f} "
                   f"(diff {diff.mean():+.4f}, SD {diff.std(ddof=1) if len(diff) > 1 else 0:.4f}, "
-                  f"W/T/L {wins}/{len(diff) - wins - losses}/{losses}); one-class {single[0]} -> {single[1]}")
+                  f"W/T/L {wtl(diff)}); one-class {single[0]} -> {single[1]}")
 
 
 def main(argv: list[str] | None = None) -> int:
