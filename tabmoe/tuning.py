@@ -282,7 +282,10 @@ def tune(
         Seconds for this call; trials start only before it runs out. At least one of
         ``n_trials`` and ``timeout`` must be set.
     params : mapping, optional
-        Fixed estimator parameters, applied over every trial's suggestions.
+        Fixed estimator parameters, applied over every trial's suggestions. Each estimator
+        gets its own copy of them and of the suggested values (``clone(value, safe=False)``,
+        as scikit-learn's searches do), so an estimator given as a parameter is never fitted
+        in place.
     storage : None, str, path or optuna storage
         See :func:`open_storage`. ``None`` keeps the study in memory.
     study_name : str, optional
@@ -352,7 +355,10 @@ def tune(
     greater = METRICS[metric]
 
     def make(suggested: Mapping[str, Any]) -> BaseEstimator:
-        return set_random_states(build(**{**suggested, **fixed}), seed)
+        # Each estimator gets its own copies (as GridSearchCV does): a shared parameter object,
+        # e.g. params={"clf": LogisticRegression()}, would be refit by every later trial.
+        values = {name: clone(value, safe=False) for name, value in {**suggested, **fixed}.items()}
+        return set_random_states(build(**values), seed)
 
     def fit_and_score(estimator: BaseEstimator) -> tuple[float, float]:
         start = time.perf_counter()

@@ -8,6 +8,8 @@ import optuna
 import pytest
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import KFold
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import StandardScaler
 
 from tabmoe.baselines.reference import logistic_regression
 from tabmoe.bench.suites import load_suite
@@ -277,3 +279,18 @@ def test_bad_search_spaces_are_named(data):
     with pytest.raises(ValueError, match="validation has no rows"):
         tune(get_model("logistic_regression"), X, y, validation=empty)
     assert np.isfinite(tune(get_model("logistic_regression"), X, y, validation=val, n_trials=1).best_score)
+
+
+def test_parameter_objects_are_copied_for_every_trial():
+    rng = np.random.RandomState(0)
+    X, X_val = rng.normal(size=(100, 3)), rng.normal(size=(50, 3))
+    y, y_val = (X[:, 0] + rng.normal(scale=0.5, size=100) > 0).astype(int), (X_val[:, 0] > 0).astype(int)
+    inner = LogisticRegression()
+    result = tune(Pipeline([("scale", StandardScaler()), ("clf", LogisticRegression())]), X, y, {"clf__C": [1.0, 1e-4]},
+                  validation=(X_val, y_val), metric="log_loss", n_trials=2, params={"clf": inner},
+                  enqueue=[{"clf__C": 1.0}, {"clf__C": 1e-4}])
+    assert result.best_trial == 0 and result.best_params == {"clf__C": 1.0}
+    # The best trial's model kept its own classifier: the second trial did not refit it.
+    assert result.best_estimator.get_params()["clf__C"] == 1.0
+    assert score_estimator(result.best_estimator, X_val, y_val)["log_loss"] == result.best_score
+    assert inner.C == 1.0 and not hasattr(inner, "coef_")  # the caller's object is never fitted
