@@ -289,7 +289,9 @@ def tune(
     storage : None, str, path or optuna storage
         See :func:`open_storage`. ``None`` keeps the study in memory.
     study_name : str, optional
-        Name of the study in ``storage``; an existing study of that name is continued.
+        Name of the study in ``storage``; an existing study of that name is continued. It
+        must have been tuned with the same ``metric`` (recorded as its user attribute
+        ``"metric"``); another one is refused before any trial runs.
     random_state : None, int in [0, 2**32 - 1] or numpy.random.RandomState
         Seeds every estimator (all ``random_state`` parameters), the ``cv`` folds and the
         default sampler. A ``RandomState`` gives one integer seed drawn from it.
@@ -425,6 +427,8 @@ def tune(
             sampler=sampler,
             load_if_exists=True,
         )
+        _check_study_metric(study, metric, optuna.study.StudyDirection.MAXIMIZE if greater else
+                            optuna.study.StudyDirection.MINIMIZE)
         # Queued (WAITING) trials are not spent budget: counting them would stop the study
         # once the queue alone reached n_trials.
         waiting = optuna.trial.TrialState.WAITING
@@ -546,6 +550,23 @@ def _held_trials(storage: Any, study_name: str | None) -> int:
     except KeyError:
         return 0
     return len(storage.get_all_trials(study_id, deepcopy=False))
+
+
+def _check_study_metric(study: Any, metric: str, direction: Any) -> None:
+    """ValueError unless ``study`` (new or loaded) was tuned for ``metric``; a new one records it.
+
+    Optuna loads an existing study with its own direction: values of another metric would be
+    mixed with its own and ranked in its direction (log losses maximised as accuracies).
+    """
+    stored = study.user_attrs.get("metric")
+    if (stored is not None and stored != metric) or list(study.directions) != [direction]:
+        tuned = f"metric={stored!r}" if stored is not None else f"direction {[d.name for d in study.directions]}"
+        raise ValueError(
+            f"study {study.study_name!r} was tuned with {tuned}, not metric={metric!r}: its scores "
+            f"would be mixed; continue it with its metric or give another study_name"
+        )
+    if stored is None:
+        study.set_user_attr("metric", metric)
 
 
 def _rebuild_params(suggest: Callable[[Any], dict], best: Any, study_name: str) -> dict:

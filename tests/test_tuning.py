@@ -294,3 +294,20 @@ def test_parameter_objects_are_copied_for_every_trial():
     assert result.best_estimator.get_params()["clf__C"] == 1.0
     assert score_estimator(result.best_estimator, X_val, y_val)["log_loss"] == result.best_score
     assert inner.C == 1.0 and not hasattr(inner, "coef_")  # the caller's object is never fitted
+
+
+def test_a_stored_study_is_continued_only_with_its_metric(tmp_path, data):
+    X, y, val = data
+    spec, journal = get_model("logistic_regression"), tmp_path / "optuna.journal"
+    first = tune(spec, X, y, validation=val, n_trials=1, storage=journal, study_name="s", random_state=0)
+    assert first.study.user_attrs["metric"] == "accuracy"
+    for metric in ("log_loss", "balanced_accuracy"):  # log losses were maximised as accuracies
+        with pytest.raises(ValueError, match=f"study 's' was tuned with metric='accuracy', not metric='{metric}'"):
+            tune(spec, X, y, validation=val, metric=metric, n_trials=2, storage=journal, study_name="s")
+    assert len(tune(spec, X, y, validation=val, n_trials=2, storage=journal, study_name="s").study.trials) == 2
+    storage = open_storage(journal)
+    optuna.create_study(storage=storage, study_name="own", direction="minimize")
+    with pytest.raises(ValueError, match=r"study 'own' was tuned with direction \['MINIMIZE'\], not metric='accuracy'"):
+        tune(spec, X, y, validation=val, n_trials=1, storage=storage, study_name="own")
+    assert tune(spec, X, y, validation=val, metric="log_loss", n_trials=1, storage=storage,
+                study_name="own").study.user_attrs["metric"] == "log_loss"
