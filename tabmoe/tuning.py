@@ -42,7 +42,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import StratifiedKFold
 
-from .metrics import METRICS, score_estimator
+from .metrics import METRICS, _labels, score_estimator
 
 #: Exceptions that fail one trial (a diverging or invalid configuration) without stopping
 #: the study; anything else is a bug and propagates.
@@ -268,7 +268,10 @@ def tune(
     validation : (X_val, y_val) or tabmoe.data.splits.SplitData
         Rows the trials are scored on (a split: its ``validation`` part). Give this or ``cv``.
         ``X_val`` and ``y_val`` must have as many rows as each other, and ``X_val`` the
-        columns of ``X`` (same order) when both are DataFrames.
+        columns of ``X`` (same order) when both are DataFrames. With ``metric="log_loss"``
+        every label of ``y_val`` must be one of ``y``, with ``"roc_auc"`` two of ``y``'s
+        labels must be present (each ``cv`` fold alike: its test rows against its training
+        rows); this is checked before the study starts.
     cv : int >= 2 or a scikit-learn splitter, optional
         Score by this many stratified folds of (X, y) instead (shuffled with
         ``random_state``), or by the folds of a splitter with ``split`` and ``get_n_splits``
@@ -351,6 +354,9 @@ def tune(
         validation = (validation.features("validation"), validation.validation[validation.target])
     if validation is not None:
         _check_validation(validation, X)
+        _check_metric_defined(metric, y, validation[1], "validation's y_val", "y")
+    for i, (train, test) in enumerate(folds or ()):
+        _check_metric_defined(metric, _rows(y, train), _rows(y, test), f"the test rows of fold {i} of cv={cv!r}", "its training rows")
     build, default_space = _factory(model)
     suggest = _space(search_space if search_space is not None else default_space)
     fixed = dict(params or {})
@@ -371,9 +377,12 @@ def tune(
 
     def cv_score(suggested: Mapping[str, Any]) -> float:
         values = []
-        for train, test in folds:
+        for i, (train, test) in enumerate(folds):
             fold = make(suggested).fit(_rows(X, train), _rows(y, train))
-            values.append(score_estimator(fold, _rows(X, test), _rows(y, test))[metric])
+            value = score_estimator(fold, _rows(X, test), _rows(y, test))[metric]
+            if value is None:
+                raise ValueError(f"metric {metric!r} is undefined on the test rows of fold {i}")
+            values.append(value)
         return float(np.mean(values))
 
     kept: dict[str, Any] = {}  # the best model fitted in this process: number, score, estimator
@@ -539,6 +548,22 @@ def _check_validation(validation: Any, X: Any) -> None:
         extra = [c for c in X_val.columns if c not in set(X.columns)]
         detail = f"missing {missing}, unexpected {extra}" if missing or extra else "in another order"
         raise ValueError(f"validation's X_val must have the columns of X in the same order: {detail}")
+
+
+def _check_metric_defined(metric: str, y_fit: Any, y_scored: Any, scored: str, fitted: str) -> None:
+    """ValueError when a model fitted on labels ``y_fit`` cannot be scored by ``metric`` on ``y_scored``.
+
+    Every trial would fail alike (log loss needs the model's classes to hold every label,
+    ROC AUC two of them present), spending a stored study's budget on failures.
+    """
+    if metric not in ("log_loss", "roc_auc"):
+        return
+    classes = set(_labels(y_fit).tolist())
+    labels = list(dict.fromkeys(_labels(y_scored).tolist()))
+    if metric == "log_loss" and (unseen := [label for label in labels if label not in classes]):
+        raise ValueError(f"metric='log_loss' is undefined on {scored}: label(s) {unseen} not in {fitted}")
+    if metric == "roc_auc" and sum(label in classes for label in labels) < 2:
+        raise ValueError(f"metric='roc_auc' is undefined on {scored}: fewer than two labels of {fitted}")
 
 
 def _held_trials(storage: Any, study_name: str | None) -> int:

@@ -311,3 +311,22 @@ def test_a_stored_study_is_continued_only_with_its_metric(tmp_path, data):
         tune(spec, X, y, validation=val, n_trials=1, storage=storage, study_name="own")
     assert tune(spec, X, y, validation=val, metric="log_loss", n_trials=1, storage=storage,
                 study_name="own").study.user_attrs["metric"] == "log_loss"
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"cv": 2, "metric": "log_loss"},
+         r"metric='log_loss' is undefined on the test rows of fold \d of cv=2: label\(s\) \['rare'\] not in its"),
+        ({"validation": (np.zeros((3, 2)), ["a", "b", "new"]), "metric": "log_loss"},
+         r"metric='log_loss' is undefined on validation's y_val: label\(s\) \['new'\] not in y"),
+        ({"validation": (np.zeros((3, 2)), ["a", "a", "new"]), "metric": "roc_auc"},
+         "metric='roc_auc' is undefined on validation's y_val: fewer than two labels of y"),
+    ],
+)
+def test_a_metric_undefined_on_the_scored_rows_is_named_before_the_study_starts(tmp_path, kwargs, message):
+    X, y = np.random.RandomState(0).normal(size=(21, 2)), np.array(["a", "b"] * 10 + ["rare"])
+    journal = tmp_path / "optuna.journal"
+    with pytest.raises(ValueError, match=message):  # every trial would fail (cv: a TypeError)
+        tune(LogisticRegression(), X, y, {"C": [1.0]}, n_trials=2, storage=journal, study_name="m", **kwargs)
+    assert not journal.exists()
