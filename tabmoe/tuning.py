@@ -171,7 +171,8 @@ def _suggest_one(trial: Any, name: str, choice: Any) -> Any:
         choice = list(choice.choices)
     if isinstance(choice, (list, tuple)) and len(choice) > 0:
         # Optuna stores categorical choices by value: tuples and other objects by their repr.
-        stored = [c if c is None or isinstance(c, (bool, int, float, str)) else repr(c) for c in choice]
+        plain = [c.item() if isinstance(c, np.generic) else c for c in choice]
+        stored = [c if c is None or isinstance(c, (bool, int, float, str)) else repr(c) for c in plain]
         return choice[stored.index(trial.suggest_categorical(name, stored))]
     raise ValueError(
         f"search space entry {name!r}: expected a non-empty list of choices or an Optuna "
@@ -199,8 +200,13 @@ def _space(search_space: SearchSpace | None) -> Callable[[Any], dict]:
     if callable(search_space):
         return search_space
     if isinstance(search_space, Mapping):
-        _check_entries(search_space)
-        return lambda trial: {name: _suggest_one(trial, name, c) for name, c in search_space.items()}
+        # Choices as scikit-learn's grids give them too: np.logspace(...), range(...).
+        space = {
+            name: list(c) if isinstance(c, range) or (isinstance(c, np.ndarray) and c.ndim == 1) else c
+            for name, c in search_space.items()
+        }
+        _check_entries(space)
+        return lambda trial: {name: _suggest_one(trial, name, c) for name, c in space.items()}
     raise ValueError(f"search_space must be a suggest(trial) function or a mapping, got {search_space!r}")
 
 
@@ -264,7 +270,9 @@ def tune(
     X, y : training rows (n_rows, n_features) and labels (n_rows,).
     search_space : callable or mapping, optional
         ``suggest(trial) -> dict`` of estimator parameters (Optuna define-by-run), or a
-        mapping ``name -> list of choices | optuna distribution``. Default: the spec's.
+        mapping ``name -> list of choices | optuna distribution`` (a 1-d array or a
+        ``range`` is a list of choices; numpy scalars are stored as Python ones). Default:
+        the spec's.
     validation : (X_val, y_val) or tabmoe.data.splits.SplitData
         Rows the trials are scored on (a split: its ``validation`` part). Give this or ``cv``.
         ``X_val`` and ``y_val`` must have as many rows as each other, and ``X_val`` the

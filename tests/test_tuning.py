@@ -330,3 +330,15 @@ def test_a_metric_undefined_on_the_scored_rows_is_named_before_the_study_starts(
     with pytest.raises(ValueError, match=message):  # every trial would fail (cv: a TypeError)
         tune(LogisticRegression(), X, y, {"C": [1.0]}, n_trials=2, storage=journal, study_name="m", **kwargs)
     assert not journal.exists()
+
+
+def test_choices_may_be_arrays_ranges_and_numpy_scalars(data):
+    X, y, val = data
+    space = {"estimator__C": np.logspace(-1, 1, 3), "estimator__max_iter": list(np.arange(50, 70, 10)),
+             "estimator__tol": range(1, 2)}
+    result = tune(logistic_regression(), X, y, space, validation=val, n_trials=2, random_state=0,
+                  enqueue=[{"estimator__C": 10.0, "estimator__max_iter": 60, "estimator__tol": 1}])
+    first = result.study.trials[0]
+    assert first.state.name == "COMPLETE"  # the queued plain values are among the choices
+    assert first.params == {"estimator__C": 10.0, "estimator__max_iter": 60, "estimator__tol": 1}
+    assert {type(v) for t in result.study.trials for v in t.params.values()} <= {int, float}
