@@ -40,9 +40,17 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
-from sklearn.model_selection import StratifiedKFold
 
-from .metrics import METRICS, _labels, score_estimator
+from ._tuning_checks import (
+    _check_metric_defined,
+    _check_validation,
+    _folds,
+    _is_int,
+    _n_rows,
+    _rows,
+    _seed,
+)
+from .metrics import METRICS, score_estimator
 
 #: Exceptions that fail one trial (a diverging or invalid configuration) without stopping
 #: the study; anything else is a bug and propagates.
@@ -491,89 +499,6 @@ def tune(
     )
 
 
-def _is_int(value: Any) -> bool:
-    """Whether ``value`` is an integer (Python or numpy), bools excluded."""
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
-def _seed(random_state: Any) -> int | None:
-    """``random_state`` (None, an int in [0, 2**32 - 1] or a RandomState) as an int seed or None."""
-    if random_state is None:
-        return None
-    if isinstance(random_state, np.random.RandomState):
-        return int(random_state.randint(np.iinfo(np.int32).max))
-    if not _is_int(random_state):
-        raise TypeError(
-            f"random_state must be None, an integer or a numpy.random.RandomState, got {random_state!r}"
-        )
-    if not 0 <= random_state <= 2**32 - 1:
-        raise ValueError(f"random_state must be in [0, 2**32 - 1], got {random_state!r}")
-    return int(random_state)
-
-
-def _n_rows(data: Any, name: str) -> int:
-    """Number of rows of an array, DataFrame, Series or sequence; TypeError naming ``name`` else."""
-    shape = getattr(data, "shape", None)
-    if shape is not None and len(shape) > 0:
-        return int(shape[0])
-    try:
-        return len(data)
-    except TypeError:
-        raise TypeError(f"{name} must be array-like (rows first), got {type(data).__name__}") from None
-
-
-def _folds(cv: Any, y: Any, seed: int | None) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The (train, test) row positions of ``cv``, drawn once so every trial uses the same folds."""
-    if _is_int(cv):
-        if cv < 2:
-            raise ValueError(f"cv must be an integer >= 2 (number of folds) or a splitter, got {cv!r}")
-        splitter = StratifiedKFold(int(cv), shuffle=True, random_state=seed)
-    elif callable(getattr(cv, "split", None)) and callable(getattr(cv, "get_n_splits", None)):
-        splitter = cv
-    else:
-        raise TypeError(
-            f"cv must be an integer >= 2 (number of folds) or a splitter with a split method, got {cv!r}"
-        )
-    try:
-        return list(splitter.split(np.zeros(_n_rows(y, "y")), np.asarray(y)))
-    except ValueError as exc:  # e.g. more folds than the rows of a class
-        raise ValueError(f"cv={cv!r} cannot split (X, y): {exc}") from exc
-
-
-def _check_validation(validation: Any, X: Any) -> None:
-    """ValueError/TypeError unless ``validation`` is (X_val, y_val) that a model fitted on X can score."""
-    if not isinstance(validation, (tuple, list)) or len(validation) != 2:
-        raise ValueError("validation must be (X_val, y_val) or a tabmoe.data.splits.SplitData")
-    X_val, y_val = validation
-    n_val = _n_rows(y_val, "validation's y_val")
-    if n_val == 0:
-        raise ValueError("validation has no rows: the split has no ID validation part")
-    n_X_val = _n_rows(X_val, "validation's X_val")
-    if n_X_val != n_val:
-        raise ValueError(f"validation's X_val and y_val must have the same number of rows, got {n_X_val} and {n_val}")
-    if hasattr(X, "columns") and hasattr(X_val, "columns") and list(X_val.columns) != list(X.columns):
-        missing = [c for c in X.columns if c not in set(X_val.columns)]
-        extra = [c for c in X_val.columns if c not in set(X.columns)]
-        detail = f"missing {missing}, unexpected {extra}" if missing or extra else "in another order"
-        raise ValueError(f"validation's X_val must have the columns of X in the same order: {detail}")
-
-
-def _check_metric_defined(metric: str, y_fit: Any, y_scored: Any, scored: str, fitted: str) -> None:
-    """ValueError when a model fitted on labels ``y_fit`` cannot be scored by ``metric`` on ``y_scored``.
-
-    Every trial would fail alike (log loss needs the model's classes to hold every label,
-    ROC AUC two of them present), spending a stored study's budget on failures.
-    """
-    if metric not in ("log_loss", "roc_auc"):
-        return
-    classes = set(_labels(y_fit).tolist())
-    labels = list(dict.fromkeys(_labels(y_scored).tolist()))
-    if metric == "log_loss" and (unseen := [label for label in labels if label not in classes]):
-        raise ValueError(f"metric='log_loss' is undefined on {scored}: label(s) {unseen} not in {fitted}")
-    if metric == "roc_auc" and sum(label in classes for label in labels) < 2:
-        raise ValueError(f"metric='roc_auc' is undefined on {scored}: fewer than two labels of {fitted}")
-
-
 def _held_trials(storage: Any, study_name: str | None) -> int:
     """Number of trials (any state) of study ``study_name`` in ``storage``; 0 when there is none."""
     if storage is None or study_name is None:
@@ -637,11 +562,6 @@ def _queued_params(trial: Any) -> dict[str, Any]:
     """The parameters ``enqueue_trial`` fixed for ``trial`` (empty for a sampled one)."""
     frozen = next(t for t in trial.study.get_trials(deepcopy=False) if t.number == trial.number)
     return frozen.system_attrs.get("fixed_params", {})
-
-
-def _rows(data: Any, index: np.ndarray) -> Any:
-    """Rows ``index`` of a DataFrame / Series (by position) or an array."""
-    return data.iloc[index] if hasattr(data, "iloc") else np.asarray(data)[index]
 
 
 __all__ = ["TRIAL_ERRORS", "TuneResult", "database_url", "jsonable", "open_storage", "set_random_states", "tune"]
