@@ -76,6 +76,9 @@ def _check_validation(validation: Any, X: Any) -> None:
         extra = [c for c in X_val.columns if c not in set(X.columns)]
         detail = f"missing {missing}, unexpected {extra}" if missing or extra else "in another order"
         raise ValueError(f"validation's X_val must have the columns of X in the same order: {detail}")
+    widths = [shape[1] if len(shape := getattr(data, "shape", ())) == 2 else None for data in (X_val, X)]
+    if None not in widths and widths[0] != widths[1]:
+        raise ValueError(f"validation's X_val must have as many columns as X, got {widths[0]} and {widths[1]}")
 
 
 def _check_metric_defined(metric: str, y_fit: Any, y_scored: Any, scored: str, fitted: str) -> None:

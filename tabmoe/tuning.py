@@ -284,7 +284,7 @@ def tune(
     validation : (X_val, y_val) or tabmoe.data.splits.SplitData
         Rows the trials are scored on (a split: its ``validation`` part). Give this or ``cv``.
         ``X_val`` and ``y_val`` must have as many rows as each other, and ``X_val`` the
-        columns of ``X`` (same order) when both are DataFrames. With ``metric="log_loss"``
+        columns of ``X`` (same order) when both are DataFrames, as many columns otherwise. With ``metric="log_loss"``
         every label of ``y_val`` must be one of ``y``, with ``"roc_auc"`` two of ``y``'s
         labels must be present (each ``cv`` fold alike: its test rows against its training
         rows); this is checked before the study starts.

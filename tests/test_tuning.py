@@ -249,6 +249,7 @@ def _frame(val, columns):
         ("reordered", ValueError, "validation's X_val must have the columns of X in the same order: in another order"),
         ("dropped", ValueError, r"validation's X_val must have the columns of X .*: missing \['\w+'\], unexpected \[\]"),
         ("short y", ValueError, "X and y must have the same number of rows"),
+        ("narrow array", ValueError, r"validation's X_val must have as many columns as X, got (\d+) and (?!\1)\d+"),
         ({"validation": (5, [1])}, TypeError, "validation's X_val must be array-like"),
     ],
 )
@@ -260,6 +261,8 @@ def test_bad_arguments_are_named_before_the_study_starts(tmp_path, data, kwargs,
         kwargs = {"validation": _frame(val, list(val[0].columns[::-1]))}
     elif kwargs == "dropped":
         kwargs = {"validation": _frame(val, list(val[0].columns[1:]))}
+    elif kwargs == "narrow array":  # every trial would fit, then fail to predict
+        kwargs = {"validation": (val[0].to_numpy()[:, 1:], val[1])}
     elif kwargs == "short y":
         kwargs, y = {}, y.iloc[:-1]
     journal = tmp_path / "optuna.journal"
