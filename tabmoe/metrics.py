@@ -31,8 +31,16 @@ METRICS: dict[str, bool] = {
 
 
 def _labels(y: Any) -> np.ndarray:
-    """``y`` as a plain 1-d array (pandas categoricals become their values)."""
+    """``y`` as a plain 1-d array (pandas categoricals become their values).
+
+    A one-column frame or column vector is read as its column, as scikit-learn's classifiers
+    read it in ``fit``; compared as it is, ``pred == y`` would broadcast to (n, n).
+    """
     y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+    elif y.ndim != 1:
+        raise ValueError(f"labels must be 1-d or one column, got an array of shape {y.shape}")
     return y.astype(object) if y.dtype.kind not in "biuf" else y
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import optuna
+import pandas as pd
 import pytest
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import KFold
@@ -345,3 +346,17 @@ def test_choices_may_be_arrays_ranges_and_numpy_scalars(data):
     assert first.state.name == "COMPLETE"  # the queued plain values are among the choices
     assert first.params == {"estimator__C": 10.0, "estimator__max_iter": 60, "estimator__tol": 1}
     assert {type(v) for t in result.study.trials for v in t.params.values()} <= {int, float}
+
+
+@pytest.mark.filterwarnings("ignore:A column-vector y was passed")
+def test_one_column_labels_are_scored_as_their_column():
+    rng = np.random.RandomState(0)
+    X, X_val = rng.normal(size=(60, 3)), rng.normal(size=(40, 3))
+    y, y_val = (X[:, 0] > 0).astype(int), (X_val[:, 0] > 0).astype(int)
+    for metric in ("accuracy", "log_loss"):
+        args = {"metric": metric, "n_trials": 1, "random_state": 0}
+        as_column = tune(LogisticRegression(), X, y, {"C": [1.0]}, validation=(X_val, pd.DataFrame({"t": y_val})), **args)
+        assert as_column.best_score == tune(LogisticRegression(), X, y, {"C": [1.0]}, validation=(X_val, y_val),
+                                            **args).best_score  # accuracy was 0.515 for 0.975 (n x n pairs)
+        folds = tune(LogisticRegression(), X, y[:, None], {"C": [1.0]}, cv=2, **args)
+        assert folds.best_score == tune(LogisticRegression(), X, y, {"C": [1.0]}, cv=2, **args).best_score
