@@ -34,6 +34,7 @@ from speed_defaults import mixed_table
 
 from tabmoe import TabularMoEClassifier
 from tabmoe.bench import limited_threads
+from tabmoe.bench._environment import cpu_model
 
 
 def table():
@@ -61,13 +62,6 @@ def repeatability(deterministic: bool) -> dict:
             "max_abs_dp_between_fits": float(np.abs(p_a - p_b).max()),
             "labels_differing_between_fits": int((p_a.argmax(1) != p_b.argmax(1)).sum()),
             "max_abs_dp_predicting_twice": float(np.abs(b.predict_proba(X_test) - p_b).max())}
-
-
-def cpu_model() -> str:
-    cpuinfo = Path("/proc/cpuinfo")
-    text = cpuinfo.read_text() if cpuinfo.is_file() else ""
-    name = next((line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("model name")), "")
-    return (name or platform.processor()) + (" (avx512f)" if " avx512f" in text else "")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -41,6 +41,7 @@ from sklearn.metrics import log_loss
 from tabmoe import TabularMoEClassifier
 from tabmoe._paper_config import AUTO_VALIDATION_FRACTION, AUTO_VALIDATION_ROWS
 from tabmoe.bench import limited_threads
+from tabmoe.bench._environment import cpu_model
 from tabmoe.bench.plan import parse_seed_list
 from tabmoe.bench.report import DECIMALS
 from tabmoe.bench.suites import load_suite
@@ -181,7 +182,7 @@ def run(args) -> int:
                     if args.unseen_check and hasattr(estimator, "tokenizer_") and "validation" in parts:
                         scores.update(unseen_scores(estimator, *parts["validation"], seed))
                 line = {"study": args.study, "variant": variant, "split": name, "seed": seed,
-                        "params": config, **scores, "n_train": len(X)}
+                        "params": config, **scores, "n_train": len(X), "cpu": cpu_model()}
                 with open(out_path, "a", encoding="utf8") as fh:
                     fh.write(json.dumps(line) + "\n")
                 print(json.dumps(line), flush=True)
@@ -207,6 +208,7 @@ def import_records(args) -> int:
             "fit_seconds": record["fit_seconds"],
             **{p: record[p]["accuracy"] if record.get(p) else None for p in PARTS},
             "ood_single_class": None, "epochs": None, "n_train": record["n_rows"]["train"],
+            "cpu": record.get("cpu"),
             "source": str(path.relative_to(Path(args.results).parent.parent.parent)),
         })
     out_path.parent.mkdir(parents=True, exist_ok=True)
@@ -249,6 +251,13 @@ def summary(args) -> int:
         if unpaired:
             print(f"{variant}: {len(unpaired)} pair(s) left out, drawn on other rows than the baseline "
                   f"(training rows differ): {sorted({k[0] for k in unpaired})}", file=sys.stderr)
+        # Kept, but said: on another CPU kind the same fit rounds differently (a reseeded fit's
+        # noise, not other rows; docs/reliability.md#determinism).
+        other_cpu = [k for k in keys if None not in (rows[k].get("cpu"), base[k].get("cpu"))
+                     and rows[k]["cpu"] != base[k]["cpu"]]
+        if other_cpu:
+            print(f"{variant}: {len(other_cpu)} pair(s) fitted on another CPU than the baseline's",
+                  file=sys.stderr)
         if not keys:
             continue
         def get(src: dict, part: str, keys: list = keys) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Where a run ran: package versions, the git revision, threads and peak memory.
+"""Where a run ran: package versions, the git revision, the CPU, threads and peak memory.
 
 Peak memory is the resident set's high-water mark (``VmHWM`` of ``/proc/self/status``). On
 Linux it is reset at the start of each run (writing ``5`` to ``/proc/self/clear_refs``), so
@@ -38,6 +38,17 @@ def versions(modules: tuple[str, ...] = ()) -> dict[str, str]:
         with contextlib.suppress(importlib.metadata.PackageNotFoundError):
             found[name] = importlib.metadata.version(name)
     return found
+
+
+@functools.cache
+def cpu_model() -> str:
+    """The CPU's model name (``/proc/cpuinfo``; ``platform.processor()`` elsewhere), with
+    " (avx512f)" where the CPU has AVX-512: the same fit on another CPU kind can round
+    differently and train to other weights (docs/reliability.md#determinism)."""
+    cpuinfo = Path("/proc/cpuinfo")
+    text = cpuinfo.read_text() if cpuinfo.is_file() else ""
+    name = next((line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("model name")), "")
+    return (name or platform.processor()) + (" (avx512f)" if " avx512f" in text else "")
 
 
 @functools.cache

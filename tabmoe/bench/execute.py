@@ -14,10 +14,11 @@ A record is one JSON-able dict (the row of the results table)::
                                 accuracy of the trial best on OOD validation. NOT a fair
                                 result (it peeks at OOD data); never used for selection.
     fit_seconds, predict_seconds, tune_seconds, peak_rss_mb, peak_rss_scope
-    n_rows, rows, warnings, versions, git, host, pid, threads, started_at, finished_at
+    n_rows, rows, warnings, versions, git, host, cpu, pid, threads, started_at, finished_at
 
 ``rows`` is a digest of the split's row positions (every part, before an adaptation halves
-the OOD rows): records with equal digests were scored on the same rows.
+the OOD rows): records with equal digests were scored on the same rows. ``cpu`` names the
+CPU model: a torch model's fit is bit-identical only on the same CPU kind.
 
 ``fit_seconds`` is the fit of the final model (for tuned runs: the best trial's fit);
 ``predict_seconds`` the ``predict_proba`` calls on id_test and ood_test.
@@ -37,7 +38,14 @@ from typing import Any
 from ..metrics import classification_scores
 from ..registry import get_model
 from ..tuning import jsonable, open_storage, set_random_states, tune
-from ._environment import git_revision, limited_threads, peak_rss_mb, reset_peak_rss, versions
+from ._environment import (
+    cpu_model,
+    git_revision,
+    limited_threads,
+    peak_rss_mb,
+    reset_peak_rss,
+    versions,
+)
 from .adaptation import fit_adapted, split_adaptation
 from .plan import BARE_PROTOCOLS, RunSpec
 
@@ -237,6 +245,7 @@ def execute(spec: RunSpec) -> dict[str, Any]:
         "versions": versions(tuple(model.requires)),
         "git": git_revision(),
         "host": platform.node(),
+        "cpu": cpu_model(),
         "pid": os.getpid(),
         "threads": spec.threads,
         "started_at": started,

@@ -91,6 +91,7 @@ RECORD = Field("object", fields={
     "warnings": Field("list", null=True),
     "n_rows": Field("object", null=True),
     "rows": Field("str", null=True),
+    "cpu": Field("str", null=True),
 })
 
 
