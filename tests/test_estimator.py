@@ -106,6 +106,20 @@ def test_class_and_sample_weight_shift_predictions():
     assert weighted.predict_proba(X)[:, 1].mean() > plain + 0.2
 
 
+@pytest.mark.parametrize("scale", [2.0**127, 2.0**-70, 2.0**-150])
+def test_sample_weight_of_any_scale_fits_as_unit_weights(scale):
+    # The loss is a weighted mean: weights beyond float32's range (2**127: an inf batch sum,
+    # "Training diverged"), below it (2**-150: zero, "no rows of non-zero weight") or below the
+    # trainer's 1e-12 floor of a batch's weight (2**-70: barely trained) fit as unit weights.
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=200), "b": rng.choice(list("pqr"), 200)})
+    y = (X["a"] > 0).to_numpy()
+    quick = {**FAST, "max_epochs": 3, "early_stopping": True}
+    plain = TabularMoEClassifier(**quick).fit(X, y).predict_proba(X)
+    scaled = TabularMoEClassifier(**quick).fit(X, y, sample_weight=np.full(len(X), scale)).predict_proba(X)
+    np.testing.assert_array_equal(scaled, plain)  # scaled by a power of two: nothing rounds
+
+
 def test_paper_config_is_the_papers(auto_mpg):
     cfg = paper_config()
     assert cfg | {} == {

@@ -223,6 +223,17 @@ def hold_out(
     return {k: v[idx_train] for k, v in train.items()}, {k: v[idx_val] for k, v in train.items()}
 
 
+def float32_weights(weight: np.ndarray) -> np.ndarray:
+    """Row weights of a scale that float32 tensors and their batch sums hold: times the power
+    of two that brings the largest into [1, 2) when it lies outside [2**-32, 2**32] (1e39
+    became inf, 1e-46 zero, 1e-20 fell below the trainer's 1e-12 floor of a batch's weight).
+    The loss is a weighted mean, so the scale is free, and a power of two rounds nothing."""
+    top = float(weight.max())
+    if 2.0**-32 <= top <= 2.0**32:
+        return weight
+    return np.ldexp(weight, 1 - np.frexp(top)[1])
+
+
 def _eval_pair(eval_set: Any) -> tuple[Any, Any]:
     """``eval_set`` as ``(X_val, y_val)`` of equal length, or a ValueError naming it."""
     if not isinstance(eval_set, (tuple, list)) or len(eval_set) != 2:
