@@ -447,3 +447,21 @@ def test_paper_grid_search_uses_the_authors_grid():
         "estimator__max_depth": [1, 3, None],
     }
     assert search.cv.n_splits == 5 and type(search.cv).__name__ == "StratifiedKFold"
+
+
+@pytest.mark.parametrize("name", ["ft_transformer", "tab_transformer", "tabm"])
+def test_torch_baselines_fit_sample_weights_of_any_scale_as_unit_weights(name):
+    # float32 training weights: 2**127 made an inf batch sum ("Training diverged"), 2**-150
+    # zeros; the loss is a weighted mean, so a power-of-two rescaling changes nothing
+    from .baseline_factories import BASELINE_FACTORIES
+
+    if name == "tabm":
+        pytest.importorskip("tabm")
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=120), "b": rng.choice(list("pqr"), 120)})
+    y = (X["a"] > 0).to_numpy()
+    ones = np.ones(len(X))  # weighted, the encoder's quantiles take another (weighted) path
+    plain = BASELINE_FACTORIES[name]().fit(X, y, sample_weight=ones).predict_proba(X)
+    for scale in (2.0**127, 2.0**-150):
+        scaled = BASELINE_FACTORIES[name]().fit(X, y, sample_weight=np.full(len(X), scale))
+        np.testing.assert_array_equal(scaled.predict_proba(X), plain)
