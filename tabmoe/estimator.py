@@ -24,6 +24,7 @@ from .nn._base import (
     TorchClassifier,
     float32_weights,
     predict_batch_rows,
+    predict_chunk_rows,
 )
 from .nn._batching import cap_rows_for_heads
 from .nn.ensemble import MemberLoss, StackedModel
@@ -508,18 +509,22 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         tokenized and run ``_predict_rows()`` rows at a time: memory beyond ``X`` and the
         output does not grow with the rows."""
         frame = self._prepare_X(X)  # checks that the estimator is fitted first
-        batches = self.tokenizer_.transform_batches(frame, self._predict_rows(), unseen_note=self._unseen_note())
+        rows = self._predict_rows()
+        chunk = predict_chunk_rows(rows, frame.shape[1])
+        chunks = self.tokenizer_.transform_batches(frame, chunk, unseen_note=self._unseen_note())
         module, device = self.module_.eval(), self._module_device()
         out = np.empty((len(frame), len(self.classes_)), dtype=np.float32)
         column = np.searchsorted(np.sort(self.label_token_ids_), self.label_token_ids_)
         with self._predict_autocast():
-            for rows, tokens in batches:
-                attend, position = self._attend(tokens), self._positions(frame.iloc[rows], label=False)
-                batch = torch.from_numpy(tokens).to(device)
-                att = None if attend is None else torch.from_numpy(attend).to(device)
-                pos = None if position is None else torch.from_numpy(position).to(device)
-                logits = module.label_logits(batch, att, pos).float()
-                out[rows] = logits[:, column].cpu().numpy()
+            for part, chunk_tokens in chunks:
+                attend, positions = self._attend(chunk_tokens), self._positions(frame.iloc[part], label=False)
+                for start in range(0, len(chunk_tokens), rows):
+                    batch = slice(start, start + rows)
+                    tokens = torch.from_numpy(chunk_tokens[batch]).to(device)
+                    att = None if attend is None else torch.from_numpy(attend[batch]).to(device)
+                    pos = None if positions is None else torch.from_numpy(positions[batch]).to(device)
+                    logits = module.label_logits(tokens, att, pos).float()
+                    out[part.start + start : part.start + start + len(logits)] = logits[:, column].cpu().numpy()
         return out
 
     # ------------------------------- MoE view, missing columns, unlabeled rows, ensembles

@@ -160,3 +160,21 @@ def test_predict_memory_beyond_the_output_does_not_grow_with_rows(model, method)
     per_row = 4 * 2 + 16  # float32 logits; 2 x float64 or argmax + labels
     growth = peaks[200_000] - peaks[20_000]
     assert growth < 180_000 * per_row + MIB, peaks
+
+
+@pytest.mark.parametrize("params", [{}, {"missing": "exclude", "numeric_embedding": "piecewise"}])
+def test_predict_tokenizes_chunks_of_batches_as_it_would_batch_by_batch(monkeypatch, params):
+    # a chunk of many batches: each batch's tokens, attention mask and bin positions are its
+    # own rows' (a slicing error would misalign them); per-batch tokenizing is the reference
+    import tabmoe.nn._base as base
+
+    X, y = _mixed_table(600, seed=0)
+    X.iloc[::7, 3] = None
+    X.iloc[::5, 9] = np.nan
+    clf = TabularMoEClassifier(max_epochs=1, device="cpu", random_state=0, **params).fit(X, y)
+    monkeypatch.setattr(type(clf), "_predict_rows", lambda self: 7)  # 86 batches, the last of 5 rows
+    whole = clf.predict_proba(X)  # one chunk
+    monkeypatch.setattr(base, "PREDICT_TOKENIZE_CELLS", 7 * 16 * 3)  # chunks of 3 batches
+    np.testing.assert_array_equal(clf.predict_proba(X), whole)
+    monkeypatch.setattr(base, "PREDICT_TOKENIZE_CELLS", 1)  # one batch a chunk, as before
+    np.testing.assert_array_equal(clf.predict_proba(X), whole)

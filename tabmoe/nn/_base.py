@@ -308,6 +308,19 @@ def predict_batch_rows(n_positions: int, width: int) -> int:
     return int(min(PREDICT_BATCH_ROWS, max(256, rows)))
 
 
+#: Tokens tokenized at once at prediction time (int64: 16 MB).
+PREDICT_TOKENIZE_CELLS = 2**21
+
+
+def predict_chunk_rows(batch_rows: int, n_columns: int) -> int:
+    """Rows tokenized at once at prediction time: whole batches of ``batch_rows``, at most
+    PREDICT_BATCH_ROWS rows and PREDICT_TOKENIZE_CELLS tokens. A batch of a wide table is a
+    few hundred rows, and the tokenizer's per-column pandas calls cost per call (30,000 x
+    300: 1.23-1.32x faster, ``benchmarks/speed_predict_wide.py``)."""
+    cells = PREDICT_TOKENIZE_CELLS // max(1, batch_rows * n_columns)
+    return batch_rows * max(1, min(cells, PREDICT_BATCH_ROWS // batch_rows))
+
+
 class TorchClassifierMixin:
     """Probabilities, predictions, tags and CPU pickling from ``self._label_logits(X)``.
 
