@@ -227,6 +227,9 @@ def wtl(diff: np.ndarray, tie: float = 0.005) -> str:
 
 def summary(args) -> int:
     lines = [r for f in args.study.split(",") for r in read_lines(Path(RESULTS / f"{f}.jsonl"))]
+    if args.seeds:  # e.g. the deciding seeds of a study whose replication shares its file
+        seeds = set(parse_seed_list(args.seeds))
+        lines = [r for r in lines if r["seed"] in seeds]
     by = {}
     for r in lines:
         by.setdefault(r["variant"], {})[(r["split"], r["seed"])] = r
@@ -323,6 +326,7 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--baseline", required=True)
     s.add_argument("--by-split", action="store_true", help="also each split's mean paired differences")
     s.add_argument("--tie", type=float, default=0.005, help="W/T/L: a tie is within this (study 30: 0.002)")
+    s.add_argument("--seeds", default=None, help="only these seeds' pairs (e.g. 0-2)")
     u = sub.add_parser("unseen", help="the unseen-value check: 'exclude' paired with 'token'")
     u.add_argument("--study", required=True)
     i = sub.add_parser("import-records", help="committed harness records as study lines")
