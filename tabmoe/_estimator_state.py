@@ -1,5 +1,6 @@
-"""The saved state of :class:`~tabmoe.TabularMoEClassifier`: ``save`` / ``load`` and the
-``_get_state`` / ``_from_state`` pair that :mod:`tabmoe.persistence` writes and reads.
+"""The fitted state of :class:`~tabmoe.TabularMoEClassifier`: the depth ``n_layers_`` that
+``fit`` resolves and the masking it implies, the network built from them, ``save`` / ``load``
+and the ``_get_state`` / ``_from_state`` pair that :mod:`tabmoe.persistence` writes and reads.
 
 A mixin of the estimator, in a module of its own to keep ``estimator.py`` short: the class
 owns its state, persistence owns only the file format.
@@ -15,8 +16,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 import torch
+from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.validation import check_is_fitted
 
+from . import _paper_config as defaults
 from . import persistence
 from ._stack import user_stacklevel
 from .nn.ensemble import StackedModel
@@ -45,6 +48,40 @@ NETWORK_PARAMETERS = ("d_model", "n_heads", "ff_dim", "n_layers", "block", "gate
 
 class EstimatorStateMixin:
     """``save`` / ``load`` and the fitted state of ``TabularMoEClassifier``."""
+
+    def _check_n_layers(self) -> None:
+        """Before fit: ``n_layers`` is not a bool, and a depth given as a number can use
+        ``masking`` (``"auto"`` is checked once :meth:`_resolve_n_layers` has chosen)."""
+        if isinstance(self.n_layers, bool):  # True passes scikit-learn's integer interval
+            raise InvalidParameterError(
+                f"The 'n_layers' parameter of {type(self).__name__} must be an int in the range "
+                f"[1, inf) or a str among {{'auto'}}. Got {self.n_layers!r} instead."
+            )
+        if self.n_layers != "auto":
+            self._masking(self.n_layers)
+
+    def _resolve_n_layers(self, n_rows: int) -> None:
+        """Set ``n_layers_`` for a fit on ``n_rows`` labelled rows (before the early-stopping
+        hold-out, as ``validation_fraction="auto"`` counts them)."""
+        if self.n_layers == "auto":
+            self.n_layers_ = 2 if n_rows > defaults.AUTO_LAYERS_ROWS else 1
+        else:
+            self.n_layers_ = int(self.n_layers)
+        self._masking()  # raises for a masking the depth chosen cannot use
+
+    def _masking(self, n_layers: int | None = None) -> str:
+        """``masking`` resolved for ``n_layers`` layers (None: the fitted ``n_layers_``)."""
+        n_layers = self.n_layers_ if n_layers is None else n_layers
+        if self.masking == "auto":
+            return "leave_one_out" if n_layers == 1 else "random"
+        if self.masking in ("leave_one_out", "copies") and n_layers != 1:
+            chosen = (f", which chose {n_layers} layers for more than {defaults.AUTO_LAYERS_ROWS:,} "
+                      "training rows" if self.n_layers == "auto" else "")
+            raise ValueError(
+                f"masking={self.masking!r} needs n_layers=1 (got n_layers={self.n_layers!r}{chosen}); "
+                "use masking='random' or 'auto' for deeper models."
+            )
+        return self.masking
 
     def _warn_unsaveable(self) -> None:
         """Warn at fit, naming the column, of category values or class labels ``save``
@@ -94,7 +131,7 @@ class EstimatorStateMixin:
                 d_model=self.d_model,
                 n_heads=self.n_heads,
                 ff_dim=self.ff_dim,
-                n_layers=self.n_layers,
+                n_layers=self.n_layers_,
                 dropout=self.dropout,
                 block=self.block,
                 gate=self.gate,
@@ -112,6 +149,7 @@ class EstimatorStateMixin:
             state.setdefault("numeric_embedding_", state["numeric_embedding"])
             state.setdefault("refit_history_", None)  # fitted before refit existed
             state.setdefault("train_sample_position_", None)  # before piecewise embeddings
+            state.setdefault("n_layers_", state["n_layers"])  # before n_layers="auto"
         super().__setstate__(state)
 
     def save(self, path: str | os.PathLike) -> None:
@@ -156,6 +194,7 @@ class EstimatorStateMixin:
             "best_epoch": self.best_epoch_,
             "refit_history": getattr(self, "refit_history_", None),
             "numeric_embedding": self.numeric_embedding_,
+            "n_layers": int(self.n_layers_),
             "feature_importances": self.feature_importances_.tolist(),
             "adapt_history": getattr(self, "adapt_history_", None),
         }
@@ -191,6 +230,7 @@ class EstimatorStateMixin:
         est.best_epoch_ = fitted["best_epoch"]
         est.refit_history_ = fitted.get("refit_history")
         est.numeric_embedding_ = fitted.get("numeric_embedding", est.numeric_embedding)
+        est.n_layers_ = fitted.get("n_layers", est.n_layers)  # files before n_layers="auto": the parameter
         check_classifier(est)
         est.module_ = est._build_module()
         est.module_.load_state_dict(tensors["state_dict"])
@@ -214,6 +254,9 @@ def check_classifier(est) -> None:
         raise ValueError(f"numeric_embedding {est.numeric_embedding_!r} is not 'bins', 'ordered' or 'piecewise'")
     if est.numeric_embedding_ == "piecewise" and getattr(est.tokenizer_, "value_range_", None) is None:
         raise ValueError("numeric_embedding 'piecewise' needs the tokenizer's value_range")
+    depth = est.n_layers_
+    if not isinstance(depth, int) or isinstance(depth, bool) or depth < 1 or est.n_layers not in ("auto", depth):
+        raise ValueError(f"n_layers {depth!r} is not a depth of n_layers={est.n_layers!r}")
     tok = est.tokenizer_
     if est.n_features_in_ != tok.n_features_in_:
         raise ValueError(f"n_features_in {est.n_features_in_!r} is not the tokenizer's {tok.n_features_in_}")

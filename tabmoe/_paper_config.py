@@ -60,6 +60,10 @@ AUTO_EARLY_STOPPING_ROWS = 10_000
 AUTO_VALIDATION_FRACTION = 0.1
 AUTO_VALIDATION_ROWS = 100
 AUTO_VALIDATION_CAPPED_ROWS = 10_000
+#: ``n_layers="auto"``: two attention layers when ``fit`` trains on more than this many rows,
+#: one otherwise (docs/research.md#study-43: capacity that grows with the data). A constant of
+#: its own beside the early-stopping and hold-out thresholds, so that the rules can move apart.
+AUTO_LAYERS_ROWS = 10_000
 
 
 def paper_config() -> dict:

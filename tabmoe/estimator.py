@@ -58,10 +58,16 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
 
     Parameters
     ----------
-    d_model, n_heads, ff_dim, n_layers, dropout :
-        Architecture (default 64, 4, 128, 1, 0.0; paper: 20, 5, 5, 1, 0.1). Key dim per head
+    d_model, n_heads, ff_dim, dropout :
+        Architecture (default 64, 4, 128, 0.0; paper: 20, 5, 5, 0.1). Key dim per head
         is ``d_model // n_heads``. Dropout 0 from study 16, replicated in study 18
         (docs/research.md#study-16, #study-18).
+    n_layers : int or "auto"
+        Attention layers (default 1; paper: 1). ``"auto"``: 2 when ``fit`` trains on more
+        than 10,000 rows, else 1, counting the labelled rows of ``X`` before the
+        early-stopping hold-out, as ``validation_fraction="auto"`` does (not ``X_unlabeled``).
+        Above 10,000 training rows a second layer <FIGURES> (docs/research.md#study-43).
+        The depth fitted is ``n_layers_``; one layer has the exact MoE form.
     block : {"transformer", "attention"}
         ``"transformer"``: the paper's post-LN block. ``"attention"``: attention + linear
         readout only, the exact CBOW-MoE form.
@@ -205,6 +211,8 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
     module_ : TabularMoE (torch module, eval mode)
     numeric_embedding_ : str
         The numeric embedding of ``module_`` (``numeric_embedding`` at fit).
+    n_layers_ : int
+        The attention layers of ``module_``: ``n_layers``, or the depth ``"auto"`` chose.
     label_token_ids_ : ndarray of shape (n_classes,)
     history_ : list of dict
         Per epoch: ``epoch``, ``train_loss``, ``seconds``, ``val_loss`` when validating,
@@ -233,7 +241,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         "d_model": [Interval(numbers.Integral, 1, None, closed="left")],
         "n_heads": [Interval(numbers.Integral, 1, None, closed="left")],
         "ff_dim": [Interval(numbers.Integral, 1, None, closed="left")],
-        "n_layers": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_layers": [Interval(numbers.Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "dropout": [Interval(numbers.Real, 0, 1, closed="left")],
         "block": [StrOptions(set(BLOCKS))],
         "gate": [StrOptions(set(GATES))],
@@ -267,7 +275,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         d_model: int = 64,
         n_heads: int = 4,
         ff_dim: int = 128,
-        n_layers: int = 1,
+        n_layers: int | Literal["auto"] = 1,
         dropout: float = 0.0,
         block: Literal["transformer", "attention"] = "transformer",
         gate: Literal["softmax", "tanhmax"] = "softmax",
@@ -355,16 +363,6 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         self.lr_warmup_epochs = lr_warmup_epochs
 
     # ----------------------------------------------------------- resolved
-    def _masking(self) -> str:
-        if self.masking == "auto":
-            return "leave_one_out" if self.n_layers == 1 else "random"
-        if self.masking in ("leave_one_out", "copies") and self.n_layers != 1:
-            raise ValueError(
-                f"masking={self.masking!r} needs n_layers=1 (got n_layers={self.n_layers}); "
-                "use masking='random' or 'auto' for deeper models."
-            )
-        return self.masking
-
     def rows_per_batch(self, n_rows: int) -> int:
         """Rows per training step that ``fit`` / ``adapt`` of this fitted model use on
         ``n_rows`` rows (``batch_size="auto"`` resolved; before the cap of huge vocabularies)."""
@@ -432,7 +430,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
     # ------------------------------------------- the hooks of TorchClassifier's fit sequence
     def _check_params(self) -> None:
         self._check_architecture()
-        self._masking()  # raises for a masking the depth cannot use
+        self._check_n_layers()  # raises for a bool, or a masking a given depth cannot use
         if self.unknown == "exclude" and self.unknown_rate > 0:
             raise ValueError(
                 "unknown_rate trains the UNKNOWN token, which unknown='exclude' never attends to: "
@@ -452,7 +450,8 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
             )
 
     def _initialize_front_end(self, inputs: FitInputs, X_unlabeled: Any = None) -> Any:
-        """Fit ``tokenizer_`` (on ``X`` and ``X_unlabeled``) and ``label_token_ids_``."""
+        """Resolve ``n_layers_``; fit ``tokenizer_`` (on ``X`` and ``X_unlabeled``) and ``label_token_ids_``."""
+        self._resolve_n_layers(len(inputs.frame))
         unlabeled = self._unlabeled_frame(inputs.frame, X_unlabeled)
         self.tokenizer_ = ColumnTokenizer(
             categorical_features=self.categorical_features,

@@ -124,7 +124,7 @@ def test_api_reference_renders_the_estimator_with_its_own_defaults(site):
     html = (site / "api" / "estimator" / "index.html").read_text(encoding="utf8")
     assert 'id="tabmoe.TabularMoEClassifier"' in html
     assert 'id="tabmoe.TabularMoEClassifier.fit"' in html
-    # "d_model, n_heads, ff_dim, n_layers, dropout :" is one docstring entry; each name must
+    # "d_model, n_heads, ff_dim, dropout :" is one docstring entry; each name must
     # show its own default (griffe alone would give dropout the default of d_model, 20).
     row = re.search(r"<code>dropout</code>.*?</tr>", html, flags=re.S)
     assert row is not None
