@@ -505,9 +505,9 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
 
     @torch.no_grad()
     def _label_logits(self, X: Any) -> np.ndarray:
-        """(n, n_classes) float32 logits, ``classes_`` order. ``X`` is checked once, then
-        tokenized and run ``_predict_rows()`` rows at a time: memory beyond ``X`` and the
-        output does not grow with the rows."""
+        """(n, n_classes) float32 logits, ``classes_`` order. ``X`` is checked once, tokenized a
+        chunk of whole batches at a time (``predict_chunk_rows``), run ``_predict_rows()`` rows
+        at a time: memory beyond ``X`` and the output does not grow with the rows."""
         frame = self._prepare_X(X)  # checks that the estimator is fitted first
         rows = self._predict_rows()
         chunk = predict_chunk_rows(rows, frame.shape[1])
