@@ -22,7 +22,6 @@ from .nn._base import (
     SPEED_PARAMETER_CONSTRAINTS,
     FitInputs,
     TorchClassifier,
-    float32_weights,
     predict_batch_rows,
     predict_chunk_rows,
 )
@@ -466,7 +465,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         return unlabeled
 
     def _training_rows(self, X: Any, y_codes: np.ndarray, weight: np.ndarray) -> dict[str, torch.Tensor]:
-        return self._rows(self._tokens(X, y_codes), float32_weights(weight), self._positions(X))
+        return self._rows(self._tokens(X, y_codes), weight, self._positions(X))
 
     def _add_unlabeled_rows(self, train: dict[str, torch.Tensor], unlabeled: pd.DataFrame) -> dict[str, torch.Tensor]:
         weight = np.full(len(unlabeled), float(train["weight"].mean()))  # sample_weight's scale: no say

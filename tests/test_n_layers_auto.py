@@ -150,7 +150,7 @@ def test_a_masking_of_one_layer_trains_auto_below_the_threshold_and_is_refused_a
 
 
 def test_the_paper_and_the_search_space_keep_a_number_of_layers():
-    optuna = pytest.importorskip("optuna")
+    optuna = pytest.importorskip("optuna")  # the search space samples from an Optuna trial (extra "tuning")
     from tabmoe.registry import suggest_tabmoe
 
     assert paper_config()["n_layers"] == 1

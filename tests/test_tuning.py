@@ -348,6 +348,7 @@ def test_choices_may_be_arrays_ranges_and_numpy_scalars(data):
     assert {type(v) for t in result.study.trials for v in t.params.values()} <= {int, float}
 
 
+# the column vector is the input under test; scikit-learn's fit warns about it by design
 @pytest.mark.filterwarnings("ignore:A column-vector y was passed")
 def test_one_column_labels_are_scored_as_their_column():
     rng = np.random.RandomState(0)

@@ -33,7 +33,6 @@ from ..nn._base import (
     SPEED_PARAMETER_CONSTRAINTS,
     FitInputs,
     TorchClassifier,
-    float32_weights,
 )
 from ..nn.trainer import LossFn
 from ..tokenizer import validated_frame
@@ -157,7 +156,7 @@ class TorchTabularClassifier(TorchClassifier):
             "codes": torch.from_numpy(codes),
             "numeric": torch.from_numpy(numeric.astype(np.float32)),
             "y": torch.from_numpy(np.asarray(y_codes, dtype=np.int64)),
-            "weight": torch.from_numpy(np.asarray(float32_weights(weight), dtype=np.float32)),
+            "weight": torch.from_numpy(np.asarray(weight, dtype=np.float32)),
         }
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -177,7 +176,7 @@ class TorchTabularClassifier(TorchClassifier):
 
     def _initialize_front_end(self, inputs: FitInputs) -> None:
         params = self._encoder_params()
-        self.encoder_ = TableEncoder(**params).fit(inputs.frame, sample_weight=float32_weights(inputs.weight))
+        self.encoder_ = TableEncoder(**params).fit(inputs.frame, sample_weight=inputs.weight)
 
     def _encoder_params(self) -> dict:
         """Keyword arguments of the :class:`TableEncoder` (a hook for subclasses)."""

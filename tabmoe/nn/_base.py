@@ -480,6 +480,7 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
             check_validation_fraction(self.validation_fraction)  # also when no hold-out is drawn
             self._check_params()
             inputs = start_fit(self, X, y, sample_weight)
+            inputs.weight = float32_weights(inputs.weight)  # the torch models' float32 tensors
             unlabeled = self._initialize_front_end(inputs, **fit_params)
             early = use_early_stopping(self.early_stopping, eval_set is not None, len(inputs.frame))
             validation = None
