@@ -35,6 +35,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import torch
+import torch.nn.functional as F
 from ood_variants import parse_variant as parse_params  # "a=1,b=x" -> {"a": 1, "b": "x"}
 from sklearn.metrics import log_loss
 
@@ -72,7 +74,8 @@ def resolve_rules(params: dict, n_rows: int, n_columns: int) -> dict:
     * ``feature_loss_weight="share:S"``: the label gets share S of the loss, the L - 1
       features share the rest, i.e. weight ``(1 - S) / (S * (L - 1))`` per feature;
     * ``validation_fraction="floor:P"``: study 29's hold-out (10% of the rows, at most 100)
-      but never fewer than a share P of the rows (study 30), as a number of rows.
+      but never fewer than a share P of the rows (study 30), as a number of rows;
+    * ``stop_on="error"`` is read by :func:`make_tabmoe` (study 46).
     """
     out = dict(params)
     rule = out.get("batch_size")
@@ -89,6 +92,40 @@ def resolve_rules(params: dict, n_rows: int, n_columns: int) -> dict:
         floor = int(np.ceil(float(rule[6:]) * n_rows))
         out["validation_fraction"] = min(share, max(AUTO_VALIDATION_ROWS, floor))
     return out
+
+
+def label_error_loss(model, batch: dict) -> tuple:
+    """Study 46's early-stopping score, in the trainer's ``(sum, weight)`` protocol: the
+    label's error rate on the hold-out, plus 0.01 x its log loss to order epochs of equal
+    accuracy (one row of a 100-row hold-out is 0.01; the log loss moves by far less than 1
+    between epochs). Rows whose label token is not a class are skipped, as ``label_loss``."""
+    tokens = batch["tokens"].long()
+    logits = model.label_logits(tokens, batch.get("attend"), batch.get("fraction"))
+    target = torch.searchsorted(model.label_ids, tokens[:, -1].contiguous()).clamp_max(len(model.label_ids) - 1)
+    valid = model.label_ids[target] == tokens[:, -1]
+    nll = F.cross_entropy(logits.float(), target, reduction="none")
+    wrong = (logits.argmax(-1) != target).float()
+    w = batch["weight"] * valid
+    return ((wrong + 0.01 * nll) * w).sum(), w.sum()
+
+
+class ErrorStoppedClassifier(TabularMoEClassifier):
+    """Research-only (study 46): early stopping, and the epoch kept, on ``label_error_loss``
+    instead of the label's log loss."""
+
+    def _get_val_loss(self):
+        return label_error_loss
+
+
+def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
+    """The estimator of a variant; the research-only ``stop_on="error"`` (study 46) picks
+    :class:`ErrorStoppedClassifier`."""
+    params = dict(params)
+    stop_on = params.pop("stop_on", "log_loss")
+    if stop_on not in ("log_loss", "error"):
+        raise SystemExit(f"stop_on must be log_loss or error, got {stop_on!r}")
+    cls = ErrorStoppedClassifier if stop_on == "error" else TabularMoEClassifier
+    return cls(**params, random_state=seed)
 
 
 def fit_and_score(estimator, X, y, parts: dict) -> dict:
@@ -176,7 +213,7 @@ def run(args) -> int:
                 else:
                     config = {**base, **params}
                     resolved = resolve_rules(config, len(X), X.shape[1])
-                    estimator = TabularMoEClassifier(**resolved, random_state=seed)
+                    estimator = make_tabmoe(resolved, seed)
                 with limited_threads(args.threads):
                     scores = fit_and_score(estimator, X, y, parts)
                     if args.unseen_check and hasattr(estimator, "tokenizer_") and "validation" in parts:

@@ -64,3 +64,42 @@ def test_fit_and_score_records_log_loss_only_for_classes_seen_in_training(resear
     unseen[0] = "maybe"  # a class the training rows never had: its probability is 0
     out = research.fit_and_score(estimator, X, y, {"validation": (X.iloc[:10], unseen)})
     assert out["validation_log_loss"] is None and out["validation"] <= 0.9
+
+
+
+def test_error_stopping_scores_the_hold_out_by_its_wrong_rows(research):
+    """Study 46's score: the label's error rate plus 0.01 x its log loss. With every label
+    swapped for the other class, the wrong rows become the right ones, so the two error
+    rates sum to 1 (a score that compared against another target, or counted the right
+    rows, would not)."""
+    import pandas as pd
+    import torch
+
+    from tabmoe import TabularMoEClassifier
+    from tabmoe.nn.objective import label_loss
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.choice(list("xyz"), 80), "b": rng.choice(list("uv"), 80)})
+    y = np.where((X["a"] == "x") ^ (rng.random(80) < 0.2), "yes", "no")
+    model = research.make_tabmoe({"stop_on": "error", "max_epochs": 3, "d_model": 8,
+                                  "n_heads": 2, "ff_dim": 8}, 0)
+    assert isinstance(model, research.ErrorStoppedClassifier)
+    assert model._get_val_loss() is research.label_error_loss
+    assert type(research.make_tabmoe({}, 0)) is TabularMoEClassifier
+    with pytest.raises(SystemExit, match="stop_on"):
+        research.make_tabmoe({"stop_on": "accuracy"}, 0)
+    model.fit(X, y)
+    network = model.module_.eval()
+    tokens = torch.from_numpy(model.train_sample_tokens_)
+    ids = network.label_ids
+    swapped = tokens.clone()
+    swapped[:, -1] = torch.where(tokens[:, -1] == ids[0], ids[1], ids[0])
+    scores = []
+    with torch.no_grad():
+        for t in (tokens, swapped):
+            batch = {"tokens": t, "weight": torch.ones(len(t))}
+            s, w = research.label_error_loss(network, batch)
+            nll, w_nll = label_loss(network, batch)
+            scores.append(float(s / w) - 0.01 * float(nll / w_nll))
+    assert 0 <= scores[0] < 0.5
+    assert scores[0] + scores[1] == pytest.approx(1.0, abs=1e-6)
