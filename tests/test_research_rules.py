@@ -67,20 +67,21 @@ def test_fit_and_score_records_log_loss_only_for_classes_seen_in_training(resear
 
 
 
+
 def test_error_stopping_scores_the_hold_out_by_its_wrong_rows(research):
-    """Study 46's score: the label's error rate plus 0.01 x its log loss. With every label
-    swapped for the other class, the wrong rows become the right ones, so the two error
-    rates sum to 1 (a score that compared against another target, or counted the right
-    rows, would not)."""
+    """Study 46's score: the weighted error rate of the label plus 0.01 x its log loss,
+    over the rows whose label token is a class, computed here from ``predict`` and
+    ``predict_proba`` instead of the network's logits."""
     import pandas as pd
     import torch
 
     from tabmoe import TabularMoEClassifier
-    from tabmoe.nn.objective import label_loss
 
     rng = np.random.default_rng(0)
-    X = pd.DataFrame({"a": rng.choice(list("xyz"), 80), "b": rng.choice(list("uv"), 80)})
-    y = np.where((X["a"] == "x") ^ (rng.random(80) < 0.2), "yes", "no")
+    n = 120
+    X = pd.DataFrame({"a": rng.choice(list("xyz"), n), "b": rng.choice(list("uv"), n)})
+    y = np.where(rng.random(n) < 0.3, rng.choice(["p", "q", "r"], n),
+                 X["a"].map({"x": "p", "y": "q", "z": "r"}).to_numpy())
     model = research.make_tabmoe({"stop_on": "error", "max_epochs": 3, "d_model": 8,
                                   "n_heads": 2, "ff_dim": 8}, 0)
     assert isinstance(model, research.ErrorStoppedClassifier)
@@ -89,17 +90,18 @@ def test_error_stopping_scores_the_hold_out_by_its_wrong_rows(research):
     with pytest.raises(SystemExit, match="stop_on"):
         research.make_tabmoe({"stop_on": "accuracy"}, 0)
     model.fit(X, y)
-    network = model.module_.eval()
-    tokens = torch.from_numpy(model.train_sample_tokens_)
-    ids = network.label_ids
-    swapped = tokens.clone()
-    swapped[:, -1] = torch.where(tokens[:, -1] == ids[0], ids[1], ids[0])
-    scores = []
+    codes = np.searchsorted(model.classes_, y)
+    tokens = model._tokens(X, codes)
+    tokens[:5, -1] = 0  # MASK: not a class, so these rows are not scored, whatever their weight
+    weight = rng.uniform(0.1, 3.0, n)
+    weight[:5] = 1e6
     with torch.no_grad():
-        for t in (tokens, swapped):
-            batch = {"tokens": t, "weight": torch.ones(len(t))}
-            s, w = research.label_error_loss(network, batch)
-            nll, w_nll = label_loss(network, batch)
-            scores.append(float(s / w) - 0.01 * float(nll / w_nll))
-    assert 0 <= scores[0] < 0.5
-    assert scores[0] + scores[1] == pytest.approx(1.0, abs=1e-6)
+        batch = {"tokens": torch.from_numpy(tokens), "weight": torch.from_numpy(weight).float()}
+        s, w = research.label_error_loss(model.module_.eval(), batch)
+    scored = np.arange(n) >= 5
+    wrong = model.predict(X) != y
+    nll = -np.log(model.predict_proba(X)[np.arange(n), codes])
+    expected = (weight * (wrong + 0.01 * nll))[scored].sum() / weight[scored].sum()
+    assert float(w) == pytest.approx(weight[scored].sum(), rel=1e-5)
+    assert float(s / w) == pytest.approx(expected, rel=1e-4)
+    assert 0 < wrong[scored].mean() < 1  # both parts of the score are exercised
