@@ -49,7 +49,9 @@ class Explanation:
         TanhMax gates are signed. Columns left out of the attention (absent, or NaN with
         ``missing="exclude"``) get 0. Ensembles: averaged over members too.
     head_gates : (n_rows, n_heads * (n_features + 1))
-        The same per head; columns are a MultiIndex (head, column).
+        The same per head; columns are a MultiIndex (head, column). A column labelled
+        ``None`` reads NaN there and in ``contributions`` (pandas keeps no missing value in
+        a MultiIndex level); ``gates`` keeps the label.
     contributions : (n_rows, n_classes * (n_features + 1)) or None
         One-layer ``block="attention"`` single models without ``linear_term`` and with one
         embedding per token (not ``numeric_embedding="piecewise"``) only: the additive contribution of each
