@@ -100,3 +100,40 @@ def _check_metric_defined(metric: str, y_fit: Any, y_scored: Any, scored: str, f
 def _rows(data: Any, index: np.ndarray) -> Any:
     """Rows ``index`` of a DataFrame / Series (by position) or an array."""
     return data.iloc[index] if hasattr(data, "iloc") else np.asarray(data)[index]
+
+
+
+def _check_parameter_names(model: Any, build: Any, space: Any, fixed: dict) -> None:
+    """ValueError naming the search-space or ``params`` keys the model does not take, before
+    any trial (a misspelt name failed every trial, and stored those failures in the study).
+
+    An estimator's names are checked against its ``get_params(deep=True)``; a registry
+    spec's or a factory's against the signature of what builds the model (a factory that
+    takes ``**kwargs`` is left to its trials).
+    """
+    import inspect
+
+    from sklearn.base import BaseEstimator
+
+    in_space = set(space) if isinstance(space, dict) else set()
+    names = in_space | set(fixed)
+    if not names:
+        return
+    if isinstance(model, BaseEstimator):
+        known, owner = set(model.get_params(deep=True)), type(model).__name__
+    else:
+        target = getattr(model, "factory", build)  # a tabmoe.registry.ModelSpec's factory
+        try:
+            signature = inspect.signature(target)
+        except (TypeError, ValueError):  # no signature to read (some builtins)
+            return
+        if any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values()):
+            return
+        known = {n for n, p in signature.parameters.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+        owner = getattr(target, "__qualname__", repr(target))
+    unknown = sorted(names - known)
+    if unknown:
+        where = sorted({"the search space" if name in in_space else "params" for name in unknown})
+        raise ValueError(
+            f"{owner} has no parameter(s) {unknown} (in {' and '.join(where)}); its parameters: {sorted(known)}"
+        )

@@ -43,6 +43,7 @@ from sklearn.base import BaseEstimator, clone
 
 from ._tuning_checks import (
     _check_metric_defined,
+    _check_parameter_names,
     _check_validation,
     _folds,
     _is_int,
@@ -202,17 +203,24 @@ def _check_entries(search_space: Mapping[str, Any]) -> None:
             )
 
 
+def _choices(search_space: Any) -> Any:
+    """A mapping search space with choices as scikit-learn's grids give them too
+    (np.logspace(...), range(...)) turned into lists; a function is returned as it is."""
+    if not isinstance(search_space, Mapping):
+        return search_space
+    return {
+        name: list(c) if isinstance(c, range) or (isinstance(c, np.ndarray) and c.ndim == 1) else c
+        for name, c in search_space.items()
+    }
+
+
 def _space(search_space: SearchSpace | None) -> Callable[[Any], dict]:
     if search_space is None:
         raise ValueError("search_space is required unless model is a tabmoe.registry.ModelSpec")
     if callable(search_space):
         return search_space
     if isinstance(search_space, Mapping):
-        # Choices as scikit-learn's grids give them too: np.logspace(...), range(...).
-        space = {
-            name: list(c) if isinstance(c, range) or (isinstance(c, np.ndarray) and c.ndim == 1) else c
-            for name, c in search_space.items()
-        }
+        space = _choices(search_space)
         _check_entries(space)
         return lambda trial: {name: _suggest_one(trial, name, c) for name, c in space.items()}
     raise ValueError(f"search_space must be a suggest(trial) function or a mapping, got {search_space!r}")
@@ -374,8 +382,10 @@ def tune(
     for i, (train, test) in enumerate(folds or ()):
         _check_metric_defined(metric, _rows(y, train), _rows(y, test), f"the test rows of fold {i} of cv={cv!r}", "its training rows")
     build, default_space = _factory(model)
-    suggest = _space(search_space if search_space is not None else default_space)
+    space = search_space if search_space is not None else default_space
+    suggest = _space(space)
     fixed = dict(params or {})
+    _check_parameter_names(model, build, _choices(space), fixed)
     greater = METRICS[metric]
 
     def make(suggested: Mapping[str, Any]) -> BaseEstimator:

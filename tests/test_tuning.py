@@ -285,6 +285,28 @@ def test_bad_search_spaces_are_named(data):
     assert np.isfinite(tune(get_model("logistic_regression"), X, y, validation=val, n_trials=1).best_score)
 
 
+@pytest.mark.parametrize(
+    "model, space, params, message",
+    [
+        (LogisticRegression(), {"Cc": [1.0]}, None, r"LogisticRegression has no parameter\(s\) \['Cc'\] \(in the search space\)"),
+        (LogisticRegression(), {"C": [1.0]}, {"max_iters": 50}, r"no parameter\(s\) \['max_iters'\] \(in params\)"),
+        (Pipeline([("clf", LogisticRegression())]), {"clf__c": [1.0]}, None, r"\['clf__c'\]"),
+        ("tabmoe", {"dmodel": optuna.distributions.IntDistribution(8, 16)}, None, r"TabularMoEClassifier has no parameter\(s\) \['dmodel'\]"),
+        ("tabmoe", None, {"max_epoch": 2}, r"no parameter\(s\) \['max_epoch'\] \(in params\)"),
+        (lambda C=1.0: LogisticRegression(C=C), {"c": [1.0]}, None, r"has no parameter\(s\) \['c'\]"),
+    ],
+)
+def test_misspelt_parameter_names_are_named_before_the_study_starts(tmp_path, data, model, space, params, message):
+    """A name the model does not take failed every trial and stored the failures, so that the
+    corrected call found the budget spent (a first-hour review)."""
+    X, y, val = data
+    journal = tmp_path / "optuna.journal"
+    model = get_model(model) if isinstance(model, str) else model
+    with pytest.raises(ValueError, match=message):
+        tune(model, X, y, space, validation=val, n_trials=2, params=params, storage=journal, study_name="typo")
+    assert not journal.exists()
+
+
 def test_parameter_objects_are_copied_for_every_trial():
     rng = np.random.RandomState(0)
     X, X_val = rng.normal(size=(100, 3)), rng.normal(size=(50, 3))
