@@ -315,7 +315,8 @@ def _read(path: str) -> dict:
             raise
         except Exception as exc:  # a damaged archive: RuntimeError, OSError, EOFError, KeyError, ...
             raise IncompatibleFileError(
-                f"{path!r} is not a readable tabmoe file ({type(exc).__name__}: {exc})"
+                f"{path!r} is not a readable tabmoe file: damaged, or another kind of file "
+                f"({type(exc).__name__} from torch.load: {exc})"
             ) from exc
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise IncompatibleFileError(f"{path!r} is not a saved TabularMoEClassifier.")

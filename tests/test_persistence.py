@@ -456,6 +456,9 @@ def test_unreadable_and_missing_files(saved, tmp_path):
     (tmp_path / "short.tabmoe").write_bytes(path.read_bytes()[:200])
     with pytest.raises(IncompatibleFileError, match="not a readable tabmoe file"):
         TabularMoEClassifier.load(tmp_path / "short.tabmoe")
+    (tmp_path / "notes.tabmoe").write_text("hello world\n")  # torch.load says only "KeyError: 101"
+    with pytest.raises(IncompatibleFileError, match="damaged, or another kind of file .KeyError from torch.load"):
+        TabularMoEClassifier.load(tmp_path / "notes.tabmoe")
     (tmp_path / "empty.tabmoe").write_bytes(b"")
     with pytest.raises(REFUSED):
         TabularMoEClassifier.load(tmp_path / "empty.tabmoe")
