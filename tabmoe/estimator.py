@@ -225,10 +225,9 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         Per epoch of the refit on every training row, as ``history_``; None without one.
     feature_importances_ : ndarray of shape (n_features,)
         Mean absolute head-averaged gate of the label query on each column over the stored
-        training sample (at most ``TRAIN_SAMPLE_ROWS`` rows), normalised to sum to 1. It says
-        where the label attends, not how much a column changes predictions: a column the
-        label ignores in effect can still hold gate (its expert may add little). For
-        predictive importance use ``sklearn.inspection.permutation_importance``.
+        training sample (at most ``TRAIN_SAMPLE_ROWS`` rows), normalised to sum to 1: where
+        the label attends, not what a column adds to predictions (a column can hold gate while
+        its expert adds little); ``sklearn.inspection.permutation_importance`` measures that.
     train_sample_tokens_ : ndarray of shape (n_sample, n_features + 1)
         Tokens (label last) of at most ``TRAIN_SAMPLE_ROWS`` labelled training rows, drawn at
         random when there are more; used by :meth:`adapt` and ``feature_importances_``.
