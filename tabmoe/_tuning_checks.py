@@ -102,7 +102,6 @@ def _rows(data: Any, index: np.ndarray) -> Any:
     return data.iloc[index] if hasattr(data, "iloc") else np.asarray(data)[index]
 
 
-
 def _check_parameter_names(model: Any, build: Any, space: Any, fixed: dict) -> None:
     """ValueError naming the search-space or ``params`` keys the model does not take, before
     any trial (a misspelt name failed every trial, and stored those failures in the study).
