@@ -220,9 +220,8 @@ def _space(search_space: SearchSpace | None) -> Callable[[Any], dict]:
     if callable(search_space):
         return search_space
     if isinstance(search_space, Mapping):
-        space = _choices(search_space)
-        _check_entries(space)
-        return lambda trial: {name: _suggest_one(trial, name, c) for name, c in space.items()}
+        _check_entries(search_space)
+        return lambda trial: {name: _suggest_one(trial, name, c) for name, c in search_space.items()}
     raise ValueError(f"search_space must be a suggest(trial) function or a mapping, got {search_space!r}")
 
 
@@ -382,10 +381,10 @@ def tune(
     for i, (train, test) in enumerate(folds or ()):
         _check_metric_defined(metric, _rows(y, train), _rows(y, test), f"the test rows of fold {i} of cv={cv!r}", "its training rows")
     build, default_space = _factory(model)
-    space = search_space if search_space is not None else default_space
+    space = _choices(search_space if search_space is not None else default_space)
     suggest = _space(space)
     fixed = dict(params or {})
-    _check_parameter_names(model, build, _choices(space), fixed)
+    _check_parameter_names(model, build, space, fixed)
     greater = METRICS[metric]
 
     def make(suggested: Mapping[str, Any]) -> BaseEstimator:
