@@ -157,8 +157,8 @@ def set_random_states(estimator: BaseEstimator, seed: int | None) -> BaseEstimat
 
 def _factory(model: Any) -> tuple[Callable[..., BaseEstimator], SearchSpace | None]:
     """(params -> unfitted estimator, default search space) of a spec, estimator or factory."""
-    if hasattr(model, "make") and hasattr(model, "suggest"):  # tabmoe.registry.ModelSpec
-        return model.make, model.suggest
+    if hasattr(model, "make_default") and hasattr(model, "suggest"):  # tabmoe.registry.ModelSpec
+        return model.make_default, model.suggest
     if isinstance(model, BaseEstimator):
         return (lambda **params: clone(model).set_params(**params)), None
     if callable(model):
@@ -279,8 +279,9 @@ def tune(
     Parameters
     ----------
     model : tabmoe.registry.ModelSpec, estimator or callable
-        A registry spec (``get_model("tabmoe")``: its ``make`` builds, its ``suggest`` is the
-        default space), an estimator (cloned, then ``set_params``) or a factory
+        A registry spec (``get_model("tabmoe")``: its ``make_default`` builds, from the
+        model's defaults as a user constructs it, and its ``suggest`` is the default space),
+        an estimator (cloned, then ``set_params``) or a factory
         ``(**params) -> estimator``.
     X, y : training rows (n_rows, n_features) and labels (n_rows,).
     search_space : callable or mapping, optional

@@ -100,7 +100,7 @@ def test_search_space_samples_valid_parameters(name):
     for _ in range(20):
         trial = study.ask()
         params = spec.suggest(trial)
-        estimator = spec.make(**params)
+        estimator = spec.make_default(**params)  # what tune builds
         inner = estimator.estimator if isinstance(estimator, EncodedClassifier) else estimator
         if hasattr(inner, "_parameter_constraints"):  # XGBoost has none
             inner._validate_params()  # scikit-learn's parameter constraints
@@ -111,6 +111,36 @@ def test_search_space_samples_valid_parameters(name):
         study.tell(trial, 0.0)
         seen.add(tuple(sorted((k, repr(v)) for k, v in params.items())))
     assert len(seen) > 1  # the space is not a single point
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_make_default_is_the_class_defaults_and_make_differs_only_for_tabmoe(name):
+    spec = get_model(name)
+
+    def params(estimator):  # nested estimators by their repr (equal objects, not the same one)
+        return {key: repr(value) for key, value in estimator.get_params().items()}
+
+    default, paper = params(spec.make_default()), params(spec.make())
+    assert default == params(spec.factory())
+    if name == "tabmoe":
+        assert default == params(TabularMoEClassifier())
+        assert paper["batch_size"] == "'paper'" and default["batch_size"] == "'auto'"
+    else:  # tune's starting point moved for tabmoe alone
+        assert default == paper
+
+
+def test_tabmoe_space_holds_the_defaults():
+    """The class's defaults are one point of the registry's space (enqueue can start there)."""
+    optuna = pytest.importorskip("optuna")
+    defaults = TabularMoEClassifier().get_params()
+    point = {"d_model": 64, "n_heads": 4, "ff_multiplier": 2.0, "n_layers": 1, "dropout": 0.0,
+             "learning_rate": 1e-3, "feature_loss_weight": 0.1, "numeric_embedding": "ordered",
+             "n_bins": "auto"}
+    params = get_model("tabmoe").suggest(optuna.trial.FixedTrial(point))
+    assert {k: v for k, v in params.items() if k not in ("n_layers", "masking")} == {
+        k: defaults[k] for k in params if k not in ("n_layers", "masking")
+    }
+    assert params["masking"] == defaults["masking"] == "auto"
 
 
 def test_ft_transformer_space_is_gorishniy_et_al():

@@ -12,6 +12,7 @@ from sklearn.model_selection import KFold
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 
+from tabmoe import TabularMoEClassifier
 from tabmoe.baselines.reference import logistic_regression
 from tabmoe.bench.suites import load_suite
 from tabmoe.metrics import score_estimator
@@ -199,6 +200,19 @@ def test_timeout_alone_is_a_budget(data):
     X, y, val = data
     result = tune(get_model("logistic_regression"), X, y, validation=val, n_trials=None, timeout=0.01)
     assert len(result.study.trials) >= 1
+
+
+def test_a_spec_is_tuned_from_the_model_as_a_user_constructs_it(data):
+    """tabmoe's paper defaults are the paper's schedule (no early stopping, 128/L-row batches);
+    tune searches from TabularMoEClassifier()'s defaults instead."""
+    X, y, val = data
+    result = tune(get_model("tabmoe"), X, y, validation=val, n_trials=1, params={"max_epochs": 1},
+                  random_state=0, enqueue=[{"d_model": 32, "n_layers": 1}])
+    params = result.best_estimator.get_params()
+    defaults = TabularMoEClassifier().get_params()
+    assert params["d_model"] == 32 and params["max_epochs"] == 1
+    for name in ("early_stopping", "batch_size", "validation_fraction", "n_iter_no_change"):
+        assert params[name] == defaults[name], name
 
 
 def test_random_states_are_set_everywhere():

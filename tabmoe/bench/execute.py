@@ -3,7 +3,8 @@
 A record is one JSON-able dict (the row of the results table)::
 
     run_id, suite, split, model, protocol, tuned, seed, config, config_hash
-    params                      estimator parameters used (paper defaults + tuned + fixed)
+    params                      estimator parameters used (paper defaults + fixed; tuned: the
+                                model's defaults + tuned + fixed)
     validation, id_test, ood_test[, ood_validation]
                                 {n, accuracy, balanced_accuracy, log_loss, roc_auc, bin_mse}
     search                      tuned runs: budget, trials, best trial and validation score
@@ -178,6 +179,7 @@ def execute(spec: RunSpec) -> dict[str, Any]:
             )
             tune_seconds = time.perf_counter() - start
             estimator, fit_seconds = result.best_estimator, result.fit_seconds
+            params = _set_params(model.make_default())  # what tune searched from
             params.update(result.best_params)
             trials = result.study.get_trials(deepcopy=False)
             search = {

@@ -13,8 +13,9 @@ Protocols (the ``protocol`` of a run; ``tuned`` in results is True for ``tuned``
   openml-ood: the deep models' shared training budget), no search. Called ``untuned``
   before; ``untuned`` is still accepted as an alias (:data:`PROTOCOL_ALIASES`);
 * ``tuned``            — Optuna on the split's ID validation part (:func:`tabmoe.tuning.tune`),
-  the same budget (:class:`Budget`) for every model, the registry's search spaces, the
-  suite's fixed parameters kept; needs ``validation_size > 0``;
+  the same budget (:class:`Budget`) for every model, the registry's search spaces searched
+  from each model's defaults (``ModelSpec.make_default``, as in ``defaults``), the suite's
+  fixed parameters kept; needs ``validation_size > 0``;
 * ``unlabeled-target`` — unsupervised domain adaptation: the split's OOD test rows are
   halved (seeded, stratified by label); ``fit`` gets the adaptation half WITHOUT labels and
   the other half is scored. Models built as in ``defaults``; what each does with the rows is
