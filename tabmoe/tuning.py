@@ -157,8 +157,9 @@ def set_random_states(estimator: BaseEstimator, seed: int | None) -> BaseEstimat
 
 def _factory(model: Any) -> tuple[Callable[..., BaseEstimator], SearchSpace | None]:
     """(params -> unfitted estimator, default search space) of a spec, estimator or factory."""
-    if hasattr(model, "make_default") and hasattr(model, "suggest"):  # tabmoe.registry.ModelSpec
-        return model.make_default, model.suggest
+    if hasattr(model, "make") and hasattr(model, "suggest"):  # tabmoe.registry.ModelSpec
+        # the model as a user constructs it (a spec-like object without make_default: make)
+        return getattr(model, "make_default", model.make), model.suggest
     if isinstance(model, BaseEstimator):
         return (lambda **params: clone(model).set_params(**params)), None
     if callable(model):

@@ -57,7 +57,11 @@ def test_every_protocol_runs_end_to_end_and_reports(tmp_path, quick_tabmoe):
     assert runs["hist_gradient_boosting/defaults"]["params"]["max_iter"] == 100
     assert runs["tabmoe/defaults"]["params"]["max_epochs"] == 2  # the (patched) factory's own
     assert runs["tabmoe/fixed-budget"]["params"]["max_epochs"] == 1
-    assert runs["logistic_regression/tuned"]["search"]["n_trials"] == 2
+    tuned = runs["logistic_regression/tuned"]
+    assert tuned["search"]["n_trials"] == 2
+    # tuned records what was fitted: the defaults, the best trial's values, the seed
+    assert tuned["params"]["random_state"] == tuned["seed"] and tuned["params"]["max_iter"] == 2000
+    assert tuned["params"]["C"] == 0.5  # the suite's fixed C wins over the searched one
 
     # unlabeled-target: half the OOD rows to fit (no labels), the other half scored.
     adapted = runs["tabmoe/unlabeled-target"]

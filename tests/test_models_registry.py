@@ -130,7 +130,8 @@ def test_make_default_is_the_class_defaults_and_make_differs_only_for_tabmoe(nam
 
 
 def test_tabmoe_space_holds_the_defaults():
-    """The class's defaults are one point of the registry's space (enqueue can start there)."""
+    """The class's defaults are one point of the registry's space (enqueue can start there);
+    n_layers="auto" is one of the space's two depths on any table."""
     optuna = pytest.importorskip("optuna")
     defaults = TabularMoEClassifier().get_params()
     point = {"d_model": 64, "n_heads": 4, "ff_multiplier": 2.0, "n_layers": 1, "dropout": 0.0,

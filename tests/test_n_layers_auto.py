@@ -157,4 +157,4 @@ def test_the_paper_and_the_search_space_keep_a_number_of_layers():
     for seed in range(5):
         study = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=seed))
         layers = suggest_tabmoe(study.ask())["n_layers"]
-        assert isinstance(layers, int) and 1 <= layers <= 3
+        assert isinstance(layers, int) and 1 <= layers <= 2

@@ -179,8 +179,8 @@ def execute(spec: RunSpec) -> dict[str, Any]:
             )
             tune_seconds = time.perf_counter() - start
             estimator, fit_seconds = result.best_estimator, result.fit_seconds
-            params = _set_params(model.make_default())  # what tune searched from
-            params.update(result.best_params)
+            params = _set_params(estimator)  # the defaults tune searched from, the best trial's
+            # values and the fixed ones, as fitted (random_state included)
             trials = result.study.get_trials(deepcopy=False)
             search = {
                 "metric": result.metric,
