@@ -133,11 +133,10 @@ def test_tabmoe_space_holds_the_defaults():
     """The class's defaults are one point of the registry's space (enqueue can start there);
     n_layers="auto" is one of the space's two depths on any table."""
     optuna = pytest.importorskip("optuna")
+    from tabmoe.registry import TABMOE_DEFAULT_TRIAL
+
     defaults = TabularMoEClassifier().get_params()
-    point = {"d_model": 64, "n_heads": 4, "ff_multiplier": 2.0, "n_layers": 1, "dropout": 0.0,
-             "learning_rate": 1e-3, "feature_loss_weight": 0.1, "numeric_embedding": "ordered",
-             "n_bins": "auto"}
-    params = get_model("tabmoe").suggest(optuna.trial.FixedTrial(point))
+    params = get_model("tabmoe").suggest(optuna.trial.FixedTrial(TABMOE_DEFAULT_TRIAL))
     assert {k: v for k, v in params.items() if k not in ("n_layers", "masking")} == {
         k: defaults[k] for k in params if k not in ("n_layers", "masking")
     }
