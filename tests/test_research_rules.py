@@ -105,3 +105,30 @@ def test_error_stopping_scores_the_hold_out_by_its_wrong_rows(research):
     assert float(w) == pytest.approx(weight[scored].sum(), rel=1e-5)
     assert float(s / w) == pytest.approx(expected, rel=1e-4)
     assert 0 < wrong[scored].mean() < 1  # both parts of the score are exercised
+
+
+def test_tuned_or_defaults_keeps_the_search_only_where_it_wins_on_validation(tmp_path, capsys):
+    import json
+
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        script = importlib.import_module("tuned_or_defaults")
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+
+    def record(folder, protocol, seed, val, id_test, ood, search=None):
+        run = {"model": "m", "validation": {"accuracy": val}, "id_test": {"accuracy": id_test},
+               "ood_test": {"accuracy": ood}, **({"search": {"best_validation_score": search}} if search else {})}
+        (folder / f"{protocol}-seed{seed}.json").write_text(json.dumps(run))
+
+    folder = tmp_path / "runs" / "suite" / "split" / "m"
+    folder.mkdir(parents=True)
+    record(folder, "defaults", 0, 0.80, 0.70, 0.60)
+    record(folder, "tuned", 0, 0.90, 0.75, 0.50, search=0.90)  # wins on validation: kept
+    record(folder, "defaults", 1, 0.80, 0.70, 0.60)
+    record(folder, "tuned", 1, 0.80, 0.90, 0.90, search=0.80)  # a tie keeps the defaults
+    assert script.main(["--results", str(tmp_path)]) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert line["search_kept"] == 1 and line["pairs"] == 2
+    assert line["id_test"]["diff"] == 0.025 and line["ood_test"]["diff"] == -0.05
+    assert line["id_test"]["wtl"] == [1, 1, 0] and line["ood_test"]["wtl"] == [0, 1, 1]
