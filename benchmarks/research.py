@@ -117,13 +117,32 @@ class ErrorStoppedClassifier(TabularMoEClassifier):
         return label_error_loss
 
 
+class EmbeddingDecayClassifier(TabularMoEClassifier):
+    """Research-only (study 49): AdamW's weight decay also on the token embeddings
+    (``embedding_weight_decay``, the trainer's third parameter group), which the estimator's
+    ``weight_decay`` leaves out by rtdl's rule."""
+
+    embedding_weight_decay: float = 0.0
+
+    def _trainer_options(self) -> dict:
+        return {**super()._trainer_options(), "embedding_weight_decay": self.embedding_weight_decay}
+
+
 def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
     """The estimator of a variant; the research-only ``stop_on="error"`` (study 46) picks
-    :class:`ErrorStoppedClassifier`."""
+    :class:`ErrorStoppedClassifier`, ``embedding_weight_decay`` (study 49)
+    :class:`EmbeddingDecayClassifier`."""
     params = dict(params)
     stop_on = params.pop("stop_on", "log_loss")
     if stop_on not in ("log_loss", "error"):
         raise SystemExit(f"stop_on must be log_loss or error, got {stop_on!r}")
+    decay = float(params.pop("embedding_weight_decay", 0.0))
+    if decay < 0 or (decay > 0 and stop_on == "error"):
+        raise SystemExit(f"embedding_weight_decay must be >= 0 and not combined with stop_on, got {decay!r}")
+    if decay > 0:
+        model = EmbeddingDecayClassifier(**params, random_state=seed)
+        model.embedding_weight_decay = decay
+        return model
     cls = ErrorStoppedClassifier if stop_on == "error" else TabularMoEClassifier
     return cls(**params, random_state=seed)
 

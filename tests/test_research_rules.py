@@ -132,3 +132,31 @@ def test_tuned_or_defaults_keeps_the_search_only_where_it_wins_on_validation(tmp
     assert line["search_kept"] == 1 and line["pairs"] == 2
     assert line["id_test"]["diff"] == 0.025 and line["ood_test"]["diff"] == -0.05
     assert line["id_test"]["wtl"] == [1, 1, 0] and line["ood_test"]["wtl"] == [0, 1, 1]
+
+
+def test_embedding_decay_variant_decays_the_token_tables_only(research):
+    """Study 49's variant: the token embedding gets AdamW's decay in a group of its own; the
+    column embedding, norms and biases stay undecayed, and 0 leaves the two default groups."""
+    import pandas as pd
+    from torch import nn
+
+    from tabmoe import TabularMoEClassifier
+    from tabmoe.nn.trainer import param_groups
+
+    X = pd.DataFrame({"a": list("xyzxyzxyzxyz") * 3, "b": list("uvuvuvuvuvuv") * 3})
+    y = np.array(list("pq") * 18)
+    small = {"max_epochs": 1, "d_model": 8, "n_heads": 2, "ff_dim": 8}
+    model = research.make_tabmoe({**small, "embedding_weight_decay": 10.0}, 0)
+    assert isinstance(model, research.EmbeddingDecayClassifier)
+    assert model._trainer_options()["embedding_weight_decay"] == 10.0
+    assert type(research.make_tabmoe({**small, "embedding_weight_decay": 0}, 0)) is TabularMoEClassifier
+    with pytest.raises(SystemExit, match="embedding_weight_decay"):
+        research.make_tabmoe({"embedding_weight_decay": -1.0}, 0)
+    module = model.fit(X, y).module_
+    groups = param_groups(module, 0.1, 10.0)
+    assert [g["weight_decay"] for g in groups] == [0.1, 0.0, 10.0]
+    assert [id(p) for p in groups[2]["params"]] == [id(module.token_embedding.weight)]
+    assert id(module.column_embedding) in {id(p) for p in groups[1]["params"]}
+    linear = {id(m.weight) for m in module.modules() if isinstance(m, nn.Linear)} | {id(module.heads.weight)}
+    assert {id(p) for p in groups[0]["params"]} == linear
+    assert len(param_groups(module, 0.1)) == 2

@@ -77,10 +77,13 @@ def _rng_devices(device: torch.device) -> dict[str, list]:
     return devices
 
 
-def param_groups(module: nn.Module, weight_decay: float) -> list[dict]:
+def param_groups(module: nn.Module, weight_decay: float, embedding_weight_decay: float = 0.0) -> list[dict]:
     """AdamW groups: no weight decay on biases, normalisation layers and embeddings.
 
     This is the rule of rtdl-revisiting-models (Gorishniy et al. 2021), used for every model.
+    ``embedding_weight_decay`` > 0 gives the weights of the ``nn.Embedding`` modules (a
+    token table; not positional parameters such as a column embedding) a group of their own
+    with that decay: the L2 shrinkage a one-hot logistic regression puts on its coefficients.
     """
     no_decay_types = (nn.LayerNorm, nn.BatchNorm1d, nn.Embedding)
     no_decay: set[int] = set()
@@ -90,13 +93,19 @@ def param_groups(module: nn.Module, weight_decay: float) -> list[dict]:
     for name, p in module.named_parameters():
         if name.endswith("bias") or "embedding" in name:
             no_decay.add(id(p))
+    tables: set[int] = set()
+    if embedding_weight_decay > 0:
+        tables = {id(m.weight) for m in module.modules() if isinstance(m, nn.Embedding)}
     params = [p for p in module.parameters() if p.requires_grad]
     decay = [p for p in params if id(p) not in no_decay]
-    other = [p for p in params if id(p) in no_decay]
-    return [
+    other = [p for p in params if id(p) in no_decay and id(p) not in tables]
+    groups = [
         {"params": decay, "weight_decay": weight_decay},
         {"params": other, "weight_decay": 0.0},
     ]
+    if tables:
+        groups.append({"params": [p for p in params if id(p) in tables], "weight_decay": embedding_weight_decay})
+    return groups
 
 
 @dataclass
@@ -107,6 +116,8 @@ class TrainerConfig:
     batch_size: int = 128
     lr: float = 1e-3
     weight_decay: float = 0.0
+    # AdamW's decay on the nn.Embedding tables (0: none, rtdl's rule); see param_groups
+    embedding_weight_decay: float = 0.0
     betas: tuple[float, float] = (0.9, 0.999)
     eps: float = 1e-7  # Keras' Adam epsilon, as in the paper
     early_stopping: bool = False
@@ -185,7 +196,7 @@ def compile_loss(loss_fn: LossFn) -> LossFn:
 def make_adamw(module: nn.Module, cfg: TrainerConfig) -> torch.optim.Optimizer:
     """AdamW over :func:`param_groups`; the fused kernel where torch has one (CPU and CUDA),
     which for small models removes most of the per-step optimizer overhead."""
-    groups = param_groups(module, cfg.weight_decay)
+    groups = param_groups(module, cfg.weight_decay, cfg.embedding_weight_decay)
     try:
         return torch.optim.AdamW(groups, lr=cfg.lr, betas=cfg.betas, eps=cfg.eps, fused=True)
     except (RuntimeError, ValueError):
