@@ -122,6 +122,8 @@ class EmbeddingDecayClassifier(TabularMoEClassifier):
     (``embedding_weight_decay``, the trainer's third parameter group), which the estimator's
     ``weight_decay`` leaves out by rtdl's rule."""
 
+    # Set on the instance after construction, not an __init__ parameter: clone/get_params
+    # drop it (research.py never clones).
     embedding_weight_decay: float = 0.0
 
     def _trainer_options(self) -> dict:
@@ -137,7 +139,7 @@ def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
     if stop_on not in ("log_loss", "error"):
         raise SystemExit(f"stop_on must be log_loss or error, got {stop_on!r}")
     decay = float(params.pop("embedding_weight_decay", 0.0))
-    if decay < 0 or (decay > 0 and stop_on == "error"):
+    if not decay >= 0 or (decay > 0 and stop_on == "error"):  # NaN fails too
         raise SystemExit(f"embedding_weight_decay must be >= 0 and not combined with stop_on, got {decay!r}")
     if decay > 0:
         model = EmbeddingDecayClassifier(**params, random_state=seed)

@@ -141,7 +141,7 @@ def test_embedding_decay_variant_decays_the_token_tables_only(research):
     from torch import nn
 
     from tabmoe import TabularMoEClassifier
-    from tabmoe.nn.trainer import param_groups
+    from tabmoe.nn.trainer import TrainerConfig, make_adamw, param_groups
 
     X = pd.DataFrame({"a": list("xyzxyzxyzxyz") * 3, "b": list("uvuvuvuvuvuv") * 3})
     y = np.array(list("pq") * 18)
@@ -159,4 +159,15 @@ def test_embedding_decay_variant_decays_the_token_tables_only(research):
     assert id(module.column_embedding) in {id(p) for p in groups[1]["params"]}
     linear = {id(m.weight) for m in module.modules() if isinstance(m, nn.Linear)} | {id(module.heads.weight)}
     assert {id(p) for p in groups[0]["params"]} == linear
-    assert len(param_groups(module, 0.1)) == 2
+
+    def ids(group: dict) -> set[int]:
+        return {id(p) for p in group["params"]}
+
+    default = param_groups(module, 0.1)  # the groups every default fit has: two, every table in the second
+    assert len(default) == 2 and ids(default[0]) == ids(groups[0])
+    assert ids(default[1]) == ids(groups[1]) | ids(groups[2])
+    # The fit's optimizer gets the third group from the trainer's config.
+    optimizer = make_adamw(module, TrainerConfig(weight_decay=0.1, embedding_weight_decay=10.0))
+    assert [g["weight_decay"] for g in optimizer.param_groups] == [0.1, 0.0, 10.0]
+    with pytest.raises(SystemExit, match="embedding_weight_decay"):
+        research.make_tabmoe({"embedding_weight_decay": float("nan")}, 0)

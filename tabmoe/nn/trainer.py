@@ -81,9 +81,10 @@ def param_groups(module: nn.Module, weight_decay: float, embedding_weight_decay:
     """AdamW groups: no weight decay on biases, normalisation layers and embeddings.
 
     This is the rule of rtdl-revisiting-models (Gorishniy et al. 2021), used for every model.
-    ``embedding_weight_decay`` > 0 gives the weights of the ``nn.Embedding`` modules (a
-    token table; not positional parameters such as a column embedding) a group of their own
-    with that decay: the L2 shrinkage a one-hot logistic regression puts on its coefficients.
+    ``embedding_weight_decay`` > 0 gives the weights of the ``nn.Embedding`` modules a group
+    of their own with that decay: the L2 shrinkage a one-hot logistic regression puts on its
+    coefficients. In ``TabularMoE`` that is the token table and, with ``linear_term``, the
+    linear term's table; positional parameters such as the column embedding stay undecayed.
     """
     no_decay_types = (nn.LayerNorm, nn.BatchNorm1d, nn.Embedding)
     no_decay: set[int] = set()
