@@ -1,0 +1,78 @@
+"""openml-ood `defaults` on seeds 0-2, fresh seeds 3-5 and all six: does the order hold?
+
+Reads the committed run records (no fitting): seeds 0-2 from ``--results`` (the suite's
+runs), seeds 3-5 from ``--fresh`` (the replication's runs), for the models present in
+both. Prints, per block of seeds, each model's mean ID-validation, ID-test and OOD accuracy
+(a mean over the 14 splits of each split's mean over the block's seeds) and mean rank (per
+split, by mean OOD accuracy among these models); then tabmoe minus each reference, paired
+per (split, seed) with W/T/L (ties within 0.005), its largest loss and the mean without
+that pair, and per split with a Wilcoxon p; and the runs that predict one class for every OOD row (OOD balanced accuracy 0.5)::
+
+    python benchmarks/defaults_by_seeds.py [--results benchmarks/results/openml-ood] \\
+        [--fresh benchmarks/results/openml-ood-seeds3-5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pandas as pd
+from research import wtl  # rounded: a difference of exactly the tie width is a tie
+from scipy.stats import wilcoxon
+
+RESULTS = Path(__file__).parent / "results"
+REFERENCES = ("ft_transformer", "logistic_regression", "tabm", "catboost", "xgboost", "hist_gradient_boosting")
+
+
+def load(folder: Path, seeds: range) -> pd.DataFrame:
+    rows = []
+    for path in sorted((folder / "runs").rglob("defaults-seed*.json")):
+        r = json.loads(path.read_text())
+        if r["protocol"] == "defaults" and r["seed"] in seeds:
+            rows.append({"model": r["model"], "split": r["split"], "seed": r["seed"],
+                         "val": r["validation"]["accuracy"], "id": r["id_test"]["accuracy"],
+                         "ood": r["ood_test"]["accuracy"], "ood_balanced": r["ood_test"]["balanced_accuracy"]})
+    return pd.DataFrame(rows)
+
+
+def summary(runs: pd.DataFrame) -> pd.DataFrame:
+    per_split = runs.groupby(["model", "split"])[["val", "id", "ood"]].mean()
+    table = per_split.groupby("model").mean()
+    table["rank"] = per_split["ood"].unstack(0).rank(axis=1, ascending=False).mean()
+    table["runs"] = runs.groupby("model").size()
+    return table.sort_values("ood", ascending=False)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--results", type=Path, default=RESULTS / "openml-ood")
+    parser.add_argument("--fresh", type=Path, default=RESULTS / "openml-ood-seeds3-5")
+    args = parser.parse_args(argv)
+    old, new = load(args.results, range(3)), load(args.fresh, range(3, 6))
+    models = sorted(set(old.model) & set(new.model))
+    old, new = old[old.model.isin(models)], new[new.model.isin(models)]
+    blocks = {"0-2": old, "3-5": new, "0-5": pd.concat([old, new])}
+    for name, runs in blocks.items():
+        print(f"\nseeds {name}: {len(models)} models, {len(runs)} runs")
+        print(summary(runs).round(4).to_string())
+    for name, runs in blocks.items():
+        pairs = runs.pivot_table(index=["split", "seed"], columns="model", values="ood")
+        splits = runs.groupby(["model", "split"])["ood"].mean().unstack(0)
+        for ref in (m for m in REFERENCES if m in models):
+            diff = (pairs["tabmoe"] - pairs[ref]).to_numpy()
+            by_split = (splits["tabmoe"] - splits[ref]).to_numpy()
+            worst = (pairs["tabmoe"] - pairs[ref]).idxmin()
+            print(f"seeds {name}: tabmoe - {ref}: OOD {diff.mean():+.4f} over {len(diff)} (split, seed) "
+                  f"pairs, W/T/L {wtl(diff)}; over splits W/T/L {wtl(by_split)}, "
+                  f"Wilcoxon p {wilcoxon(by_split).pvalue:.3f}; the largest loss {diff.min():+.3f} "
+                  f"({worst[0]} seed {worst[1]}), without it {(diff.sum() - diff.min()) / (len(diff) - 1):+.4f}")
+    one_class = new[new["ood_balanced"] == 0.5]
+    print("\none class for every OOD row, seeds 3-5:",
+          {m: sorted(zip(g["split"], g["seed"], strict=True)) for m, g in one_class.groupby("model")})
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
