@@ -16,13 +16,22 @@ from click.testing import CliRunner
 from tabmoe.bench.cli import main
 
 RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
-# openml-ood's regeneration (19 s) runs in the slow suite, to keep the default one short.
-SUITES = ["smoke", "paper", pytest.param("openml-ood", marks=pytest.mark.slow)]
+# (suite, results folder): openml-ood's regenerations (19 s) run in the slow suite, to keep
+# the default one short; openml-ood-seeds3-5 is openml-ood on the fresh seeds 3-5.
+SUITES = [
+    ("smoke", "smoke"),
+    ("paper", "paper"),
+    pytest.param("openml-ood", "openml-ood", marks=pytest.mark.slow),
+    pytest.param("openml-ood", "openml-ood-seeds3-5", marks=pytest.mark.slow),
+]
+#: (suite, results folder, seeds the folder's runs were planned with; None: the suite's)
+PLANS = [("smoke", "smoke", None), ("paper", "paper", None), ("openml-ood", "openml-ood", None),
+         ("openml-ood", "openml-ood-seeds3-5", [3, 4, 5])]
 
 
-@pytest.mark.parametrize("suite", SUITES)
-def test_committed_report_is_regenerated_from_committed_runs(suite, tmp_path):
-    folder = RESULTS / suite
+@pytest.mark.parametrize(("suite", "results"), SUITES)
+def test_committed_report_is_regenerated_from_committed_runs(suite, results, tmp_path):
+    folder = RESULTS / results
     if not (folder / "runs").is_dir():
         pytest.skip(f"no committed runs for {suite}")
     result = CliRunner().invoke(main, ["report", suite, "--results", str(folder), "--out", str(tmp_path)])
@@ -30,15 +39,15 @@ def test_committed_report_is_regenerated_from_committed_runs(suite, tmp_path):
     committed = (folder / "report.md").read_text(encoding="utf8")
     regenerated = (tmp_path / "report.md").read_text(encoding="utf8")
     assert regenerated == committed, (
-        f"benchmarks/results/{suite}/report.md is stale: run "
-        f"`tabmoe-bench report {suite} --results benchmarks/results/{suite}`"
+        f"benchmarks/results/{results}/report.md is stale: run "
+        f"`tabmoe-bench report {suite} --results benchmarks/results/{results}`"
     )
     for name in ("summary.csv", "per_split.csv"):
         assert (tmp_path / name).read_text() == (folder / name).read_text(), name
 
 
-@pytest.mark.parametrize("suite", ["smoke", "paper", "openml-ood"])
-def test_committed_runs_match_the_plan_of_their_suite(suite):
+@pytest.mark.parametrize(("suite", "results", "seeds"), PLANS)
+def test_committed_runs_match_the_plan_of_their_suite(suite, results, seeds):
     """Every committed record has the run id and configuration hash the suite plans today
     (so the renamed ``untuned`` -> ``fixed-budget`` records are resumed, not rerun)."""
     from tabmoe.bench.plan import plan_runs
@@ -46,7 +55,7 @@ def test_committed_runs_match_the_plan_of_their_suite(suite):
     from tabmoe.bench.suites import load_suite
     from tabmoe.registry import get_model
 
-    folder = RESULTS / suite
+    folder = RESULTS / results
     if not (folder / "runs").is_dir():
         pytest.skip(f"no committed runs for {suite}")
     # runs of models whose optional packages are not installed here cannot be planned: the
@@ -58,7 +67,7 @@ def test_committed_runs_match_the_plan_of_their_suite(suite):
     loaded = load_suite(suite)
     protocols = sorted({run_id.split("/")[3] for run_id in finished})
     models = sorted({run_id.split("/")[2] for run_id in finished})
-    planned = {s.run_id: s.config_hash for s in plan_runs(loaded, models=models, protocols=protocols)}
+    planned = {s.run_id: s.config_hash for s in plan_runs(loaded, models=models, protocols=protocols, seeds=seeds)}
     assert "untuned" not in protocols
     mismatched = [run_id for run_id, digest in finished.items() if planned.get(run_id) != digest]
     assert not mismatched, mismatched[:5]
