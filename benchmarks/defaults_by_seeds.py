@@ -6,7 +6,8 @@ both. Prints, per block of seeds, each model's mean ID-validation, ID-test and O
 (a mean over the 14 splits of each split's mean over the block's seeds) and mean rank (per
 split, by mean OOD accuracy among these models); then tabmoe minus each reference, paired
 per (split, seed) with W/T/L (ties within 0.005), its largest loss and the mean without
-that pair, and per split with a Wilcoxon p; and the runs that predict one class for every OOD row (OOD balanced accuracy 0.5)::
+that pair, and per split with W/T/L and a Wilcoxon p; and the seeds 3-5 runs that predict
+one class for every OOD row (OOD balanced accuracy exactly 0.5: a binary split's test)::
 
     python benchmarks/defaults_by_seeds.py [--results benchmarks/results/openml-ood] \\
         [--fresh benchmarks/results/openml-ood-seeds3-5]
