@@ -62,9 +62,9 @@ def main(argv: list[str] | None = None) -> int:
         pairs = runs.pivot_table(index=["split", "seed"], columns="model", values="ood")
         splits = runs.groupby(["model", "split"])["ood"].mean().unstack(0)
         for ref in (m for m in REFERENCES if m in models):
-            diff = (pairs["tabmoe"] - pairs[ref]).to_numpy()
+            paired = pairs["tabmoe"] - pairs[ref]
+            diff, worst = paired.to_numpy(), paired.idxmin()
             by_split = (splits["tabmoe"] - splits[ref]).to_numpy()
-            worst = (pairs["tabmoe"] - pairs[ref]).idxmin()
             print(f"seeds {name}: tabmoe - {ref}: OOD {diff.mean():+.4f} over {len(diff)} (split, seed) "
                   f"pairs, W/T/L {wtl(diff)}; over splits W/T/L {wtl(by_split)}, "
                   f"Wilcoxon p {wilcoxon(by_split).pvalue:.3f}; the largest loss {diff.min():+.3f} "

@@ -14,13 +14,18 @@ from tabmoe.nn._base import validation_split
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 
-@pytest.fixture(scope="module")
-def research():
+def import_benchmark(name: str):
+    """A script of benchmarks/ as a module (its own imports of sibling scripts resolve at load)."""
     sys.path.insert(0, str(BENCHMARKS))
     try:
-        yield importlib.import_module("research")
+        return importlib.import_module(name)
     finally:
         sys.path.remove(str(BENCHMARKS))
+
+
+@pytest.fixture(scope="module")
+def research():
+    return import_benchmark("research")
 
 
 @pytest.mark.parametrize("n_rows", [15, 300, 999, 1000, 2099, 10_000])
@@ -110,11 +115,7 @@ def test_error_stopping_scores_the_hold_out_by_its_wrong_rows(research):
 def test_tuned_or_defaults_keeps_the_search_only_where_it_wins_on_validation(tmp_path, capsys):
     import json
 
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        script = importlib.import_module("tuned_or_defaults")
-    finally:
-        sys.path.remove(str(BENCHMARKS))
+    script = import_benchmark("tuned_or_defaults")
 
     def record(folder, protocol, seed, val, id_test, ood, search=None):
         run = {"model": "m", "validation": {"accuracy": val}, "id_test": {"accuracy": id_test},
