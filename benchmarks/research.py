@@ -117,33 +117,52 @@ class ErrorStoppedClassifier(TabularMoEClassifier):
         return label_error_loss
 
 
-class EmbeddingDecayClassifier(TabularMoEClassifier):
-    """Research-only (study 49): AdamW's weight decay also on the token embeddings
-    (``embedding_weight_decay``, the trainer's third parameter group), which the estimator's
-    ``weight_decay`` leaves out by rtdl's rule."""
+class TrainerOptionsClassifier(TabularMoEClassifier):
+    """Research-only: the estimator with settings of the trainer that it takes no parameter
+    for, ``trainer_extra`` (``TrainerConfig`` fields): ``embedding_weight_decay``, AdamW's
+    decay on the token embeddings, which ``weight_decay`` leaves out by rtdl's rule (study
+    49); ``start_from_epoch``, epochs before early stopping watches the hold-out (study 50)."""
 
     # Set on the instance after construction, not an __init__ parameter: clone/get_params
     # drop it (research.py never clones).
-    embedding_weight_decay: float = 0.0
+    trainer_extra: dict = {}
 
     def _trainer_options(self) -> dict:
-        return {**super()._trainer_options(), "embedding_weight_decay": self.embedding_weight_decay}
+        return {**super()._trainer_options(), **self.trainer_extra}
+
+
+def trainer_extra(params: dict) -> dict:
+    """Pop the research-only trainer settings of a variant out of ``params``, checked; the
+    settings at their trainer defaults are dropped, so a variant naming them is the plain
+    estimator."""
+    extra = {}
+    decay = float(params.pop("embedding_weight_decay", 0.0))
+    if not decay >= 0:  # NaN fails too
+        raise SystemExit(f"embedding_weight_decay must be >= 0, got {decay!r}")
+    if decay > 0:
+        extra["embedding_weight_decay"] = decay
+    start = params.pop("start_from_epoch", 0)
+    if isinstance(start, bool) or not isinstance(start, int) or start < 0:
+        raise SystemExit(f"start_from_epoch must be an integer >= 0, got {start!r}")
+    if start > 0:
+        extra["start_from_epoch"] = start
+    return extra
 
 
 def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
     """The estimator of a variant; the research-only ``stop_on="error"`` (study 46) picks
-    :class:`ErrorStoppedClassifier`, ``embedding_weight_decay`` (study 49)
-    :class:`EmbeddingDecayClassifier`."""
+    :class:`ErrorStoppedClassifier`, the trainer settings of :func:`trainer_extra` (studies
+    49 and 50) :class:`TrainerOptionsClassifier`."""
     params = dict(params)
     stop_on = params.pop("stop_on", "log_loss")
     if stop_on not in ("log_loss", "error"):
         raise SystemExit(f"stop_on must be log_loss or error, got {stop_on!r}")
-    decay = float(params.pop("embedding_weight_decay", 0.0))
-    if not decay >= 0 or (decay > 0 and stop_on == "error"):  # NaN fails too
-        raise SystemExit(f"embedding_weight_decay must be >= 0 and not combined with stop_on, got {decay!r}")
-    if decay > 0:
-        model = EmbeddingDecayClassifier(**params, random_state=seed)
-        model.embedding_weight_decay = decay
+    extra = trainer_extra(params)
+    if extra and stop_on == "error":
+        raise SystemExit(f"stop_on=error does not combine with {', '.join(extra)}")
+    if extra:
+        model = TrainerOptionsClassifier(**params, random_state=seed)
+        model.trainer_extra = extra
         return model
     cls = ErrorStoppedClassifier if stop_on == "error" else TabularMoEClassifier
     return cls(**params, random_state=seed)

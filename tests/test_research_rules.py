@@ -148,7 +148,7 @@ def test_embedding_decay_variant_decays_the_token_tables_only(research):
     y = np.array(list("pq") * 18)
     small = {"max_epochs": 1, "d_model": 8, "n_heads": 2, "ff_dim": 8}
     model = research.make_tabmoe({**small, "embedding_weight_decay": 10.0}, 0)
-    assert isinstance(model, research.EmbeddingDecayClassifier)
+    assert isinstance(model, research.TrainerOptionsClassifier)
     assert model._trainer_options()["embedding_weight_decay"] == 10.0
     assert type(research.make_tabmoe({**small, "embedding_weight_decay": 0}, 0)) is TabularMoEClassifier
     with pytest.raises(SystemExit, match="embedding_weight_decay"):
@@ -172,3 +172,28 @@ def test_embedding_decay_variant_decays_the_token_tables_only(research):
     assert [g["weight_decay"] for g in optimizer.param_groups] == [0.1, 0.0, 10.0]
     with pytest.raises(SystemExit, match="embedding_weight_decay"):
         research.make_tabmoe({"embedding_weight_decay": float("nan")}, 0)
+
+
+def test_start_from_epoch_variant_reaches_the_trainer(research):
+    """Study 50: ``start_from_epoch`` reaches the trainer through the research-only
+    classifier, and no kept epoch comes before it; 0 is the plain estimator."""
+    import pandas as pd
+
+    from tabmoe import TabularMoEClassifier
+
+    X = pd.DataFrame({"a": list("xyzxyzxyzxyz") * 5, "b": list("uvuvuvuvuvuv") * 5})
+    y = np.array(list("pq") * 30)
+    small = {"max_epochs": 8, "d_model": 8, "n_heads": 2, "ff_dim": 8, "early_stopping": True,
+             "validation_fraction": 0.25, "n_iter_no_change": 2}
+    model = research.make_tabmoe({**small, "start_from_epoch": 5}, 0)
+    assert isinstance(model, research.TrainerOptionsClassifier)
+    assert model._trainer_options()["start_from_epoch"] == 5
+    model.fit(X, y)
+    assert model.best_epoch_ >= 6  # epoch 6, the first watched, is always a best
+    assert len(model.history_) >= 7  # 5 unwatched + patience 2
+    assert type(research.make_tabmoe({**small, "start_from_epoch": 0}, 0)) is TabularMoEClassifier
+    for bad in (-1, 1.5, "x", True):
+        with pytest.raises(SystemExit, match="start_from_epoch"):
+            research.make_tabmoe({"start_from_epoch": bad}, 0)
+    with pytest.raises(SystemExit, match="stop_on"):
+        research.make_tabmoe({"start_from_epoch": 3, "stop_on": "error"}, 0)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import math
+import numbers
 import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping
@@ -124,6 +125,9 @@ class TrainerConfig:
     early_stopping: bool = False
     n_iter_no_change: int = 10
     tol: float = 1e-4
+    # Keras's EarlyStopping(start_from_epoch=k): the hold-out is not watched in the first k
+    # epochs (its loss is still recorded), so the weights kept come from epoch k + 1 or later
+    start_from_epoch: int = 0
     # ReduceLROnPlateau: after this many epochs without a loss improvement of ``tol`` the
     # learning rate is multiplied by ``lr_decay_factor``; None: a constant learning rate
     lr_decay_patience: int | None = None
@@ -388,6 +392,9 @@ class Trainer:
         if cfg.max_grad_norm is not None and not cfg.max_grad_norm > 0:
             # torch would clip with it anyway: 0 zeroes every step, a negative norm reverses it
             raise ValueError(f"max_grad_norm must be > 0 or None, got {cfg.max_grad_norm!r}.")
+        if isinstance(cfg.start_from_epoch, bool) or not (isinstance(cfg.start_from_epoch, numbers.Integral)
+                                                          and cfg.start_from_epoch >= 0):
+            raise ValueError(f"start_from_epoch must be an integer >= 0, got {cfg.start_from_epoch!r}.")
         module.to(cfg.device)
         train = _to_device(train, cfg.device)
         validation = _to_device(validation, cfg.device) if validation is not None else None
@@ -450,7 +457,7 @@ class Trainer:
                 scheduler.step(record.get("val_loss", record["train_loss"]))
             result.history.append(record)
             bar.set_postfix({k: f"{v:.4f}" for k, v in record.items() if k.endswith("loss")})
-            if validation is None:
+            if validation is None or epoch <= cfg.start_from_epoch:
                 continue
             if record["val_loss"] < best_loss - cfg.tol:
                 best_loss, bad_epochs = record["val_loss"], 0

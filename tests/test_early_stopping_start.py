@@ -1,0 +1,60 @@
+"""``TrainerConfig.start_from_epoch``: epochs before early stopping watches the hold-out
+(Keras's ``EarlyStopping(start_from_epoch=k)``; study 50)."""
+
+import pytest
+import torch
+
+from tabmoe.nn.trainer import Trainer, TrainerConfig
+
+
+def _fit(val_losses, **config):
+    """Fit a linear model with early stopping (patience 2), the validation loss read from
+    the list; returns the result, the module and its weights after each epoch."""
+    losses = iter(val_losses)
+    module = torch.nn.Linear(3, 1)
+    weights = []
+
+    def val_loss(m, batch):  # called once after each epoch's steps
+        weights.append(m.weight.detach().clone())
+        return torch.tensor(next(losses)), torch.tensor(1.0)
+
+    def loss(m, batch):
+        out = m(batch["x"]).squeeze(-1)
+        return ((out - batch["y"]) ** 2).sum(), torch.tensor(float(len(out)))
+
+    torch.manual_seed(0)
+    data = {"x": torch.randn(16, 3), "y": torch.randn(16)}
+    cfg = TrainerConfig(max_epochs=len(val_losses), batch_size=8, lr=0.1, early_stopping=True,
+                        n_iter_no_change=2, **config)
+    result = Trainer(cfg).fit(module, data, loss, validation=data, val_loss_fn=val_loss)
+    return result, module, weights
+
+
+LOSSES = [0.1, 1.0, 1.0, 1.0, 1.0, 0.9, 0.95, 0.95, 0.5, 0.4]
+
+
+def test_by_default_the_first_epoch_is_watched():
+    result, module, weights = _fit(LOSSES)
+    assert result.best_epoch == 1 and result.stopped_early and len(result.history) == 3
+    assert torch.equal(module.weight, weights[0])
+
+
+def test_the_first_k_epochs_are_recorded_but_neither_kept_nor_counted():
+    # epochs 1-3 unwatched; 4 is the first best, 5 no better, 6 better (kept), 7 and 8 no
+    # better: patience 2 runs out at epoch 8, before the lower losses of 9 and 10
+    result, module, weights = _fit(LOSSES, start_from_epoch=3)
+    assert [r["val_loss"] for r in result.history] == pytest.approx(LOSSES[:8])
+    assert result.best_epoch == 6 and result.stopped_early
+    assert torch.equal(module.weight, weights[5]) and not torch.equal(module.weight, weights[-1])
+
+
+def test_a_start_at_or_past_the_last_epoch_keeps_the_last_weights():
+    result, module, weights = _fit(LOSSES[:4], start_from_epoch=4)
+    assert result.best_epoch is None and not result.stopped_early and len(result.history) == 4
+    assert torch.equal(module.weight, weights[-1])
+
+
+@pytest.mark.parametrize("bad", [-1, 1.5, True, "3"])
+def test_a_bad_start_is_refused_naming_it(bad):
+    with pytest.raises(ValueError, match="start_from_epoch"):
+        _fit(LOSSES, start_from_epoch=bad)
