@@ -121,7 +121,9 @@ class TrainerOptionsClassifier(TabularMoEClassifier):
     """Research-only: the estimator with settings of the trainer that it takes no parameter
     for, ``trainer_extra`` (``TrainerConfig`` fields): ``embedding_weight_decay``, AdamW's
     decay on the token embeddings, which ``weight_decay`` leaves out by rtdl's rule (study
-    49); ``start_from_epoch``, epochs before early stopping watches the hold-out (study 50)."""
+    49); ``start_from_epoch``, epochs before early stopping watches the hold-out (study 50);
+    ``restore_best_weights=False``, the last epoch's weights kept when early stopping ends
+    the fit (study 51)."""
 
     # Set on the instance after construction, not an __init__ parameter: clone/get_params
     # drop it (research.py never clones).
@@ -146,13 +148,18 @@ def trainer_extra(params: dict) -> dict:
         raise SystemExit(f"start_from_epoch must be an integer >= 0, got {start!r}")
     if start > 0:
         extra["start_from_epoch"] = start
+    restore = params.pop("restore_best_weights", True)
+    if not isinstance(restore, bool):
+        raise SystemExit(f"restore_best_weights must be True or False, got {restore!r}")
+    if not restore:
+        extra["restore_best_weights"] = False
     return extra
 
 
 def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
     """The estimator of a variant; the research-only ``stop_on="error"`` (study 46) picks
     :class:`ErrorStoppedClassifier`, the trainer settings of :func:`trainer_extra` (studies
-    49 and 50) :class:`TrainerOptionsClassifier`."""
+    49-51) :class:`TrainerOptionsClassifier`."""
     params = dict(params)
     stop_on = params.pop("stop_on", "log_loss")
     if stop_on not in ("log_loss", "error"):

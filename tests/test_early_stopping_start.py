@@ -1,5 +1,7 @@
-"""``TrainerConfig.start_from_epoch``: epochs before early stopping watches the hold-out
-(Keras's ``EarlyStopping(start_from_epoch=k)``; study 50)."""
+"""Keras's two early-stopping settings in ``TrainerConfig``: ``start_from_epoch``, epochs
+before the hold-out is watched (study 50), and ``restore_best_weights`` (study 51)."""
+
+import math
 
 import pytest
 import torch
@@ -58,3 +60,34 @@ def test_a_start_at_or_past_the_last_epoch_keeps_the_last_weights():
 def test_a_bad_start_is_refused_naming_it(bad):
     with pytest.raises(ValueError, match="start_from_epoch"):
         _fit(LOSSES, start_from_epoch=bad)
+
+
+def test_without_restoring_the_last_epoch_is_kept_and_named():
+    # as test_the_first_k_epochs_...: epoch 6 is the best, the fit stops after epoch 8
+    result, module, weights = _fit(LOSSES, start_from_epoch=3, restore_best_weights=False)
+    assert result.stopped_early and len(result.history) == 8 and result.best_epoch == 8
+    assert torch.equal(module.weight, weights[7]) and not torch.equal(module.weight, weights[5])
+
+
+def test_without_restoring_a_divergence_still_restores_the_best():
+    losses = iter([1.0, 0.5, 0.9])
+    module = torch.nn.Linear(3, 1)
+    weights = []
+
+    def val_loss(m, batch):
+        weights.append(m.weight.detach().clone())
+        return torch.tensor(next(losses)), torch.tensor(1.0)
+
+    def loss(m, batch):  # finite for three epochs (6 steps), then NaN
+        calls.append(1)
+        out = m(batch["x"]).squeeze(-1)
+        value = ((out - batch["y"]) ** 2).sum()
+        return (value * math.nan if len(calls) > 6 else value), torch.tensor(float(len(out)))
+
+    calls = []
+    data = {"x": torch.randn(16, 3), "y": torch.randn(16)}
+    cfg = TrainerConfig(max_epochs=10, batch_size=8, lr=0.1, early_stopping=True, n_iter_no_change=5,
+                        restore_best_weights=False)
+    with pytest.warns(RuntimeWarning, match="diverged"):
+        result = Trainer(cfg).fit(module, data, loss, validation=data, val_loss_fn=val_loss)
+    assert result.best_epoch == 2 and torch.equal(module.weight, weights[1])

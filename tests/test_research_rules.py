@@ -197,3 +197,22 @@ def test_start_from_epoch_variant_reaches_the_trainer(research):
             research.make_tabmoe({"start_from_epoch": bad}, 0)
     with pytest.raises(SystemExit, match="stop_on"):
         research.make_tabmoe({"start_from_epoch": 3, "stop_on": "error"}, 0)
+
+
+def test_restore_best_weights_variant_keeps_the_last_epoch(research):
+    """Study 51: ``restore_best_weights=False`` reaches the trainer; True is the plain estimator."""
+    import pandas as pd
+
+    from tabmoe import TabularMoEClassifier
+
+    X = pd.DataFrame({"a": list("xyzxyzxyzxyz") * 5, "b": list("uvuvuvuvuvuv") * 5})
+    y = np.array(list("pq") * 30)
+    small = {"max_epochs": 30, "d_model": 8, "n_heads": 2, "ff_dim": 8, "early_stopping": True,
+             "validation_fraction": 0.25, "n_iter_no_change": 2}
+    model = research.make_tabmoe({**small, "restore_best_weights": False}, 0)
+    assert model._trainer_options()["restore_best_weights"] is False
+    model.fit(X, y)
+    assert model.best_epoch_ == model.n_iter_
+    assert type(research.make_tabmoe({**small, "restore_best_weights": True}, 0)) is TabularMoEClassifier
+    with pytest.raises(SystemExit, match="restore_best_weights"):
+        research.make_tabmoe({"restore_best_weights": "no"}, 0)

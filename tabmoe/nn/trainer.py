@@ -128,6 +128,10 @@ class TrainerConfig:
     # Keras's EarlyStopping(start_from_epoch=k): the hold-out is not watched in the first k
     # epochs (its loss is still recorded), so the weights kept come from epoch k + 1 or later
     start_from_epoch: int = 0
+    # Keras's restore_best_weights: False keeps the last epoch's weights when early stopping
+    # ends the fit, as HistGradientBoosting does (the best are still restored after a
+    # divergence); best_epoch is then the last epoch
+    restore_best_weights: bool = True
     # ReduceLROnPlateau: after this many epochs without a loss improvement of ``tol`` the
     # learning rate is multiplied by ``lr_decay_factor``; None: a constant learning rate
     lr_decay_patience: int | None = None
@@ -403,7 +407,7 @@ class Trainer:
             optimizer = make_adamw(module, cfg)
         generator = torch.Generator().manual_seed(cfg.seed)
         result = TrainResult()
-        best_loss, best_state, bad_epochs = math.inf, None, 0
+        best_loss, best_state, bad_epochs, diverged = math.inf, None, 0, None
         epochs = range(1, cfg.max_epochs + 1)
         bar = tqdm(epochs, desc=cfg.description, disable=not cfg.verbose, leave=False)
         compiled, self._compiled = cfg.compile, None
@@ -469,12 +473,16 @@ class Trainer:
                     result.stopped_early = True
                     break
         bar.close()
+        if cfg.early_stopping and best_state is not None and (cfg.restore_best_weights or diverged):
+            module.load_state_dict(best_state)
+        else:
+            if cfg.early_stopping and not cfg.restore_best_weights and result.history:
+                last = result.history[-1]  # the weights kept
+                result.best_epoch, best_loss = last["epoch"], last.get("val_loss", math.nan)
+            if averaged is not None:
+                module.load_state_dict(averaged.module.state_dict())
         if cfg.verbose:  # the bar does not stay: say what the fit did
             tqdm.write(_summary(cfg.description, result, best_loss))
-        if cfg.early_stopping and best_state is not None:
-            module.load_state_dict(best_state)
-        elif averaged is not None:
-            module.load_state_dict(averaged.module.state_dict())
         module.eval()
         if result.n_steps == 0:
             raise RuntimeError(
