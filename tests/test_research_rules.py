@@ -190,7 +190,7 @@ def test_start_from_epoch_variant_reaches_the_trainer(research):
     assert model._trainer_options()["start_from_epoch"] == 5
     model.fit(X, y)
     assert model.best_epoch_ >= 6  # epoch 6, the first watched, is always a best
-    assert len(model.history_) >= 7  # 5 unwatched + patience 2
+    assert len(model.history_) == 8  # 5 unwatched, the first best, patience 2: all of max_epochs
     assert type(research.make_tabmoe({**small, "start_from_epoch": 0}, 0)) is TabularMoEClassifier
     for bad in (-1, 1.5, "x", True):
         with pytest.raises(SystemExit, match="start_from_epoch"):

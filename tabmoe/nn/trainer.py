@@ -125,8 +125,10 @@ class TrainerConfig:
     early_stopping: bool = False
     n_iter_no_change: int = 10
     tol: float = 1e-4
-    # Keras's EarlyStopping(start_from_epoch=k): the hold-out is not watched in the first k
-    # epochs (its loss is still recorded), so the weights kept come from epoch k + 1 or later
+    # Keras's EarlyStopping(start_from_epoch=k): early stopping does not watch the hold-out
+    # in the first k epochs (its loss is still recorded, and lr_decay_patience still reads
+    # it), so the weights kept come from epoch k + 1 or later; a divergence within those k
+    # epochs raises, as without early stopping
     start_from_epoch: int = 0
     # Keras's restore_best_weights: False keeps the last epoch's weights when early stopping
     # ends the fit, as HistGradientBoosting does (the best are still restored after a
