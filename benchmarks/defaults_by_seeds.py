@@ -24,7 +24,8 @@ from research import wtl  # rounded: a difference of exactly the tie width is a 
 from scipy.stats import wilcoxon
 
 RESULTS = Path(__file__).parent / "results"
-REFERENCES = ("ft_transformer", "logistic_regression", "tabm", "catboost", "xgboost", "hist_gradient_boosting")
+REFERENCES = ("ft_transformer", "logistic_regression", "tabm", "catboost", "xgboost", "hist_gradient_boosting",
+              "tab_transformer")
 
 
 def load(folder: Path, seeds: range) -> pd.DataFrame:
