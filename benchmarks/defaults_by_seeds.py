@@ -23,6 +23,8 @@ import pandas as pd
 from research import wtl  # rounded: a difference of exactly the tie width is a tie
 from scipy.stats import wilcoxon
 
+from tabmoe.bench.report import DECIMALS
+
 RESULTS = Path(__file__).parent / "results"
 REFERENCES = ("ft_transformer", "logistic_regression", "tabm", "catboost", "xgboost", "hist_gradient_boosting",
               "tab_transformer")
@@ -42,7 +44,8 @@ def load(folder: Path, seeds: range) -> pd.DataFrame:
 def summary(runs: pd.DataFrame) -> pd.DataFrame:
     per_split = runs.groupby(["model", "split"])[["val", "id", "ood"]].mean()
     table = per_split.groupby("model").mean()
-    table["rank"] = per_split["ood"].unstack(0).rank(axis=1, ascending=False).mean()
+    # ranked on rounded means, as the report ranks them: equal accuracies one ulp apart tie
+    table["rank"] = per_split["ood"].unstack(0).round(DECIMALS).rank(axis=1, ascending=False).mean()
     table["runs"] = runs.groupby("model").size()
     return table.sort_values("ood", ascending=False)
 
