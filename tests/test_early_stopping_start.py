@@ -91,3 +91,11 @@ def test_without_restoring_a_divergence_still_restores_the_best():
     with pytest.warns(RuntimeWarning, match="diverged"):
         result = Trainer(cfg).fit(module, data, loss, validation=data, val_loss_fn=val_loss)
     assert result.best_epoch == 2 and torch.equal(module.weight, weights[1])
+
+
+def test_without_restoring_an_average_of_the_weights_keeps_its_last_epoch():
+    # with ema_decay the averaged weights are what is validated (so what _fit records each
+    # epoch) and what is returned: here those of the last epoch, not of the best (epoch 6)
+    result, module, weights = _fit(LOSSES, start_from_epoch=3, restore_best_weights=False, ema_decay=0.5)
+    assert result.best_epoch == 8
+    assert torch.equal(module.weight, weights[7]) and not torch.equal(module.weight, weights[5])
