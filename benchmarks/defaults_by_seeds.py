@@ -41,11 +41,15 @@ def load(folder: Path, seeds: range) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def split_means(runs: pd.DataFrame, column: str = "ood") -> pd.DataFrame:
+    """Each model's mean of ``column`` per split over the seeds (splits x models)."""
+    return runs.groupby(["model", "split"])[column].mean().unstack(0)
+
+
 def summary(runs: pd.DataFrame) -> pd.DataFrame:
-    per_split = runs.groupby(["model", "split"])[["val", "id", "ood"]].mean()
-    table = per_split.groupby("model").mean()
+    table = pd.DataFrame({c: split_means(runs, c).mean() for c in ("val", "id", "ood")})
     # ranked on rounded means, as the report ranks them: equal accuracies one ulp apart tie
-    table["rank"] = per_split["ood"].unstack(0).round(DECIMALS).rank(axis=1, ascending=False).mean()
+    table["rank"] = split_means(runs).round(DECIMALS).rank(axis=1, ascending=False).mean()
     table["runs"] = runs.groupby("model").size()
     return table.sort_values("ood", ascending=False)
 
@@ -64,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         print(summary(runs).round(4).to_string())
     for name, runs in blocks.items():
         pairs = runs.pivot_table(index=["split", "seed"], columns="model", values="ood")
-        splits = runs.groupby(["model", "split"])["ood"].mean().unstack(0)
+        splits = split_means(runs)
         for ref in (m for m in REFERENCES if m in models):
             paired = pairs["tabmoe"] - pairs[ref]
             diff, worst = paired.to_numpy(), paired.idxmin()

@@ -174,17 +174,23 @@ def test_embedding_decay_variant_decays_the_token_tables_only(research):
         research.make_tabmoe({"embedding_weight_decay": float("nan")}, 0)
 
 
-def test_start_from_epoch_variant_reaches_the_trainer(research):
-    """Study 50: ``start_from_epoch`` reaches the trainer through the research-only
-    classifier, and no kept epoch comes before it; 0 is the plain estimator."""
+def _early_stopped_toy(max_epochs: int) -> tuple:
+    """A 60-row table and a small early-stopped network (patience 2) for the trainer settings."""
     import pandas as pd
-
-    from tabmoe import TabularMoEClassifier
 
     X = pd.DataFrame({"a": list("xyzxyzxyzxyz") * 5, "b": list("uvuvuvuvuvuv") * 5})
     y = np.array(list("pq") * 30)
-    small = {"max_epochs": 8, "d_model": 8, "n_heads": 2, "ff_dim": 8, "early_stopping": True,
+    small = {"max_epochs": max_epochs, "d_model": 8, "n_heads": 2, "ff_dim": 8, "early_stopping": True,
              "validation_fraction": 0.25, "n_iter_no_change": 2}
+    return X, y, small
+
+
+def test_start_from_epoch_variant_reaches_the_trainer(research):
+    """Study 50: ``start_from_epoch`` reaches the trainer through the research-only
+    classifier, and no kept epoch comes before it; 0 is the plain estimator."""
+    from tabmoe import TabularMoEClassifier
+
+    X, y, small = _early_stopped_toy(max_epochs=8)
     model = research.make_tabmoe({**small, "start_from_epoch": 5}, 0)
     assert isinstance(model, research.TrainerOptionsClassifier)
     assert model._trainer_options()["start_from_epoch"] == 5
@@ -201,14 +207,9 @@ def test_start_from_epoch_variant_reaches_the_trainer(research):
 
 def test_restore_best_weights_variant_keeps_the_last_epoch(research):
     """Study 51: ``restore_best_weights=False`` reaches the trainer; True is the plain estimator."""
-    import pandas as pd
-
     from tabmoe import TabularMoEClassifier
 
-    X = pd.DataFrame({"a": list("xyzxyzxyzxyz") * 5, "b": list("uvuvuvuvuvuv") * 5})
-    y = np.array(list("pq") * 30)
-    small = {"max_epochs": 30, "d_model": 8, "n_heads": 2, "ff_dim": 8, "early_stopping": True,
-             "validation_fraction": 0.25, "n_iter_no_change": 2}
+    X, y, small = _early_stopped_toy(max_epochs=30)
     model = research.make_tabmoe({**small, "restore_best_weights": False}, 0)
     assert model._trainer_options()["restore_best_weights"] is False
     model.fit(X, y)
