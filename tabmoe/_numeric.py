@@ -44,6 +44,10 @@ def numeric_values(column: pd.Series, name: Any, kind: str | None = None, aware:
         tz = time_zone(dtype)
         column = column.astype(dtype.numpy_dtype if tz is None else pd.DatetimeTZDtype(dtype.pyarrow_dtype.unit, tz))
         dtype = column.dtype
+    elif isinstance(dtype, pd.ArrowDtype) and str(dtype.pyarrow_dtype).startswith("decimal"):
+        # pyarrow decimals (SQL / parquet DECIMAL) as floats: to_numeric drops the rows of
+        # their nulls (pandas 3.1: "Length of values (40) does not match length of index")
+        column = column.astype("float64[pyarrow]")
     now = numeric_kind(dtype)
     if pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype):
         now = "number" if kind == "number" else "object"  # numbers in objects: to_numeric decides

@@ -126,3 +126,19 @@ def test_a_nested_arrow_column_is_refused_naming_it_and_its_dtype(dtype):
     tokenizer = ColumnTokenizer().fit(X.assign(nested=np.arange(60.0)))
     with pytest.raises(TypeError, match=match):  # at transform too
         tokenizer.transform(X)
+
+
+def test_arrow_decimals_with_nulls_are_binned_as_their_floats():
+    # SQL / parquet DECIMAL columns (read with dtype_backend="pyarrow"); pandas' to_numeric
+    # dropped the rows of their nulls, and the column was refused with "Length of values
+    # (40) does not match length of index (60)"
+    from decimal import Decimal
+
+    values = [Decimal("1.50"), Decimal("2.25"), None] * 20
+    arrow = pd.DataFrame({"price": pd.Series(values, dtype=pd.ArrowDtype(pa.decimal128(5, 2)))})
+    floats = pd.DataFrame({"price": [np.nan if v is None else float(v) for v in values]})
+    tok = ColumnTokenizer().fit(arrow)
+    assert not tok.is_categorical_[0]
+    expected = ColumnTokenizer().fit(floats).transform(floats)
+    np.testing.assert_array_equal(tok.transform(arrow), expected)
+    np.testing.assert_array_equal(tok.transform(floats), tok.transform(arrow))
