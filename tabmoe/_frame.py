@@ -243,8 +243,8 @@ def check_tokenizable(frame: pd.DataFrame) -> None:
 
 
 def match_kinds(frame: pd.DataFrame, other: pd.DataFrame, what: str) -> pd.DataFrame:
-    """``other`` (same columns as ``frame``) with its all-missing columns given ``frame``'s
-    dtypes; a ValueError naming the other columns whose kind differs from ``frame``'s
+    """``other`` (same columns as ``frame``) with its all-missing columns given dtypes of
+    ``frame``'s kinds; a ValueError naming the other columns whose kind differs from ``frame``'s
     (categorical, number, datetime and its time zone or period freq, timedelta). Concatenated for one fit,
     such a column would silently change kind (numbers beside strings become categories)."""
     def kind(dtype: Any) -> str:
@@ -252,11 +252,16 @@ def match_kinds(frame: pd.DataFrame, other: pd.DataFrame, what: str) -> pd.DataF
         detail = dtype if isinstance(dtype, pd.PeriodDtype) else time_zone(dtype)
         return "categorical" if is_categorical_dtype(dtype) else numeric_kind(dtype) + (f" ({detail})" if detail else "")
 
-    # All missing (often object): numeric kinds take a dtype that keeps the column numeric once
-    # concatenated (float64, not X's int or bool, which would refuse NaN or read None as False).
-    empty = [name for name in frame.columns if other[name].isna().all() and kind(frame[name].dtype) != "categorical"]
-    other = other.astype({name: "float64" if numeric_kind(frame[name].dtype) == "number" else frame[name].dtype
-                          for name in empty})
+    def blank(dtype: Any) -> Any:
+        # All missing (often object): numeric kinds take a dtype that keeps the column numeric
+        # once concatenated (float64, not X's int or bool, which would refuse NaN or read None
+        # as False), categorical ones object (all NaN, float64, would make the column numbers).
+        if kind(dtype) == "categorical":
+            return object
+        return "float64" if numeric_kind(dtype) == "number" else dtype
+
+    empty = [name for name in frame.columns if other[name].isna().all()]
+    other = other.astype({name: blank(frame[name].dtype) for name in empty})
     changed = [f"{name!r} ({kind(frame[name].dtype)} in X, {kind(other[name].dtype)} in {what})"
                for name in frame.columns if kind(frame[name].dtype) != kind(other[name].dtype)]
     if changed:

@@ -326,6 +326,21 @@ def test_match_kinds_reads_all_missing_columns_without_inventing_values():
     assert (tokenizer.transform(other) == MISSING).all()
 
 
+def test_match_kinds_keeps_all_missing_categorical_columns_categorical():
+    # X_unlabeled's rows never observing a categorical column (all NaN, so float64, as
+    # reindex gives an absent column) were refused as numbers; predict and eval_set take them
+    from tabmoe.tokenizer import match_kinds
+
+    columns = {"s": ["x", "y", "x"], "b": [True, False, True], "c": pd.Categorical(["u", "v", "u"])}
+    X = pd.DataFrame(columns)
+    all_nan = pd.DataFrame({name: [np.nan, np.nan] for name in X.columns})
+    other = match_kinds(X, all_nan, "X_unlabeled")
+    tokenizer = ColumnTokenizer().fit(pd.concat([X, other], ignore_index=True))
+    assert tokenizer.is_categorical_.tolist() == [True, True, True]
+    assert [sorted(c) for c in tokenizer.categories_] == [["x", "y"], [False, True], ["u", "v"]]
+    np.testing.assert_array_equal(tokenizer.transform(X), ColumnTokenizer().fit(X).transform(X))
+    assert (tokenizer.transform(other) == MISSING).all()
+
 def test_match_kinds_refuses_periods_of_another_freq():
     # concatenated for one fit, period[M] and period[D] (or datetimes) give an object column,
     # which the tokenizer would read as categories
