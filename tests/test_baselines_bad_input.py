@@ -80,6 +80,22 @@ def test_renamed_or_narrower_input_is_a_clear_error(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_a_named_frame_after_a_fit_without_names_warns_once(name):
+    # scikit-learn's warning came three times, the encoder's and its tokenizer's after the
+    # classifier's (found comparing the baselines with TabularMoEClassifier, which warns once)
+    X, y = table()
+    for fitted_on in (X.to_numpy(), X.set_axis(range(X.shape[1]), axis=1)):
+        clf = BASELINE_FACTORIES[name]().fit(fitted_on, y)
+        expected = clf.predict_proba(fitted_on)
+        with pytest.warns(UserWarning, match="fitted without feature names") as record:
+            proba = clf.predict_proba(X)
+        assert [str(w.message) for w in record] == [
+            f"X has feature names, but {type(clf).__name__} was fitted without feature names"
+        ]
+        np.testing.assert_allclose(proba, expected)
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_no_feature_columns_is_an_error(name):
     X, y = table()
     with pytest.raises(ValueError, match="0 feature"):

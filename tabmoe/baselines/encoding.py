@@ -195,10 +195,16 @@ class TableEncoder(TransformerMixin, BaseEstimator):
         with _array_output():
             return self.numeric_.transform(self._numeric_values(frame))
 
+    def checked_frame(self, estimator: Any, X: Any) -> pd.DataFrame:
+        """``X`` checked against the fit of ``estimator`` (this encoder, or the classifier
+        around it: :func:`~tabmoe.tokenizer.validated_frame`); a frame read by position takes
+        the fit's labels, so that this encoder and its tokenizer do not repeat the warning."""
+        return validated_frame(estimator, X, getattr(self.tokenizer_, "_column_labels", None))
+
     def encode(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         """``codes`` (n, n_categorical) int64 and ``numeric`` (n, n_numeric_) float64."""
         check_is_fitted(self)
-        frame = validated_frame(self, X)
+        frame = self.checked_frame(self, X)
         with _array_output():
             codes = self._fold(self._codes(self.tokenizer_.transform(frame)))
         return codes, self._numeric_block(frame)
@@ -213,7 +219,7 @@ class TableEncoder(TransformerMixin, BaseEstimator):
         that of one batch.
         """
         check_is_fitted(self)
-        frame = validated_frame(self, X)
+        frame = self.checked_frame(self, X)
         tokens = self.tokenizer_.transform_batches(frame, batch_rows)
         return (
             (rows, self._fold(self._codes(t)), self._numeric_block(frame.iloc[rows]))

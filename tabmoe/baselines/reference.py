@@ -44,7 +44,6 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
 from ..nn._base import start_fit
-from ..tokenizer import validated_frame
 from ._optional import optional_import
 from .encoding import N_RESERVED_CODES, TableEncoder
 from .staged_search import StagedGridSearchCV
@@ -181,7 +180,7 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
 
     def _encoded(self, X: Any):
         check_is_fitted(self)
-        frame = validated_frame(self, X)
+        frame = self.encoder_.checked_frame(self, X)
         return self._estimator_input(self.encoder_.transform(frame))
 
     def predict_proba(self, X: Any) -> np.ndarray:

@@ -35,7 +35,6 @@ from ..nn._base import (
     TorchClassifier,
 )
 from ..nn.trainer import LossFn
-from ..tokenizer import validated_frame
 from .encoding import TableEncoder
 
 #: Constraints of the parameters every torch baseline shares (see TorchTabularClassifier):
@@ -198,7 +197,7 @@ class TorchTabularClassifier(TorchClassifier):
         PREDICT_BATCH_ROWS rows at a time: memory beyond ``X`` and the output does not grow
         with the rows."""
         check_is_fitted(self)
-        frame = validated_frame(self, X)
+        frame = self.encoder_.checked_frame(self, X)
         rows_per_batch = max(PREDICT_BATCH_ROWS, self._predict_batch_rows)
         batches = self.encoder_.encode_batches(frame, rows_per_batch)  # checks the columns
         out = np.empty((len(frame), len(self.classes_)), dtype=np.float32)
