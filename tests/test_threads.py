@@ -1,10 +1,12 @@
 """n_jobs: torch threads scoped to fit / predict, the caller's setting restored."""
 
+import threading
+
 import numpy as np
 import pandas as pd
 import pytest
 import torch
-from joblib import parallel_config
+from joblib import Parallel, delayed, parallel_config
 
 from tabmoe import TabularMoEClassifier
 from tabmoe.nn import _threads
@@ -58,3 +60,52 @@ def test_bad_n_jobs_is_named():
         TabularMoEClassifier(n_jobs="many").fit(X, list("pqpq" * 5))
     with pytest.raises(ValueError, match="n_jobs"):  # joblib's "n_jobs == 0 has no meaning", at fit
         TabularMoEClassifier(n_jobs=0).fit(X, list("pqpq" * 5))
+
+
+def test_seeded_blocks_in_threads_take_turns():
+    # A second thread's seeded block used to reseed torch's process-wide generator in the
+    # middle of the first's: the first drew from the second's stream.
+    from tabmoe.nn.trainer import seeded
+
+    cpu = torch.device("cpu")
+    with seeded(0, cpu):
+        expected = torch.rand(4)
+    first_in, second_in, first_done = threading.Event(), threading.Event(), threading.Event()
+    drawn = {}
+
+    def first():
+        with seeded(0, cpu):
+            first_in.set()
+            second_in.wait(timeout=0.5)  # set at once without the lock; with it, never in here
+            drawn["first"] = torch.rand(4)
+            first_done.set()
+
+    def second():
+        first_in.wait()
+        with seeded(1, cpu):
+            second_in.set()
+            first_done.wait(timeout=0.5)
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert torch.equal(drawn["first"], expected)
+
+
+def test_fits_in_threads_give_the_sequential_fits_probabilities():
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.choice(list("xyz"), 150), "b": rng.normal(size=150)})
+    y = np.where((X["a"] == "x") | (X["b"] > 0.5), "p", "q")
+    params = {"max_epochs": 3, "dropout": 0.1, "device": "cpu", "random_state": 0}
+    expected = TabularMoEClassifier(**params).fit(X, y).predict_proba(X)
+    torch.manual_seed(123)
+    caller_state = torch.random.get_rng_state()
+    with parallel_config(backend="threading"):
+        fitted = Parallel(n_jobs=2)(
+            delayed(TabularMoEClassifier(**params).fit)(X, y) for _ in range(2)
+        )
+    for clf in fitted:
+        np.testing.assert_array_equal(clf.predict_proba(X), expected)
+    assert torch.equal(torch.random.get_rng_state(), caller_state)

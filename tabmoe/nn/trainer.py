@@ -13,6 +13,7 @@ import contextlib
 import copy
 import math
 import numbers
+import threading
 import time
 import warnings
 from collections.abc import Callable, Iterator, Mapping
@@ -51,11 +52,18 @@ def resolve_device(device: str | torch.device) -> torch.device:
     return resolved
 
 
+#: Held by :func:`seeded`: torch's generators are process-wide, so two fits in threads (a
+#: search under joblib's threading backend) would reseed and draw from each other's streams
+#: and restore each other's states; they take turns instead.
+_SEEDED_LOCK = threading.RLock()
+
+
 @contextlib.contextmanager
 def seeded(seed: int, device: torch.device) -> Iterator[None]:
     """Seed the RNGs a fit draws from (the CPU's: init; ``device``'s: dropout) inside the
-    block without leaking state out: every RNG the block may change is restored after it."""
-    with contextlib.ExitStack() as forks:
+    block without leaking state out: every RNG the block may change is restored after it.
+    One thread at a time runs such a block (``_SEEDED_LOCK``)."""
+    with _SEEDED_LOCK, contextlib.ExitStack() as forks:
         for device_type, devices in _rng_devices(device).items():
             forks.enter_context(torch.random.fork_rng(devices, device_type=device_type))
         torch.default_generator.manual_seed(seed)  # not torch.manual_seed: it seeds every GPU
