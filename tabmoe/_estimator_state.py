@@ -232,7 +232,7 @@ class EstimatorStateMixin:
         est.numeric_embedding_ = fitted.get("numeric_embedding", est.numeric_embedding)
         est.n_layers_ = fitted.get("n_layers", est.n_layers)  # files before n_layers="auto": the parameter
         check_classifier(est)
-        est.module_ = est._build_module()
+        est.module_ = est._build_module().float()  # as fit's network, whatever the default dtype
         est.module_.load_state_dict(tensors["state_dict"])
         if "train_sample" in tensors:  # the stored sample used by adapt()
             est.train_sample_tokens_ = tensors["train_sample"]["tokens"].numpy()

@@ -13,8 +13,14 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
+import pandas as pd
 import pytest
+import torch
 
+from tabmoe.nn.trainer import float32_default
+
+from .classifiers import CLASSIFIER_FACTORIES
 from .conftest import REPO
 
 FIT_AND_HASH = textwrap.dedent(
@@ -64,3 +70,32 @@ def test_identical_probabilities_across_processes_on_cpu():
     assert first == second and len(first) == 3
     # (that another random_state gives other probabilities is checked in-process in
     # test_estimator.py::test_same_random_state_same_probabilities_twice)
+
+
+@pytest.fixture
+def float64_default():
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    yield
+    torch.set_default_dtype(before)
+
+
+@pytest.mark.parametrize("name", ["tabmoe", "ft_transformer", "tab_transformer", "tabnet", "tabm"])
+def test_a_callers_float64_default_dtype_changes_no_fit(name, float64_default, tmp_path):
+    # The networks were built in the caller's default dtype: float64 ones, with other
+    # initial weights, so the same random_state gave other probabilities.
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.choice(list("xyz"), 120), "b": rng.normal(size=120)})
+    y = np.where((X["a"] == "x") | (X["b"] > 0.5), "p", "q")
+    with float32_default():
+        fitted = CLASSIFIER_FACTORIES[name]().fit(X, y)
+        expected = fitted.predict_proba(X)
+    np.testing.assert_array_equal(fitted.predict_proba(X), expected)  # TabNet's raised
+    clf = CLASSIFIER_FACTORIES[name]().fit(X, y)
+    assert torch.get_default_dtype() == torch.float64  # the caller's, restored
+    np.testing.assert_array_equal(clf.predict_proba(X), expected)
+    if hasattr(clf, "save"):
+        clf.save(tmp_path / "model.tabmoe")
+        loaded = type(clf).load(tmp_path / "model.tabmoe")
+        assert {p.dtype for p in loaded.module_.parameters()} == {torch.float32}
+        np.testing.assert_array_equal(loaded.predict_proba(X), expected)

@@ -30,7 +30,7 @@ from sklearn.metrics import log_loss
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..nn._base import FitInputs, validation_split
-from ..nn.trainer import seeded
+from ..nn.trainer import float32_default, seeded
 from ..tokenizer import to_frame
 from ._optional import optional_import
 from .torch_base import TRAINING_PARAMETER_CONSTRAINTS, TorchTabularClassifier
@@ -429,10 +429,11 @@ class TabNetClassifier(TorchTabularClassifier):
         # TabNet's outputs cover the classes present in its training rows (codes, sorted).
         present = np.asarray(self.model_.classes_, dtype=np.int64)
         out = np.full((len(Z), len(self.classes_)), -np.inf, dtype=np.float32)
-        for start in range(0, len(Z), self._predict_batch_rows):
-            rows = slice(start, start + self._predict_batch_rows)
-            logits, _ = network(Z[rows].to(device))
-            out[rows, present] = logits.float().cpu().numpy()
+        with float32_default():  # pytorch-tabnet makes tensors of the default dtype
+            for start in range(0, len(Z), self._predict_batch_rows):
+                rows = slice(start, start + self._predict_batch_rows)
+                logits, _ = network(Z[rows].to(device))
+                out[rows, present] = logits.float().cpu().numpy()
         return out
 
 

@@ -52,18 +52,20 @@ def resolve_device(device: str | torch.device) -> torch.device:
     return resolved
 
 
-#: Held by :func:`seeded`: torch's generators are process-wide, so two fits in threads (a
-#: search under joblib's threading backend) would reseed and draw from each other's streams
-#: and restore each other's states; they take turns instead.
-_SEEDED_LOCK = threading.RLock()
+#: Held by :func:`seeded` and :func:`float32_default`: torch's generators and default dtype
+#: are process-wide, so two fits in threads (a search under joblib's threading backend) would
+#: reseed and draw from each other's streams and restore each other's states; they take
+#: turns instead.
+_TORCH_STATE_LOCK = threading.RLock()
 
 
 @contextlib.contextmanager
 def seeded(seed: int, device: torch.device) -> Iterator[None]:
     """Seed the RNGs a fit draws from (the CPU's: init; ``device``'s: dropout) inside the
     block without leaking state out: every RNG the block may change is restored after it.
-    One thread at a time runs such a block (``_SEEDED_LOCK``)."""
-    with _SEEDED_LOCK, contextlib.ExitStack() as forks:
+    One thread at a time runs such a block (``_TORCH_STATE_LOCK``), with float32 as torch's
+    default dtype (:func:`float32_default`): networks are built and trained in float32."""
+    with _TORCH_STATE_LOCK, float32_default(), contextlib.ExitStack() as forks:
         for device_type, devices in _rng_devices(device).items():
             forks.enter_context(torch.random.fork_rng(devices, device_type=device_type))
         torch.default_generator.manual_seed(seed)  # not torch.manual_seed: it seeds every GPU
@@ -73,6 +75,21 @@ def seeded(seed: int, device: torch.device) -> Iterator[None]:
         elif device.type == "mps":
             torch.mps.manual_seed(seed)
         yield
+
+
+@contextlib.contextmanager
+def float32_default() -> Iterator[None]:
+    """torch's default dtype float32 inside the block, the caller's after it: a caller's
+    ``torch.set_default_dtype(torch.float64)`` built float64 networks, whose initial weights
+    (drawn in float64) and training differed from the same ``random_state``'s float32 fit.
+    One thread at a time (``_TORCH_STATE_LOCK``)."""
+    with _TORCH_STATE_LOCK:
+        before = torch.get_default_dtype()
+        torch.set_default_dtype(torch.float32)
+        try:
+            yield
+        finally:
+            torch.set_default_dtype(before)
 
 
 def _rng_devices(device: torch.device) -> dict[str, list]:
