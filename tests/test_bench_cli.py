@@ -123,6 +123,7 @@ def test_failed_runs_exit_1_and_are_retried(runner, tmp_path):
         (["--storage", "postgresql://u:secret@127.0.0.1:1/db"], "cannot use the database postgresql+psycopg2://u:***@127.0.0.1:1/db"),
         (["--metric", "f1"], "Invalid value for '--metric'"),
         (["--seeds", "0,3-1"], "--seeds: '3-1' is an empty range"),
+        (["--seeds", "99999999999"], "--seeds: '99999999999' goes above 4294967295"),
         (["--models", " , "], "--models names nothing"),
         (["--storage", "foo://bar"], "--storage 'foo://bar' is not a usable database URL"),
         (["--openml-cache", "/nonexistent/cache"], "Directory '/nonexistent/cache' does not exist"),
@@ -159,6 +160,10 @@ def test_seed_lists():
     for text in ("3-1", "0,3-1"):  # was [] ("no seeds given") and [0]
         with pytest.raises(ValueError, match="'3-1' is an empty range"):
             parse_seed_list(text)
+    # was a MemoryError building the range; numpy's RandomState takes seeds below 2**32
+    with pytest.raises(ValueError, match="'1-99999999999' goes above 4294967295"):
+        parse_seed_list("1-99999999999")
+    assert parse_seed_list("4294967294-4294967295") == [4294967294, 4294967295]
 
 
 @pytest.mark.parametrize(

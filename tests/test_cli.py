@@ -56,6 +56,9 @@ def test_bad_input_is_a_clean_error(runner):
     assert result.exit_code == 2 and "no suite 'nope'" in result.output
     result = runner.invoke(main, ["shift-report", "smoke", "--split", "zzz"])
     assert result.exit_code == 2 and "has no split 'zzz'" in result.output
+    for seed in ("-1", "4294967296"):  # numpy's refusal, without naming --seed
+        result = runner.invoke(main, ["shift-report", "smoke", "--seed", seed])
+        assert result.exit_code == 2 and f"--seed: {seed} is not in [0, 2**32)" in result.output
 
 
 @pytest.mark.parametrize("args", [[], ["suites"], ["shift-report"]])

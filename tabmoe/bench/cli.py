@@ -189,9 +189,12 @@ def shift_report_command(
     vs OOD, and the cross-validated ROC AUC of a classifier telling ID from OOD rows.
     Splits with AUC < 0.6 and TV < 0.05 are flagged NEGLIGIBLE SHIFT.
     """
+    from ..data._spec import MAX_SEED
     from ..data.shift import markdown_labels, markdown_table, shift_report
     from .suites import load_suite
 
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        raise BadUsage(f"--seed: {seed} is not in [0, 2**32)")
     with _user_errors():
         loaded = load_suite(suite, ctx.obj["suites_dir"])
         definitions = [loaded.split(name) for name in split_names] if split_names else list(loaded.splits)

@@ -33,6 +33,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from ..data._spec import MAX_SEED
 from ..data.splits import SplitDefinition
 from ..metrics import METRICS
 from ..registry import MODELS, get_model
@@ -235,11 +236,16 @@ def parse_seed_list(text: str | None) -> list[int] | None:
     for piece in (p.strip() for p in text.split(",")):
         low, dash, high = piece.partition("-")
         try:
-            seeds += list(range(int(low), int(high) + 1)) if dash else [int(piece)]
+            first, last = (int(low), int(high)) if dash else (int(piece), int(piece))
         except ValueError:
             raise ValueError(f"--seeds: {piece!r} is not an integer or a range like 0-4") from None
-        if dash and int(high) < int(low):
+        if last < first:
             raise ValueError(f"--seeds: {piece!r} is an empty range (its start is above its end)")
+        if last > MAX_SEED:  # checked before the range is built: 0-99999999999 exhausted memory
+            raise ValueError(
+                f"--seeds: {piece!r} goes above {MAX_SEED}; seeds must be in [0, 2**32)"
+            )
+        seeds += range(first, last + 1)
     if not seeds:
         raise ValueError("--seeds: no seeds given")
     return list(dict.fromkeys(seeds))
