@@ -16,23 +16,30 @@ from sklearn.preprocessing import OneHotEncoder
 
 from . import TabularMoEClassifier, paper_config
 from .data import correlation_shift_simulation
+from .data._spec import MAX_SEED
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+def _int_in(low: int, high: int | None = None):
+    """An argparse type: an integer in [low, high] (no upper bound if ``high`` is None)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+        if value < low or (high is not None and value > high):
+            bounds = f"at least {low}" if high is None else f"in [{low}, {high}]"
+            raise argparse.ArgumentTypeError(f"must be {bounds}, got {value}")
+        return value
+
+    return parse
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m tabmoe.demo", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seed", type=int, default=4951, help="simulation seed (authors' first)")
-    parser.add_argument("--epochs", type=_positive_int, default=60, help="training epochs (paper: 200; 20 is too few to leave chance level)")
+    parser.add_argument("--seed", type=_int_in(0, MAX_SEED), default=4951, help="simulation seed in [0, 2**32) (authors' first)")
+    parser.add_argument("--epochs", type=_int_in(1), default=60, help="training epochs (paper: 200; 20 is too few to leave chance level)")
     args = parser.parse_args(argv)
     split = correlation_shift_simulation(5, 0.9, 0.0, args.seed)
     print(f"simulation 5/0.9/0 seed {args.seed}: {len(split.train)} train rows, "
