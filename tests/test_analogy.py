@@ -90,3 +90,22 @@ def test_model_vocabulary_names_columns_as_explain_does_and_keeps_values_apart()
     analogy_scores(*model_vocabulary(clf, "tokens"), [])  # distinct names: accepted
     with pytest.raises(IndexError, match="member 3 out of range for 1 member"):
         model_vocabulary(clf, member=3)
+
+
+def test_non_finite_embeddings_are_refused_naming_their_rows():
+    # NaN wins argmax: a NaN row was the answer to nearly every question, and an all-NaN
+    # matrix scored top-1 = 1.0 (d was the only word left once a, b and c were excluded)
+    emb, words, questions = planted()
+    emb[7] = np.nan
+    emb[9, 0] = np.inf
+    with pytest.raises(ValueError, match=r"NaN or infinite values in 2 row\(s\), e.g. \['1/2', '1/4'\]"):
+        analogy_scores(emb, words, questions)
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        analogy_scores(np.full((4, 2), np.nan), list("abcd"), [tuple("abcd")])
+
+
+def test_model_vocabulary_of_an_unfitted_model_says_so():
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError, match="not fitted yet"):  # was: no attribute 'module_'
+        model_vocabulary(TabularMoEClassifier())

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 import numpy as np
 import torch
+from sklearn.utils.validation import check_is_fitted
 
 from ..nn.ensemble import StackedModel
 from .moe import MixtureOfExperts
@@ -43,7 +44,8 @@ def analogy_scores(
 ) -> AnalogyResult:
     """Score analogy ``questions`` (a, b, c, d) on ``embeddings`` (V, dim) named by ``vocabulary`` (V,).
 
-    Rows are normalised to unit length first (zero rows stay zero and never rank first).
+    Rows must be finite (ValueError naming them otherwise); they are normalised to unit
+    length first (zero rows stay zero and never rank first).
     Computation is in float64, ``batch_size`` questions at a time.
     """
     emb = torch.as_tensor(np.asarray(embeddings, dtype=np.float64))
@@ -52,6 +54,12 @@ def analogy_scores(
     words = list(vocabulary)
     if len(words) != emb.shape[0]:
         raise ValueError(f"vocabulary has {len(words)} words for {emb.shape[0]} embedding rows.")
+    bad = (~torch.isfinite(emb).all(1)).nonzero()[:, 0].tolist()
+    if bad:  # NaN wins argmax: a NaN row answered nearly every question, a NaN matrix scored 1.0
+        shown = [words[i] for i in bad[:5]]
+        raise ValueError(
+            f"embeddings hold NaN or infinite values in {len(bad)} row(s), e.g. {shown}."
+        )
     index = {w: i for i, w in enumerate(words)}
     if len(index) != len(words):
         raise ValueError("vocabulary contains duplicate words.")
@@ -127,6 +135,7 @@ def model_vocabulary(
     values w, heads concatenated: (sum_j n_j, H * K). Names are ``"column=value"``.
     ``member`` picks the ensemble member.
     """
+    check_is_fitted(clf)  # an unfitted estimator: NotFittedError, not "no attribute 'module_'"
     module = clf.module_
     if isinstance(module, StackedModel):
         module = module.member(member)
