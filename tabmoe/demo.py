@@ -38,8 +38,18 @@ def _int_in(low: int, high: int | None = None):
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m tabmoe.demo", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seed", type=_int_in(0, MAX_SEED), default=4951, help="simulation seed in [0, 2**32) (authors' first)")
-    parser.add_argument("--epochs", type=_int_in(1), default=60, help="training epochs (paper: 200; 20 is too few to leave chance level)")
+    parser.add_argument(
+        "--seed",
+        type=_int_in(0, MAX_SEED),
+        default=4951,
+        help="simulation seed in [0, 2**32) (authors' first)",
+    )
+    parser.add_argument(
+        "--epochs",
+        type=_int_in(1),
+        default=60,
+        help="training epochs (paper: 200; 20 is too few to leave chance level)",
+    )
     args = parser.parse_args(argv)
     split = correlation_shift_simulation(5, 0.9, 0.0, args.seed)
     print(f"simulation 5/0.9/0 seed {args.seed}: {len(split.train)} train rows, "

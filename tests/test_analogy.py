@@ -98,7 +98,9 @@ def test_non_finite_embeddings_are_refused_naming_their_rows():
     emb, words, questions = planted()
     emb[7] = np.nan
     emb[9, 0] = np.inf
-    with pytest.raises(ValueError, match=r"NaN or infinite values in 2 row\(s\), e.g. \['1/2', '1/4'\]"):
+    with pytest.raises(
+        ValueError, match=r"NaN or infinite values in 2 row\(s\), e.g. \['1/2', '1/4'\]"
+    ):
         analogy_scores(emb, words, questions)
     with pytest.raises(ValueError, match="NaN or infinite"):
         analogy_scores(np.full((4, 2), np.nan), list("abcd"), [tuple("abcd")])
