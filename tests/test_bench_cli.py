@@ -124,6 +124,7 @@ def test_failed_runs_exit_1_and_are_retried(runner, tmp_path):
         (["--metric", "f1"], "Invalid value for '--metric'"),
         (["--seeds", "0,3-1"], "--seeds: '3-1' is an empty range"),
         (["--seeds", "99999999999"], "--seeds: '99999999999' goes above 4294967295"),
+        (["--seeds", "1,-1"], "--seeds: '-1' is negative"),
         (["--models", " , "], "--models names nothing"),
         (["--storage", "foo://bar"], "--storage 'foo://bar' is not a usable database URL"),
         (["--openml-cache", "/nonexistent/cache"], "Directory '/nonexistent/cache' does not exist"),

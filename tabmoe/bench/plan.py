@@ -234,6 +234,8 @@ def parse_seed_list(text: str | None) -> list[int] | None:
         return None
     seeds: list[int] = []
     for piece in (p.strip() for p in text.split(",")):
+        if piece.startswith("-"):  # else read as a range with an empty start
+            raise ValueError(f"--seeds: {piece!r} is negative; seeds must be in [0, 2**32)")
         low, dash, high = piece.partition("-")
         try:
             first, last = (int(low), int(high)) if dash else (int(piece), int(piece))
