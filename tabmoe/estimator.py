@@ -224,7 +224,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
     refit_history_ : list of dict or None
         Per epoch of the refit on every training row, as ``history_``; None without one.
     feature_importances_ : ndarray of shape (n_features,)
-        Mean absolute head-averaged gate of the label query on each column over the stored
+        Absolute gate of the label query on each column, averaged over the heads and the stored
         training sample (at most ``TRAIN_SAMPLE_ROWS`` rows), normalised to sum to 1: where
         the label attends, not what a column adds to predictions (a column can hold gate while
         its expert adds little); ``sklearn.inspection.permutation_importance`` measures that.

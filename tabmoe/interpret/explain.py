@@ -155,9 +155,10 @@ def gate_importances(
     module: nn.Module, tokens: Tensor, attend: Tensor | None, batch_rows: int = 8192,
     fraction: Tensor | None = None,
 ) -> np.ndarray:
-    """Mean absolute head-averaged label gate of each feature column over the rows of
+    """Absolute label gate of each feature column, averaged over the heads and the rows of
     ``tokens`` (n, F) (``fraction`` (n, F) for a piecewise-linear network), normalised to
-    sum to 1 over the features: (F,)."""
+    sum to 1 over the features: (F,). The absolute value is taken per head, before the
+    head average: signed TanhMax heads of opposite signs on a column do not cancel."""
     module = module.eval()
     device = next(module.parameters()).device
     total = torch.zeros(tokens.shape[1], dtype=torch.float64)
