@@ -111,8 +111,8 @@ class TorchTabularClassifier(TorchClassifier):
     verbose : int
         ``>0`` shows a progress bar over epochs.
 
-    Speed parameters (FT-Transformer, TabTransformer; not TabNet, which has its own loop)
-    -------------------------------------------------------------------------------------
+    Speed parameters (FT-Transformer, TabTransformer, TabM; not TabNet, which has its own loop)
+    -------------------------------------------------------------------------------------------
     compile : bool
         ``torch.compile`` the training step, as :class:`~tabmoe.TabularMoEClassifier`'s.
     mixed_precision : bool or "auto"

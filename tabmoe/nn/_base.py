@@ -39,7 +39,7 @@ from ._threads import scoped_threads
 from .trainer import LossFn, Trainer, TrainerConfig, TrainResult, autocast, resolve_device, seeded
 
 #: Constraints of the speed parameters of every estimator trained by the shared trainer
-#: (``TabularMoEClassifier``, FT-Transformer, TabTransformer); see :class:`FitInputs`.
+#: (``TabularMoEClassifier``, FT-Transformer, TabTransformer, TabM); see :class:`FitInputs`.
 SPEED_PARAMETER_CONSTRAINTS: dict = {
     "compile": ["boolean"],
     "mixed_precision": [StrOptions({"auto"}), "boolean"],
