@@ -96,7 +96,8 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
     categorical_encoding : {"onehot", "native"}, default="onehot"
         ``"onehot"``: sparse one-hot codes + numeric block. ``"native"``: the codes as
         categorical features of an estimator with a ``categorical_features``
-        (scikit-learn) or ``feature_types`` (XGBoost) parameter.
+        (scikit-learn) or ``feature_types`` (XGBoost) parameter, or of a CatBoost
+        (``cat_features``) or LightGBM (``categorical_feature`` of ``fit``) classifier.
     categorical_features, min_frequency, max_categories, drop :
         Passed to :class:`~tabmoe.baselines.encoding.TableEncoder` (``drop`` applies to
         the one-hot encoding only).
