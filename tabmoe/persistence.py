@@ -3,8 +3,8 @@
 The file is a ``torch.save`` archive holding only strings (JSON documents) and tensors, read
 back with ``torch.load(weights_only=True)``: loading never unpickles arbitrary objects. A file
 whose payload needs anything else (an injected pickle, say) is refused by torch's restricted
-unpickler. Category values are written with a type tag (str, int, float, bool, timestamp,
-timedelta) so they come back with their type.
+unpickler. Category values are written with a type tag (none, str, int, float, bool, timestamp,
+timedelta, period, interval) so they come back with their type.
 
 A SHA-256 of the JSON documents and tensor bytes is stored with them, so that a damaged
 file (bit rot, a truncated copy) is refused instead of loading changed weights. It is no
