@@ -330,7 +330,9 @@ def tune(
         reproducible. Unseeded when ``random_state`` is None.
     trial_attrs : callable, optional
         ``estimator -> {name: JSON value}`` recorded on each trial as user attributes, never
-        used for selection (the harness records oracle OOD scores this way).
+        used for selection (the harness records oracle OOD scores this way). When it raises
+        one of :data:`TRIAL_ERRORS`, the trial keeps its score without them (the error in
+        its user attribute ``"trial_attrs_error"``, and a ``RuntimeWarning``).
     enqueue : sequence of mappings, optional
         Parameter sets the study tries first, in order (Optuna's ``enqueue_trial``), e.g. a
         known good setting, so that the search is scored against it. Keys are the names the
@@ -439,9 +441,16 @@ def tune(
         if value is None or not np.isfinite(value):
             raise ValueError(f"metric {metric!r} is undefined on the validation rows")
         if trial_attrs is not None:
-            fitted = estimator if estimator is not None else make(suggested).fit(X, y)
-            for key, attr in trial_attrs(fitted).items():
-                trial.set_user_attr(key, jsonable(attr))
+            try:  # recorded only: failing the trial on them would select on what they score
+                fitted = estimator if estimator is not None else make(suggested).fit(X, y)
+                attrs = {key: jsonable(attr) for key, attr in trial_attrs(fitted).items()}
+            except TRIAL_ERRORS as exc:
+                trial.set_user_attr("trial_attrs_error", f"{type(exc).__name__}: {exc}")
+                warnings.warn(f"trial {trial.number}: trial_attrs raised {type(exc).__name__}: {exc}; "
+                              f"the trial keeps its score, without those attributes", RuntimeWarning, stacklevel=2)
+            else:
+                for key, attr in attrs.items():
+                    trial.set_user_attr(key, attr)
         if estimator is not None and (
             not kept or (value > kept["score"] if greater else value < kept["score"])
         ):

@@ -397,3 +397,25 @@ def test_one_column_labels_are_scored_as_their_column():
                                             **args).best_score  # accuracy was 0.515 for 0.975 (n x n pairs)
         folds = tune(LogisticRegression(), X, y[:, None], {"C": [1.0]}, cv=2, **args)
         assert folds.best_score == tune(LogisticRegression(), X, y, {"C": [1.0]}, cv=2, **args).best_score
+
+
+def test_a_failing_trial_attrs_recorder_does_not_change_the_selection(data):
+    """The harness records OOD scores with trial_attrs: a recorder that raised failed its
+    trial, so what the OOD rows did decided which trial could be best."""
+    X, y, val = data
+    spec, queue = get_model("logistic_regression"), [{"C": 1e-3}, {"C": 1.0}]
+    plain = tune(spec, X, y, validation=val, n_trials=2, enqueue=queue)
+    assert plain.best_params == {"C": 1.0} and plain.study.trials[0].value < plain.study.trials[1].value
+
+    def attrs(estimator):
+        if estimator.get_params()["estimator__C"] == 1.0:
+            raise ValueError("cannot predict the OOD rows")
+        return {"ood": 1.0}
+
+    with pytest.warns(RuntimeWarning, match="trial 1: trial_attrs raised ValueError: cannot predict the OOD rows"):
+        recorded = tune(spec, X, y, validation=val, n_trials=2, enqueue=queue, trial_attrs=attrs)
+    assert [t.value for t in recorded.study.trials] == [t.value for t in plain.study.trials]
+    assert recorded.best_trial == plain.best_trial and recorded.best_params == plain.best_params
+    first, second = recorded.study.trials
+    assert first.user_attrs["ood"] == 1.0 and "ood" not in second.user_attrs
+    assert second.state.name == "COMPLETE" and "cannot predict" in second.user_attrs["trial_attrs_error"]
