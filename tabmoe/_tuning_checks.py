@@ -102,6 +102,22 @@ def _rows(data: Any, index: np.ndarray) -> Any:
     return data.iloc[index] if hasattr(data, "iloc") else np.asarray(data)[index]
 
 
+def _check_available(model: Any) -> None:
+    """ImportError naming the optional packages a registry spec needs that are not installed,
+    before any trial: its first trial failed on the import (some models import at ``fit``)
+    and stopped the study, leaving that failed trial in a stored study's budget."""
+    import importlib.util
+
+    available = getattr(model, "available", None)
+    if not callable(available) or available():
+        return
+    missing = [m for m in getattr(model, "requires", ()) if importlib.util.find_spec(m) is None]
+    raise ImportError(
+        f"model {getattr(model, 'name', model)!r} needs the optional package(s) {missing}, not installed "
+        f"(tabmoe.registry.available_models() lists the models that can be tuned)"
+    )
+
+
 def _check_parameter_names(model: Any, build: Any, space: Any, fixed: dict) -> None:
     """ValueError naming the search-space or ``params`` keys the model does not take, before
     any trial (a misspelt name failed every trial, and stored those failures in the study).

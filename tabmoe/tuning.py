@@ -42,6 +42,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 
 from ._tuning_checks import (
+    _check_available,
     _check_metric_defined,
     _check_parameter_names,
     _check_validation,
@@ -385,6 +386,7 @@ def tune(
     for i, (train, test) in enumerate(folds or ()):
         _check_metric_defined(metric, _rows(y, train), _rows(y, test), f"the test rows of fold {i} of cv={cv!r}", "its training rows")
     build, default_space = _factory(model)
+    _check_available(model)
     space = _choices(search_space if search_space is not None else default_space)
     suggest = _space(space)
     fixed = dict(params or {})

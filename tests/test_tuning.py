@@ -3,6 +3,8 @@ stored studies that resume; bad input named."""
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import optuna
 import pandas as pd
@@ -419,3 +421,13 @@ def test_a_failing_trial_attrs_recorder_does_not_change_the_selection(data):
     first, second = recorded.study.trials
     assert first.user_attrs["ood"] == 1.0 and "ood" not in second.user_attrs
     assert second.state.name == "COMPLETE" and "cannot predict" in second.user_attrs["trial_attrs_error"]
+
+
+def test_a_model_whose_optional_package_is_missing_is_named_before_the_study_starts(tmp_path, data, monkeypatch):
+    """Its first trial failed on the import and stopped the study, a failed trial stored in its budget."""
+    X, y, val = data
+    monkeypatch.setitem(sys.modules, "xgboost", None)  # as if not installed
+    journal = tmp_path / "optuna.journal"
+    with pytest.raises(ImportError, match=r"model 'xgboost' needs the optional package\(s\) \['xgboost'\], not installed"):
+        tune(get_model("xgboost"), X, y, validation=val, n_trials=2, storage=journal, study_name="x")
+    assert not journal.exists()
