@@ -118,6 +118,36 @@ def _check_available(model: Any) -> None:
     )
 
 
+def _model_name(model: Any) -> str:
+    """What ``model`` is, as a stored study records it (the same in every process and version
+    of its package): a registry spec's name, an estimator's class name or a factory's
+    qualified name (a ``functools.partial`` or other callable object: its type's)."""
+    from sklearn.base import BaseEstimator
+
+    if hasattr(model, "make") and hasattr(model, "suggest"):  # tabmoe.registry.ModelSpec
+        return f"tabmoe.registry:{getattr(model, 'name', type(model).__qualname__)}"
+    if isinstance(model, BaseEstimator) or not hasattr(model, "__qualname__"):
+        return type(model).__qualname__
+    return model.__qualname__
+
+
+def _check_study_model(study: Any, model: Any) -> None:
+    """ValueError unless ``study`` (new or loaded) was tuned for ``model``; a new one records it.
+
+    Another model's trials were mixed with its own: its budget spent on them, its sampler fed
+    their parameters, and the best trial (maybe the other model's) rebuilt with this model.
+    """
+    name = _model_name(model)
+    stored = study.user_attrs.get("model")
+    if stored is not None and stored != name:
+        raise ValueError(
+            f"study {study.study_name!r} was tuned for model {stored!r}, not {name!r}: their trials "
+            f"would be mixed; continue it with its model or give another study_name"
+        )
+    if stored is None:
+        study.set_user_attr("model", name)
+
+
 def _check_parameter_names(model: Any, build: Any, space: Any, fixed: dict) -> None:
     """ValueError naming the search-space or ``params`` keys the model does not take, before
     any trial (a misspelt name failed every trial, and stored those failures in the study).

@@ -45,6 +45,7 @@ from ._tuning_checks import (
     _check_available,
     _check_metric_defined,
     _check_parameter_names,
+    _check_study_model,
     _check_validation,
     _folds,
     _is_int,
@@ -319,8 +320,9 @@ def tune(
         See :func:`open_storage`. ``None`` keeps the study in memory.
     study_name : str, optional
         Name of the study in ``storage``; an existing study of that name is continued. It
-        must have been tuned with the same ``metric`` (recorded as its user attribute
-        ``"metric"``); another one is refused before any trial runs.
+        must have been tuned with the same ``metric`` and model (recorded as its user
+        attributes ``"metric"`` and ``"model"``: a registry spec's name, an estimator's class
+        name or a factory's ``__qualname__``); another one is refused before any trial runs.
     random_state : None, int in [0, 2**32 - 1] or numpy.random.RandomState
         Seeds every estimator (all ``random_state`` parameters), the ``cv`` folds and the
         default sampler. A ``RandomState`` gives one integer seed drawn from it.
@@ -476,6 +478,7 @@ def tune(
         )
         _check_study_metric(study, metric, optuna.study.StudyDirection.MAXIMIZE if greater else
                             optuna.study.StudyDirection.MINIMIZE)
+        _check_study_model(study, model)
         # Queued (WAITING) trials are not spent budget: counting them would stop the study
         # once the queue alone reached n_trials.
         waiting = optuna.trial.TrialState.WAITING

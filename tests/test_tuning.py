@@ -431,3 +431,21 @@ def test_a_model_whose_optional_package_is_missing_is_named_before_the_study_sta
     with pytest.raises(ImportError, match=r"model 'xgboost' needs the optional package\(s\) \['xgboost'\], not installed"):
         tune(get_model("xgboost"), X, y, validation=val, n_trials=2, storage=journal, study_name="x")
     assert not journal.exists()
+
+
+def test_a_stored_study_is_continued_only_with_its_model(tmp_path):
+    """Another model's trials were added to the study, and its best trial (the first model's)
+    was refit with the second model and returned with the first model's score."""
+    rng = np.random.RandomState(0)
+    X, X_val = rng.normal(size=(80, 3)), rng.normal(size=(40, 3))
+    y, y_val = (X[:, 0] > 0).astype(int), (X_val[:, 0] > 0).astype(int)
+    args = {"validation": (X_val, y_val), "storage": tmp_path / "optuna.journal", "study_name": "s"}
+    first = tune(LogisticRegression(), X, y, {"C": [0.01, 1.0]}, n_trials=2, random_state=0, **args)
+    assert first.study.user_attrs["model"] == "LogisticRegression"
+    with pytest.raises(ValueError, match="study 's' was tuned for model 'LogisticRegression', not 'Pipeline'"):
+        tune(Pipeline([("clf", LogisticRegression())]), X, y, {"clf__C": [0.01, 1.0]}, n_trials=3, **args)
+    with pytest.raises(ValueError, match="tuned for model 'LogisticRegression', not 'tabmoe.registry:logistic_regression'"):
+        tune(get_model("logistic_regression"), X, y, n_trials=3, **args)
+    assert len(first.study.trials) == 2  # nothing ran
+    again = tune(LogisticRegression(), X, y, {"C": [0.01, 1.0]}, n_trials=3, random_state=0, **args)
+    assert len(again.study.trials) == 3 and isinstance(again.best_estimator, LogisticRegression)
