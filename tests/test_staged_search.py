@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 from sklearn.ensemble import GradientBoostingClassifier
-from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from sklearn.model_selection import GridSearchCV, GroupKFold, StratifiedKFold
 
 from tabmoe.baselines import reference
 from tabmoe.baselines.staged_search import StagedGridSearchCV
@@ -117,3 +117,21 @@ def test_staged_search_works_on_a_bare_gradient_boosting():
     staged = StagedGridSearchCV(gb, grid, staged_param="n_estimators", cv=3).fit(Z, y)
     np.testing.assert_array_equal(staged.cv_results_["mean_test_score"], plain.cv_results_["mean_test_score"])
     assert staged.best_params_ == plain.best_params_
+
+
+def test_sample_weight_and_groups_are_taken_as_grid_search_takes_them():
+    """Weights reached the fits but not the fold scores (GridSearchCV weights those too), so
+    the scores and choice differed; groups, the splitter's, were passed to the refit's fit,
+    which raised a TypeError after the whole search."""
+    X, y = noisy_table()
+    Z = pd.get_dummies(X).to_numpy(dtype=float)
+    weights = np.random.default_rng(0).uniform(0.1, 3.0, len(y))
+    groups = np.arange(len(y)) % 6
+    grid = {"n_estimators": [2, 8, 4], "max_depth": [1, 2]}
+    gb = GradientBoostingClassifier(random_state=1)
+    for cv, params in [(3, {"sample_weight": weights}), (GroupKFold(3), {"groups": groups})]:
+        plain = GridSearchCV(gb, grid, cv=cv).fit(Z, y, **params)
+        staged = StagedGridSearchCV(gb, grid, staged_param="n_estimators", cv=cv).fit(Z, y, **params)
+        np.testing.assert_array_equal(staged.cv_results_["mean_test_score"], plain.cv_results_["mean_test_score"])
+        assert staged.best_params_ == plain.best_params_ and staged.best_score_ == plain.best_score_
+        np.testing.assert_array_equal(staged.predict_proba(Z), plain.predict_proba(Z))

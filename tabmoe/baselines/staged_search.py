@@ -25,17 +25,19 @@ from sklearn.model_selection import GridSearchCV, ParameterGrid
 
 
 class _StagedAccuracies:
-    """Scorer ``(estimator, X, y) -> {"stage_k": accuracy}``: the accuracy of the model cut
-    after each of ``stages`` stages, from one pass of ``staged_predict``."""
+    """Scorer ``(estimator, X, y, sample_weight=None) -> {"stage_k": accuracy}``: the
+    (weighted) accuracy of the model cut after each of ``stages`` stages, from one pass of
+    ``staged_predict``. It takes ``sample_weight`` as the classifier's ``score`` does, so that
+    ``GridSearchCV`` weights the fold scores alike."""
 
     def __init__(self, stages: list[int]):
         self.stages = sorted(set(stages))
 
-    def __call__(self, estimator: Any, X: Any, y: Any) -> dict[str, float]:
+    def __call__(self, estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> dict[str, float]:
         scores = {}
         for done, predicted in enumerate(estimator.staged_predict(X), start=1):
             if done in self.stages:
-                scores[f"stage_{done}"] = float(accuracy_score(y, predicted))
+                scores[f"stage_{done}"] = float(accuracy_score(y, predicted, sample_weight=sample_weight))
             if done == self.stages[-1]:
                 return scores
         raise ValueError(f"the estimator has fewer than {self.stages[-1]} stages")
@@ -99,7 +101,10 @@ class StagedGridSearchCV(GridSearchCV):
         return stages
 
     def fit(self, X: Any, y: Any = None, **params: Any) -> StagedGridSearchCV:
-        """Score every candidate on ``cv``'s folds, then refit the best on ``X``, ``y``."""
+        """Score every candidate on ``cv``'s folds, then refit the best on ``X``, ``y``.
+
+        ``params`` are taken as ``GridSearchCV`` takes them: ``sample_weight`` weights the
+        fits and the fold scores, ``groups`` go to the splitter only, the rest to the fits."""
         stages = self._stages()
         longest = max(stages)
         shared = GridSearchCV(
@@ -136,14 +141,15 @@ class StagedGridSearchCV(GridSearchCV):
 
         started = time.perf_counter()
         self.best_estimator_ = clone(self.estimator).set_params(**clone(self.best_params_, safe=False))
-        self.best_estimator_.fit(X, y, **params)
+        # groups are the splitter's (GridSearchCV routes them there), not the estimator's
+        self.best_estimator_.fit(X, y, **{k: v for k, v in params.items() if k != "groups"})
         self.refit_time_ = time.perf_counter() - started
         return self
 
 
-def _accuracy(estimator: Any, X: Any, y: Any) -> float:
+def _accuracy(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> float:
     """The classifier's own score (accuracy), as ``GridSearchCV`` uses with ``scoring=None``."""
-    return float(estimator.score(X, y))
+    return float(estimator.score(X, y, sample_weight=sample_weight))
 
 
 def _key(params: dict, staged_param: str) -> tuple:
