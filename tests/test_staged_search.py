@@ -135,3 +135,21 @@ def test_sample_weight_and_groups_are_taken_as_grid_search_takes_them():
         np.testing.assert_array_equal(staged.cv_results_["mean_test_score"], plain.cv_results_["mean_test_score"])
         assert staged.best_params_ == plain.best_params_ and staged.best_score_ == plain.best_score_
         np.testing.assert_array_equal(staged.predict_proba(Z), plain.predict_proba(Z))
+
+
+@pytest.mark.parametrize(
+    ("model", "grid"),
+    [
+        (GradientBoostingClassifier(random_state=0, n_iter_no_change=2), {"n_estimators": [5, 200]}),
+        (reference.gradient_boosting(random_state=0),
+         {"estimator__n_estimators": [5, 200], "estimator__n_iter_no_change": [None, 3]}),
+    ],
+)
+def test_early_stopping_is_named(model, grid):
+    """A fit that stopped early failed its fold's scorer, and the search ended in
+    "TypeError: 'float' object is not subscriptable" or "KeyError: 'split0_test_stage_5'"."""
+    X, y = noisy_table(60)
+    Z = pd.get_dummies(X).to_numpy(dtype=float) if isinstance(model, GradientBoostingClassifier) else X
+    search = StagedGridSearchCV(model, grid, staged_param=next(iter(grid)), cv=3)
+    with pytest.raises(ValueError, match=r"early stopping must be off: got \{'(estimator__)?n_iter_no_change': [23]\}"):
+        search.fit(Z, y)

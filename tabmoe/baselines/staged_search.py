@@ -92,6 +92,14 @@ class StagedGridSearchCV(GridSearchCV):
                 f"staged_param={self.staged_param!r} is not a key of param_grid "
                 f"({sorted(self.param_grid)})"
             )
+        settings = [*self.estimator.get_params(deep=True).items(),
+                    *((key, value) for key, values in self.param_grid.items() for value in values)]
+        early = {key: v for key, v in settings if key.split("__")[-1] == "n_iter_no_change" and v is not None}
+        if early:  # every fold's scorer failed alike; GridSearchCV then raised an obscure TypeError
+            raise ValueError(
+                f"StagedGridSearchCV scores the stages of one full fit, so early stopping must be off: "
+                f"got {early} (set it to None)"
+            )
         stages = list(self.param_grid[self.staged_param])
         bad = [s for s in stages if not isinstance(s, numbers.Integral) or isinstance(s, bool) or s < 1]
         if not stages or bad:
