@@ -170,3 +170,20 @@ def test_every_column_type_the_classifier_fits_is_scored(kind):
 
     sides = [pd.DataFrame({"c": column(100, s), "v": rng.normal(size=100)}) for s in (0, 1)]
     assert covariate_auc(*sides)[0] > 0.8  # each side's values tell it apart
+
+
+@pytest.mark.parametrize("values_in_id", [0, 1])
+def test_a_numeric_column_empty_in_some_training_fold_is_scored_not_crashed(values_in_id):
+    """The trees could not bin a feature without values (a CSV's empty column, or one value
+    that every fold but one trains without): 'window shape cannot be larger than input array shape'."""
+    rng = np.random.RandomState(0)
+    X_id = pd.DataFrame({"x": rng.normal(size=60), "empty": np.nan})
+    X_ood = pd.DataFrame({"x": rng.normal(3, 1, size=40), "empty": np.nan})
+    X_id.loc[: values_in_id - 1, "empty"] = 1.0
+    auc, _ = covariate_auc(X_id, X_ood)
+    assert auc > 0.9
+    data = pd.concat([X_id, X_ood], ignore_index=True).assign(
+        region=pd.Categorical(["a"] * 60 + ["b"] * 40), y=rng.choice(["p", "q"], 100)
+    )
+    report = shift_report(split_by(Table(data, "y", "sparse", "test"), "region", "b"))
+    assert report.auc > 0.9

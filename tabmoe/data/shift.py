@@ -143,10 +143,25 @@ def covariate_auc(
         categorical_features="from_dtype", class_weight="balanced", early_stopping=False,
         random_state=random_state,
     )
-    folds = StratifiedKFold(cv, shuffle=True, random_state=random_state)
+    folds = list(StratifiedKFold(cv, shuffle=True, random_state=random_state).split(X, d))
+    X = _fillable_in_every_fold(X, folds)
     with threadpool_limits(limits=n_threads):
         scores = cross_val_score(model, X, d, cv=folds, scoring="roc_auc", error_score="raise")
     return float(scores.mean()), float(scores.std())
+
+
+def _fillable_in_every_fold(X: pd.DataFrame, folds: list) -> pd.DataFrame:
+    """Numeric columns without a value in some fold's training rows as their missingness
+    indicator: the trees cannot bin a feature with no values (scikit-learn 1.9.1: "window
+    shape cannot be larger than input array shape"), and missingness is all such a column
+    tells. Other columns are left as they are."""
+    for column in X.columns:
+        if isinstance(X[column].dtype, pd.CategoricalDtype):
+            continue
+        present = X[column].notna().to_numpy()
+        if any(not present[train].any() for train, _ in folds):
+            X[column] = present.astype(float)
+    return X
 
 
 def _subsample(n_id: int, n_ood: int, max_rows: int, random_state: int) -> tuple[np.ndarray, np.ndarray]:
