@@ -180,3 +180,10 @@ def test_target_override_and_errors(openml_cache):
     for bad in (0, -3, "31", 3.0, True):
         with pytest.raises(ValueError, match="dataset_id"):
             load_openml(bad, cache_dir=openml_cache)
+
+
+def test_an_ignored_attribute_as_target_is_named(openml_cache):
+    """splice's Instance_name is an ignore_attribute: it read as 'could not parse dataset.arff'."""
+    with pytest.raises(ValueError, match="'Instance_name' is an ignored or row-id attribute of OpenML dataset 46") as info:
+        load_openml(46, cache_dir=openml_cache, target="Instance_name")
+    assert "'Instance_name'" not in str(info.value).split("columns are")[1]

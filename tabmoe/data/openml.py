@@ -208,10 +208,13 @@ def load_openml(
                 f"OpenML dataset {dataset_id} ({dataset.name}) has default target {label!r}; "
                 "pass target= with one column name."
             )
-        names = [feature.name for feature in dataset.features.values()]
+        # get_data drops ignored and row-id attributes; as a target they failed as an IndexError
+        dropped = [*(dataset.ignore_attribute or []), dataset.row_id_attribute]
+        names = [feature.name for feature in dataset.features.values() if feature.name not in dropped]
         if label not in names:
+            why = "an ignored or row-id attribute" if label in dropped else "not a column"
             raise ValueError(
-                f"target {label!r} is not a column of OpenML dataset {dataset_id} "
+                f"target {label!r} is {why} of OpenML dataset {dataset_id} "
                 f"({dataset.name}); columns are {names}"
             )
         try:
