@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import warnings
 from pathlib import Path
 
 import openml
@@ -187,3 +188,17 @@ def test_an_ignored_attribute_as_target_is_named(openml_cache):
     with pytest.raises(ValueError, match="'Instance_name' is an ignored or row-id attribute of OpenML dataset 46") as info:
         load_openml(46, cache_dir=openml_cache, target="Instance_name")
     assert "'Instance_name'" not in str(info.value).split("columns are")[1]
+
+
+def test_an_arff_truncated_at_a_line_end_is_warned_not_loaded_silently(openml_cache, tmp_path):
+    """A copy cut short at a line end parses: 113 of breast-cancer's 286 rows, without a word."""
+    root, entry = _one_entry(openml_cache, tmp_path, 13)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the intact file matches its description's md5
+        assert len(load_openml(13, cache_dir=root).data) == 286
+    arff = entry / "dataset.arff"
+    data = arff.read_bytes()
+    arff.write_bytes(data[: data.rfind(b"\n", 0, len(data) // 2) + 1])
+    with pytest.warns(UserWarning, match=r"dataset\.arff in .*13 is not the file its description\.xml describes"):
+        assert len(load_openml(13, cache_dir=root).data) == 113
+    assert arff.read_bytes() == data[: data.rfind(b"\n", 0, len(data) // 2) + 1]

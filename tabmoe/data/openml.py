@@ -23,6 +23,7 @@ import hashlib
 import os
 import shutil
 import tempfile
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlparse
@@ -89,6 +90,24 @@ def cache_problems(entry: str | os.PathLike) -> list[str]:
             if _XML_ROOTS[name] not in parsed:
                 problems.append(f"{name} (no <{_XML_ROOTS[name]}> element)")
     return problems
+
+
+def checksum_mismatch(entry: str | os.PathLike) -> str | None:
+    """Why ``dataset.arff`` of a complete entry does not match the ``md5_checksum`` its
+    ``description.xml`` states (a truncated copy cut at a line end still parses, with fewer
+    rows); ``None`` when it matches or no checksum is stated."""
+    entry = Path(entry)
+    description = xmltodict.parse((entry / "description.xml").read_bytes())["oml:data_set_description"]
+    expected = (description or {}).get("oml:md5_checksum")
+    if not expected:
+        return None
+    digest = hashlib.md5(usedforsecurity=False)
+    with (entry / "dataset.arff").open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    if digest.hexdigest() == expected.strip().lower():
+        return None
+    return f"its md5 is {digest.hexdigest()}, description.xml states {expected.strip()}"
 
 
 def _work_root(work_dir: str | os.PathLike | None) -> Path:
@@ -171,6 +190,9 @@ def load_openml(
         ``data`` with one column per feature plus the label; nominal columns (label
         included) are ordered pandas ``category`` in ARFF order, as openml returns them;
         numeric columns are numeric. Ignored and row-id attributes are dropped.
+
+    Warns when the cached ``dataset.arff`` does not match the md5 checksum of its
+    ``description.xml`` (a truncated or edited file), and loads it as it is.
     """
     if isinstance(dataset_id, bool) or not isinstance(dataset_id, int) or dataset_id <= 0:
         raise ValueError(f"dataset_id must be a positive int (an OpenML id), got {dataset_id!r}")
@@ -182,6 +204,13 @@ def load_openml(
             f"OpenML dataset {dataset_id} is not available offline in {entry}: "
             f"{', '.join(problems)}. Add those files to the cache or pass download=True "
             "(needs network access)."
+        )
+    mismatch = None if problems else checksum_mismatch(entry)
+    if mismatch:
+        warnings.warn(
+            f"OpenML dataset {dataset_id}: dataset.arff in {entry} is not the file its "
+            f"description.xml describes ({mismatch}): truncated or edited? Loading it as it is.",
+            stacklevel=2,
         )
     tag = hashlib.sha1(str(cache_root.resolve()).encode()).hexdigest()[:12]
     root = _work_root(work_dir) / tag
