@@ -96,3 +96,17 @@ def test_suite_file_errors(tmp_path):
         suite_from_dict(base).split("b")
     with pytest.raises(KeyError, match="available"):
         load_suite("nope")
+
+
+def test_a_key_repeated_in_a_suite_file_is_refused_naming_it(tmp_path):
+    """yaml.safe_load keeps the last of two keys: a second split: replaced the first silently."""
+    path = tmp_path / "dup.yaml"
+    path.write_text(
+        "name: dup\nseeds: [0]\nsplits:\n  - name: a\n    data: {openml: 31}\n"
+        "    split: {by: values, column: purpose, ood_values: [business]}\n"
+        "    split: {by: time}\n"
+    )
+    with pytest.raises(ValueError, match=r"duplicate key 'split'.*line 7"):
+        load_suite(path)
+    path.write_text(path.read_text().replace("    split: {by: time}\n", ""))
+    assert load_suite(path).splits[0].rule.column == "purpose"

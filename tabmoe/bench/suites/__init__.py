@@ -136,7 +136,29 @@ def load_suite(name_or_path: str | os.PathLike, directory: str | os.PathLike | N
         raise FileNotFoundError(f"suite file not found: {path}")
     with path.open(encoding="utf8") as fh:
         try:
-            spec = yaml.safe_load(fh)
+            spec = yaml.load(fh, Loader=_unique_keys_loader(yaml))
         except yaml.YAMLError as exc:
             raise ValueError(f"suite {path}: not valid YAML ({' '.join(str(exc).split())})") from exc
     return suite_from_dict(spec, base_dir=path.resolve().parent, path=path)
+
+
+def _unique_keys_loader(yaml: Any) -> type:
+    """PyYAML's safe loader, refusing a key repeated in one mapping (``safe_load`` keeps the
+    last one silently: a second ``split:`` in an entry replaced the first)."""
+
+    class UniqueKeysLoader(yaml.SafeLoader):
+        def construct_mapping(self, node: Any, deep: bool = False) -> dict:
+            seen: set = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if not isinstance(key, (str, int, float, bool)):
+                    continue  # an unhashable key is the base class's error
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping", node.start_mark,
+                        f"found duplicate key {key!r}", key_node.start_mark,
+                    )
+                seen.add(key)
+            return super().construct_mapping(node, deep=deep)
+
+    return UniqueKeysLoader
