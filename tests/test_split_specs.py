@@ -142,3 +142,9 @@ def test_cluster_split_by_default_skips_an_all_missing_column(empty_column_table
     )
     with pytest.raises(ValueError, match=r"\['empty'\] of table 'holes' have no values"):
         ClusterSplit(2, (1,)).assign(only_empty)
+
+
+def test_a_seed_listed_twice_is_refused_naming_it():
+    """[0, 0, 1] planned every run of seed 0 twice (the CLI's --seeds drops repeats)."""
+    with pytest.raises(ValueError, match=r"suite.seeds: seeds \[0\] are listed more than once"):
+        parse_seeds([0, 0, 1], "suite.seeds")

@@ -24,7 +24,7 @@ MAX_SEED = 2**32 - 1
 
 
 def parse_seeds(value: Any, where: str) -> tuple[int, ...]:
-    """A YAML list of integer seeds in [0, 2**32) as a tuple."""
+    """A YAML list of distinct integer seeds in [0, 2**32) as a tuple."""
     if not isinstance(value, list) or not value or not all(
         isinstance(s, int) and not isinstance(s, bool) for s in value
     ):
@@ -32,4 +32,7 @@ def parse_seeds(value: Any, where: str) -> tuple[int, ...]:
     bad = [s for s in value if not 0 <= s <= MAX_SEED]
     if bad:
         raise ValueError(f"{where}: seeds must be in [0, 2**32), got {bad}")
+    repeated = sorted({s for s in value if value.count(s) > 1})
+    if repeated:  # each would plan, run and store the same runs twice
+        raise ValueError(f"{where}: seeds {repeated} are listed more than once")
     return tuple(value)
