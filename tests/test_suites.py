@@ -110,3 +110,12 @@ def test_a_key_repeated_in_a_suite_file_is_refused_naming_it(tmp_path):
         load_suite(path)
     path.write_text(path.read_text().replace("    split: {by: time}\n", ""))
     assert load_suite(path).splits[0].rule.column == "purpose"
+
+
+def test_defaults_and_by_of_the_wrong_type_are_named():
+    """Both were TypeErrors naming nothing: "'list' object is not a mapping", "unhashable type: 'list'"."""
+    base = {"name": "x", "seeds": [0], "splits": [{"name": "a", "data": {"openml": 31}, "split": {"by": "time"}}]}
+    with pytest.raises(ValueError, match=r"suite.defaults: expected a mapping"):
+        suite_from_dict({**base, "defaults": ["validation_size"]})
+    with pytest.raises(ValueError, match=r"split 'a'.split: needs by: one of"):
+        suite_from_dict({**base, "splits": [{**base["splits"][0], "split": {"by": ["time"]}}]})

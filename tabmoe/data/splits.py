@@ -590,7 +590,7 @@ class SplitDefinition:
 def rule_from_dict(spec: dict[str, Any], *, where: str = "split", base_dir: Any = None) -> SplitRule:
     """Parse ``{by: values|threshold|time|cluster, ...}``; list values become tuples; a
     cluster rule's ``reference`` file resolves against ``base_dir`` and must exist."""
-    if not isinstance(spec, dict) or spec.get("by") not in RULES:
+    if not isinstance(spec, dict) or not isinstance(spec.get("by"), str) or spec["by"] not in RULES:
         raise ValueError(f"{where}: needs by: one of {sorted(RULES)}, got {spec!r}")
     cls = RULES[spec["by"]]
     fields = {k: tuple(v) if isinstance(v, list) else v for k, v in spec.items() if k != "by"}

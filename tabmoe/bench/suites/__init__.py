@@ -90,6 +90,11 @@ def suite_from_dict(spec: dict[str, Any], *, base_dir: Path | None = None, path:
     if path is not None and spec["name"] != path.stem:
         raise ValueError(f"{where}: name {spec['name']!r} differs from the file name {path.stem!r}")
     defaults = spec.get("defaults") or {}
+    if not isinstance(defaults, dict):
+        raise ValueError(
+            f"{where}.defaults: expected a mapping of split keys such as "
+            f"{{validation_size: 0.15}}, got {defaults!r}"
+        )
     if not isinstance(spec["splits"], list) or not spec["splits"]:
         raise ValueError(f"{where}: splits must be a non-empty list")
     splits = tuple(
