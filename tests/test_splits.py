@@ -201,6 +201,13 @@ def test_definition_validates_sizes(key, value):
         define(ValueSplit("region", ood_values=("north",)), validation_size=0.5, id_test_size=0.5)
 
 
+@pytest.mark.parametrize("value", ["false", "no", 0, None])
+def test_keep_domain_must_be_a_boolean(value):
+    """A quoted "false" is a true string: it kept the domain column, silently."""
+    with pytest.raises(ValueError, match=r"split 't': keep_domain must be true or false"):
+        define(ValueSplit("region", ood_values=("north",)), keep_domain=value)
+
+
 def _broken(split, **changes):
     return dataclasses.replace(split, **changes)
 

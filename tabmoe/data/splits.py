@@ -519,6 +519,8 @@ class SplitDefinition:
                 raise ValueError(f"split {self.name!r}: {key} must be in [0, 1), got {value!r}")
         if self.validation_size + self.id_test_size >= 1:
             raise ValueError(f"split {self.name!r}: validation_size + id_test_size must be < 1")
+        if not isinstance(self.keep_domain, (bool, np.bool_)):  # a string "false" would keep it
+            raise ValueError(f"split {self.name!r}: keep_domain must be true or false, got {self.keep_domain!r}")
         if self.keep_domain and getattr(self.rule, "column", None) is None:
             raise ValueError(f"split {self.name!r}: keep_domain needs a rule with a domain column")
 
