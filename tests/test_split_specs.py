@@ -10,7 +10,14 @@ import pytest
 
 from tabmoe.data import Table
 from tabmoe.data._spec import parse_seeds
-from tabmoe.data.splits import ClusterSplit, SplitDefinition, ThresholdSplit, TimeSplit, ValueSplit
+from tabmoe.data.splits import (
+    ClusterSplit,
+    SplitDefinition,
+    ThresholdSplit,
+    TimeSplit,
+    ValueSplit,
+    rule_from_dict,
+)
 
 
 @pytest.fixture
@@ -148,3 +155,8 @@ def test_a_seed_listed_twice_is_refused_naming_it():
     """[0, 0, 1] planned every run of seed 0 twice (the CLI's --seeds drops repeats)."""
     with pytest.raises(ValueError, match=r"suite.seeds: seeds \[0\] are listed more than once"):
         parse_seeds([0, 0, 1], "suite.seeds")
+
+
+def test_an_empty_columns_list_of_a_cluster_split_is_named():
+    with pytest.raises(ValueError, match="cluster split: columns is empty"):
+        rule_from_dict({"by": "cluster", "n_clusters": 3, "ood_clusters": [2], "columns": []})

@@ -293,6 +293,8 @@ class ClusterSplit:
         _require_list(self.ood_clusters, "cluster split", "ood_clusters")
         if self.columns is not None:
             _require_list(self.columns, "cluster split", "columns")
+            if not self.columns:  # KMeans: "Found array with 0 feature(s)", naming no key
+                raise ValueError("cluster split: columns is empty; omit it to cluster on every feature")
         bad = [
             c
             for c in self.ood_clusters
