@@ -208,6 +208,12 @@ def test_keep_domain_must_be_a_boolean(value):
         define(ValueSplit("region", ood_values=("north",)), keep_domain=value)
 
 
+def test_a_rule_error_at_make_names_the_split(table):
+    """In a suite of many splits, 'values split: ood_values [...] do not occur' named no split."""
+    with pytest.raises(ValueError, match=r"^split 't': values split: ood_values \['nowhere'\] do not occur"):
+        define(ValueSplit("region", ood_values=("nowhere",))).make(0, table=table)
+
+
 def _broken(split, **changes):
     return dataclasses.replace(split, **changes)
 

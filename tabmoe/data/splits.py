@@ -533,7 +533,10 @@ class SplitDefinition:
     def make(self, seed: int = 0, *, openml_cache: Any = None, table: Table | None = None) -> SplitData:
         """Load the table (unless given), split it with ``seed``, check for leakage, return it."""
         table = table if table is not None else self.load(seed=seed, openml_cache=openml_cache)
-        assignment = self.rule.assign(table)
+        try:
+            assignment = self.rule.assign(table)
+        except ValueError as exc:  # the rule's message names its column, not the split
+            raise ValueError(f"split {self.name!r}: {exc}") from exc
         labelled = table.y.loc[assignment.domain.index].notna()
         domain, ood = assignment.domain[labelled], assignment.ood[labelled]
         rng = np.random.RandomState(seed)
