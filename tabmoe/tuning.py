@@ -334,8 +334,9 @@ def tune(
     trial_attrs : callable, optional
         ``estimator -> {name: JSON value}`` recorded on each trial as user attributes, never
         used for selection (the harness records oracle OOD scores this way). When it raises
-        one of :data:`TRIAL_ERRORS`, the trial keeps its score without them (the error in
-        its user attribute ``"trial_attrs_error"``, and a ``RuntimeWarning``).
+        one of ``TRIAL_ERRORS`` (ValueError, RuntimeError, ArithmeticError), the trial
+        keeps its score without them (the error in its user attribute
+        ``"trial_attrs_error"``, and a ``RuntimeWarning``).
     enqueue : sequence of mappings, optional
         Parameter sets the study tries first, in order (Optuna's ``enqueue_trial``), e.g. a
         known good setting, so that the search is scored against it. Keys are the names the

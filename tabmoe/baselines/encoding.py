@@ -197,7 +197,7 @@ class TableEncoder(TransformerMixin, BaseEstimator):
 
     def checked_frame(self, estimator: Any, X: Any) -> pd.DataFrame:
         """``X`` checked against the fit of ``estimator`` (this encoder, or the classifier
-        around it: :func:`~tabmoe.tokenizer.validated_frame`); a frame read by position takes
+        around it: ``validated_frame``); a frame read by position takes
         the fit's labels, so that this encoder and its tokenizer do not repeat the warning."""
         return validated_frame(estimator, X, getattr(self.tokenizer_, "_column_labels", None))
 
