@@ -66,8 +66,27 @@ def test_a_row_certain_of_a_class_the_estimate_drops_keeps_its_probabilities():
         ([[0.5, 0.5]], [1.0, 0.0], {}, "source_prior must be finite and positive"),
         ([[0.5, 0.5]], [0.5, 0.5], {"max_iter": 0}, "max_iter must be an integer >= 1"),
         ([[0.5, 0.5]], [0.5, 0.5], {"tol": 0}, "tol must be > 0"),
+        ([[0.5, 0.5]], [0.5, 0.5], {"max_iter": True}, "max_iter must be an integer >= 1, got True"),
     ],
 )
 def test_bad_input_is_refused_by_name(proba, prior, kwargs, message):
     with pytest.raises(ValueError, match=message):
         em_label_shift(proba, prior, **kwargs)
+
+
+@pytest.mark.parametrize("tol", ["a", True, None])
+def test_a_tol_that_is_not_a_number_is_refused_by_name(tol):
+    with pytest.raises(TypeError, match="tol must be a real number"):
+        em_label_shift([[0.5, 0.5]], [0.5, 0.5], tol=tol)
+
+
+@pytest.mark.parametrize("source_prior", [[1e-320, 1.0], [1e-300, 1e10], [1e-308, 1.0, 1.0, 1.0]])
+def test_a_tiny_source_prior_gives_a_finite_estimate(source_prior):
+    # prior / source_prior overflowed to inf for a subnormal class and the estimate was NaN
+    n = len(source_prior)
+    proba = np.array([[0.4] + [0.6 / (n - 1)] * (n - 1), [0.6] + [0.4 / (n - 1)] * (n - 1)])
+    est = em_label_shift(proba, source_prior)
+    assert np.isfinite(est.prior).all() and np.isfinite(est.proba).all()
+    np.testing.assert_allclose(est.prior.sum(), 1.0)
+    np.testing.assert_allclose(est.proba.sum(1), 1.0)
+    assert est.prior[0] > 0.99  # the rows' class-0 posterior is huge next to its source prior

@@ -77,17 +77,28 @@ def em_label_shift(
     """
     p = _check_proba(proba)
     source = _check_prior(source_prior, p.shape[1], "source_prior")
-    if not (isinstance(max_iter, (int, np.integer)) and max_iter >= 1):
+    # a bool is an int to Python, but max_iter=True is a mistake, not one round
+    if isinstance(max_iter, bool) or not (isinstance(max_iter, (int, np.integer)) and max_iter >= 1):
         raise ValueError(f"max_iter must be an integer >= 1, got {max_iter!r}.")
+    if isinstance(tol, bool) or not isinstance(tol, (int, float, np.integer, np.floating)):
+        raise TypeError(f"tol must be a real number > 0, got {tol!r}.")
     if not tol > 0:
         raise ValueError(f"tol must be > 0, got {tol!r}.")
     prior, converged, n_iter = source.copy(), False, 0
     while n_iter < max_iter and not converged:
         n_iter += 1
-        new = _reweight(p, prior / source).mean(axis=0)
+        new = _reweight(p, _ratio(prior, source)).mean(axis=0)
         converged = bool(np.abs(new - prior).max() <= tol)
         prior = new
-    return LabelShiftEstimate(prior, _reweight(p, prior / source), n_iter, converged)
+    return LabelShiftEstimate(prior, _reweight(p, _ratio(prior, source)), n_iter, converged)
+
+
+def _ratio(prior: np.ndarray, source: np.ndarray) -> np.ndarray:
+    """``prior / source`` scaled so its largest entry is 1 (the rows are renormalised, so
+    the scale is free): a tiny, even subnormal, source prior cannot overflow it to inf."""
+    with np.errstate(divide="ignore"):  # a class the estimate dropped to 0: log 0 = -inf
+        log_ratio = np.log(prior) - np.log(source)
+    return np.exp(log_ratio - log_ratio.max())
 
 
 def _reweight(p: np.ndarray, ratio: np.ndarray) -> np.ndarray:
