@@ -143,6 +143,21 @@ def test_different_columns_are_refused_naming_them():
         covariate_auc(A, A.rename(columns={"b": "B"}))
 
 
+def test_duplicate_column_names_are_refused_naming_them():
+    A = pd.DataFrame([[0.0, 1.0, 2.0]] * 20, columns=["a", "b", "b"])
+    with pytest.raises(ValueError, match=r"X_id has duplicate column names \['b'\]"):
+        covariate_auc(A, A.set_axis(["a", "b", "c"], axis=1))
+    with pytest.raises(ValueError, match=r"X_ood has duplicate column names \['b'\]"):
+        covariate_auc(A.set_axis(["a", "b", "c"], axis=1), A)
+
+
+@pytest.mark.parametrize(("cv", "error"), [(1, ValueError), (0, ValueError), (True, TypeError), (2.5, TypeError), ("a", TypeError)])
+def test_a_bad_cv_is_refused_naming_it(cv, error):
+    A = pd.DataFrame({"a": np.arange(20.0)})
+    with pytest.raises(error, match=r"cv must be an integer >= 2"):
+        covariate_auc(A, A, cv=cv)
+
+
 def test_no_feature_left_besides_the_domain_column_is_flagged_not_crashed():
     rng = np.random.RandomState(0)
     data = pd.DataFrame({"region": pd.Categorical(rng.choice(list("abcd"), 400)), "y": rng.choice(["p", "q"], 400)})
