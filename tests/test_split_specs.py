@@ -10,6 +10,7 @@ import pytest
 
 from tabmoe.data import Table
 from tabmoe.data._spec import parse_seeds
+from tabmoe.data.sources import SimulationSource
 from tabmoe.data.splits import (
     ClusterSplit,
     SplitDefinition,
@@ -160,3 +161,18 @@ def test_a_seed_listed_twice_is_refused_naming_it():
 def test_an_empty_columns_list_of_a_cluster_split_is_named():
     with pytest.raises(ValueError, match="cluster split: columns is empty"):
         rule_from_dict({"by": "cluster", "n_clusters": 3, "ood_clusters": [2], "columns": []})
+
+
+@pytest.mark.parametrize("seed", ["a", True, -1, 2**32, None, 1.5])
+def test_a_bad_random_state_of_a_cluster_split_is_named(seed):
+    """KMeans' own message named neither the cluster split nor its key."""
+    with pytest.raises(ValueError, match=r"cluster split: random_state must be an int"):
+        rule_from_dict({"by": "cluster", "n_clusters": 3, "ood_clusters": [2], "random_state": seed})
+
+
+def test_more_clusters_than_rows_is_refused_naming_n_clusters(empty_column_table):
+    definition = SplitDefinition(
+        name="too-many", data=SimulationSource(1, 0.1, 0.0), rule=ClusterSplit(61, (1,), columns=("x",))
+    )
+    with pytest.raises(ValueError, match=r"split 'too-many': cluster split: n_clusters=61 is more than the 60 rows"):
+        definition.make(0, table=empty_column_table)

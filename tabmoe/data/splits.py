@@ -290,6 +290,9 @@ class ClusterSplit:
     def __post_init__(self) -> None:
         if not isinstance(self.n_clusters, int) or self.n_clusters < 2:
             raise ValueError(f"cluster split: n_clusters must be an int >= 2, got {self.n_clusters!r}")
+        seed = self.random_state  # KMeans' own message names neither the rule nor the key
+        if not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or not 0 <= seed < 2**32:
+            raise ValueError(f"cluster split: random_state must be an int in [0, 2**32 - 1], got {seed!r}")
         _require_list(self.ood_clusters, "cluster split", "ood_clusters")
         if self.columns is not None:
             _require_list(self.columns, "cluster split", "columns")
@@ -321,6 +324,11 @@ class ClusterSplit:
         for name in columns:
             _column(table, name, "cluster")
         X = table.data[columns]
+        if len(X) < self.n_clusters:  # KMeans: "n_samples=6 should be >= n_clusters=10"
+            raise ValueError(
+                f"cluster split: n_clusters={self.n_clusters} is more than the {len(X)} rows of "
+                f"table {table.name!r}"
+            )
         nominal = [c for c in columns if is_categorical_dtype(X[c].dtype)]
         numeric = [c for c in columns if c not in nominal]
         empty = [c for c in numeric if X[c].isna().all()]
