@@ -176,3 +176,17 @@ def test_more_clusters_than_rows_is_refused_naming_n_clusters(empty_column_table
     )
     with pytest.raises(ValueError, match=r"split 'too-many': cluster split: n_clusters=61 is more than the 60 rows"):
         definition.make(0, table=empty_column_table)
+
+
+@pytest.mark.parametrize(
+    ("values", "shown"),
+    [([1, "1", 2], r"\[1, '1'\] all read as '1'"), ([1.0, "1", 2], r"\[1.0, '1'\] all read as '1'")],
+)
+@pytest.mark.parametrize("ood", [(1,), ("1",), (2,)])
+def test_a_values_split_on_values_that_print_alike_is_refused(values, shown, ood):
+    """An object column with the int 1 and the string "1": a rule matched one of them and the
+    other's rows were silently excluded from every part."""
+    data = pd.DataFrame({"code": np.array(values * 20, dtype=object), "y": ["a", "b"] * 30})
+    table = Table(data=data, target="y", name="mixed", source="test")
+    with pytest.raises(ValueError, match=rf"values split on 'code': .*{shown}"):
+        ValueSplit("code", ood_values=ood).assign(table)

@@ -127,6 +127,28 @@ def _both_sides(ood: pd.Series, rule: str, what: str) -> None:
         raise ValueError(f"{rule} split on {what}: no {side} rows")
 
 
+def _present_values(column: pd.Series, name: str) -> dict[str, Any]:
+    """Each value of ``column`` under its integer key and its plain string form ("1" and
+    "1.0"). Distinct values sharing a form (the int ``1`` and the string ``"1"`` of an object
+    column) are refused: a rule matching by that form would keep one and silently drop the
+    other's rows."""
+    present: dict[str, Any] = {}
+    clashes: dict[str, list] = {}
+    for v in column.dropna().unique():
+        for key in dict.fromkeys((_value_key(v), str(v))):
+            if key in present:
+                clashes.setdefault(key, [present[key]]).append(v)
+            else:
+                present[key] = v
+    if clashes:
+        shown = "; ".join(f"{values!r} all read as {key!r}" for key, values in clashes.items())
+        raise ValueError(
+            f"values split on {name!r}: the column holds distinct values that a values rule "
+            f"cannot tell apart ({shown}); convert the column to one type first"
+        )
+    return present
+
+
 @dataclass(frozen=True)
 class ValueSplit:
     """Rows whose ``column`` is in ``ood_values`` are OOD, rows in ``id_values`` are ID.
@@ -135,7 +157,8 @@ class ValueSplit:
     string form, so ``1`` in YAML matches an integer column and a ``"1"`` category alike;
     integral numbers compare as integers, so ``1`` also matches ``1.0`` in an integer column
     read as float because of a missing value. A listed value absent from the column is an
-    error (it catches typos).
+    error (it catches typos), and so is a column holding distinct values of one string form
+    (the int ``1`` and the string ``"1"`` in an object column).
     """
 
     column: str
@@ -175,10 +198,7 @@ class ValueSplit:
 
     def assign(self, table: Table) -> Assignment:
         column = _column(table, self.column, "values")
-        present = {}  # a value under its integer key and its plain string form ("1" and "1.0")
-        for v in column.dropna().unique():
-            present[_value_key(v)] = v
-            present.setdefault(str(v), v)
+        present = _present_values(column, self.column)
         if self.ood_values is not None:
             ood_values = self._resolve("ood_values", present, None)
             id_values = self._resolve("id_values", present, ood_values)
