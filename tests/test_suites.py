@@ -119,3 +119,16 @@ def test_defaults_and_by_of_the_wrong_type_are_named():
         suite_from_dict({**base, "defaults": ["validation_size"]})
     with pytest.raises(ValueError, match=r"split 'a'.split: needs by: one of"):
         suite_from_dict({**base, "splits": [{**base["splits"][0], "split": {"by": ["time"]}}]})
+
+
+def test_an_empty_description_or_rationale_is_empty_and_other_types_are_named():
+    """An empty `description:` (YAML null) became the text "None"; a rationale was not checked."""
+    split = {"name": "a", "data": {"openml": 31}, "split": {"by": "time"}}
+    base = {"name": "x", "seeds": [0], "splits": [split]}
+    assert suite_from_dict({**base, "description": None}).description == ""
+    assert suite_from_dict(base).description == ""
+    assert suite_from_dict({**base, "splits": [{**split, "rationale": None}]}).splits[0].rationale == ""
+    with pytest.raises(ValueError, match=r"suite.description: expected text, got \['a'\]"):
+        suite_from_dict({**base, "description": ["a"]})
+    with pytest.raises(ValueError, match=r"split 'a': rationale must be text, got 2020"):
+        suite_from_dict({**base, "splits": [{**split, "rationale": 2020}]})

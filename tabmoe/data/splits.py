@@ -539,6 +539,8 @@ class SplitDefinition:
 
     def __post_init__(self) -> None:
         check_name(self.name, "split name")
+        if not isinstance(self.rationale, str):
+            raise ValueError(f"split {self.name!r}: rationale must be text, got {self.rationale!r}")
         for key in ("max_id_rows", "max_ood_rows"):
             cap = getattr(self, key)
             if cap is not None and (isinstance(cap, bool) or not isinstance(cap, int) or cap < 10):
@@ -617,6 +619,8 @@ class SplitDefinition:
             raise ValueError(f"{where}: write the rule under 'split:', not 'rule:'")
         fields["data"] = source_from_dict(fields["data"], base_dir=base_dir, where=f"{where}.data")
         fields["rule"] = rule_from_dict(fields.pop("split"), where=f"{where}.split", base_dir=base_dir)
+        if "rationale" in fields and fields["rationale"] is None:  # an empty `rationale:`
+            fields["rationale"] = ""
         if fields.get("seeds") is not None:
             fields["seeds"] = parse_seeds(fields["seeds"], f"{where}.seeds")
         return build(cls, fields, where)

@@ -112,12 +112,15 @@ def suite_from_dict(spec: dict[str, Any], *, base_dir: Path | None = None, path:
     protocols = spec.get("protocols") or []
     if not isinstance(protocols, list) or not all(isinstance(p, str) for p in protocols):
         raise ValueError(f"{where}.protocols: expected a list of protocol names, got {protocols!r}")
+    description = spec.get("description")  # an empty `description:` is YAML's null
+    if description is not None and not isinstance(description, str):
+        raise ValueError(f"{where}.description: expected text, got {description!r}")
     tuning = spec.get("tuning") or {}
     if not isinstance(tuning, dict):
         raise ValueError(f"{where}.tuning: expected a mapping such as {{n_trials: 20}}, got {tuning!r}")
     return Suite(
         name=spec["name"],
-        description=str(spec.get("description", "")).strip(),
+        description=(description or "").strip(),
         seeds=parse_seeds(spec["seeds"], f"{where}.seeds"),
         splits=splits,
         path=path,
