@@ -326,3 +326,17 @@ def test_cluster_split_ignores_sklearns_pandas_output(monkeypatch, n_levels, kin
         domain = rule.assign(table).domain
     pd.testing.assert_series_equal(domain, expected)
     assert seen == [kind, kind]
+
+
+@pytest.mark.parametrize(("ood", "side"), [("b", "OOD"), ("a", "ID")])
+def test_a_side_with_no_labelled_rows_is_named_not_reported_as_a_leak(ood, side):
+    """All-unlabelled OOD rows read as "LeakageError: part ood_test is empty" (ID ones as
+    "carving 0 of 0 rows")."""
+    rng = np.random.RandomState(0)
+    group = np.array(["a", "b"] * 60)
+    label = rng.choice(["p", "q"], 120).astype(object)
+    label[group == "b"] = None
+    table = Table(pd.DataFrame({"g": group, "x": rng.normal(size=120), "y": label}), "y", "holes", "test")
+    definition = SplitDefinition(name="unl", data=SimulationSource(1, 0.1, 0.0), rule=ValueSplit("g", ood_values=(ood,)))
+    with pytest.raises(ValueError, match=rf"split 'unl': no labelled {side} rows \(all 60 {side} rows of table 'holes'"):
+        definition.make(0, table=table)

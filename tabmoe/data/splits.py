@@ -569,6 +569,13 @@ class SplitDefinition:
             raise ValueError(f"split {self.name!r}: {exc}") from exc
         labelled = table.y.loc[assignment.domain.index].notna()
         domain, ood = assignment.domain[labelled], assignment.ood[labelled]
+        for side, rows in (("ID", ~assignment.ood), ("OOD", assignment.ood)):
+            # else check_split's "part ood_test is empty", which reads as a leak
+            if not (labelled & rows).any():
+                raise ValueError(
+                    f"split {self.name!r}: no labelled {side} rows (all {int(rows.sum())} {side} rows "
+                    f"of table {table.name!r} have a missing {table.target!r})"
+                )
         rng = np.random.RandomState(seed)
         y = table.y
         where = f"split {self.name!r}"
