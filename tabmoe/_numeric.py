@@ -48,6 +48,14 @@ def numeric_values(column: pd.Series, name: Any, kind: str | None = None, aware:
         # pyarrow decimals (SQL / parquet DECIMAL) as floats: to_numeric drops the rows of
         # their nulls (pandas 3.1: "Length of values (40) does not match length of index")
         column = column.astype("float64[pyarrow]")
+    elif isinstance(dtype, pd.ArrowDtype) and _is_arrow_time(dtype):
+        # pyarrow times of day (time32 / time64): to_numeric failed on them with "holds
+        # non-numeric values (Invalid object type at position 0)"
+        raise TypeError(
+            f"Column {name!r} has dtype {dtype} (times of day), which is not supported as a "
+            "numeric column: list it in categorical_features, or convert it to numbers (e.g. "
+            "seconds since midnight) before fit."
+        )
     now = numeric_kind(dtype)
     if pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype):
         now = "number" if kind == "number" else "object"  # numbers in objects: to_numeric decides
@@ -94,6 +102,12 @@ def numeric_values(column: pd.Series, name: Any, kind: str | None = None, aware:
             "NaN (which becomes the MISSING token)."
         )
     return values
+
+
+def _is_arrow_time(dtype: pd.ArrowDtype) -> bool:
+    import pyarrow.types  # (an optional dependency, there when an ArrowDtype is)
+
+    return pyarrow.types.is_time(dtype.pyarrow_dtype)
 
 
 def auto_bins(n_rows: int) -> int:

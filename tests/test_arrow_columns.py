@@ -142,3 +142,20 @@ def test_arrow_decimals_with_nulls_are_binned_as_their_floats():
     expected = ColumnTokenizer().fit(floats).transform(floats)
     np.testing.assert_array_equal(tok.transform(arrow), expected)
     np.testing.assert_array_equal(tok.transform(floats), tok.transform(arrow))
+
+
+@pytest.mark.parametrize("unit", [pa.time64("us"), pa.time32("s")], ids=["time64", "time32"])
+def test_an_arrow_time_of_day_column_is_refused_naming_it_and_its_dtype(unit):
+    # it was refused as "numeric (declared so, or numeric at fit) but holds non-numeric
+    # values (Invalid object type at position 0)"
+    times = pd.Series([dt.time(1, 2), dt.time(13, 4), None] * 20, dtype=pd.ArrowDtype(unit))
+    X = _frame(60).assign(clock=times)
+    match = f"Column 'clock' has dtype {re.escape(str(X['clock'].dtype))} \\(times of day\\), which is not supported"
+    with pytest.raises(TypeError, match=match):
+        ColumnTokenizer().fit(X)
+    with pytest.raises(TypeError, match=match):
+        TabularMoEClassifier(max_epochs=1, random_state=0, device="cpu").fit(X, np.arange(60) % 2)
+    with pytest.raises(TypeError, match=match):  # at transform, after a fit on numbers
+        ColumnTokenizer().fit(X.assign(clock=np.arange(60.0))).transform(X)
+    categorical = ColumnTokenizer(categorical_features=["cat", "clock"]).fit(X)  # declared: kept as it was
+    assert categorical.is_categorical_[list(X.columns).index("clock")]
