@@ -163,3 +163,27 @@ def test_label_gates_of_an_ensemble_says_what_to_pass():
     stacked = StackedModel([make_model(seed=s) for s in range(2)])
     with pytest.raises(TypeError, match=r"StackedModel.member\(m\)"):
         label_gates(stacked, random_tokens(4))
+
+
+def test_numpy_and_list_inputs_give_what_tensors_give():
+    """numpy arrays (what a tokenizer gives) raised AttributeError: 'numpy.ndarray' object
+    has no attribute 'long' (attend: 'clone')."""
+    model = make_model()
+    moe = MixtureOfExperts.from_model(model)
+    tokens = random_tokens(8)
+    attend = torch.rand(tokens.shape, generator=torch.Generator().manual_seed(3)) > 0.3
+    ids = model.label_ids
+    with torch.no_grad():
+        for method, args in [
+            (moe.gates, ()), (moe.gate_scores, ()), (moe.experts, ()), (moe.mixture, ()),
+            (moe.logits, (ids,)), (moe.contributions, (ids,)),
+        ]:
+            expected = method(tokens, *args)
+            torch.testing.assert_close(method(tokens.numpy(), *(a.numpy() for a in args)), expected)
+            torch.testing.assert_close(method(tokens.tolist(), *(a.tolist() for a in args)), expected)
+        torch.testing.assert_close(moe.gates(tokens.numpy(), attend=attend.numpy()), moe.gates(tokens, attend=attend))
+        torch.testing.assert_close(label_gates(model, tokens.numpy(), attend.numpy()), label_gates(model, tokens, attend))
+    with pytest.raises(TypeError, match="tokens must be a tensor or an array-like"):
+        moe.gates([["a", "b"]])
+    with pytest.raises(TypeError, match="attend must be a tensor or an array-like"):
+        moe.gates(tokens, attend="all")

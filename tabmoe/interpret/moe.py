@@ -42,6 +42,17 @@ from ..nn.network import TabularMoE, gate_weights
 from ..tokenizer import MASK
 
 
+def _as_tensor(value: object, name: str, device: torch.device) -> Tensor:
+    """``value`` (a tensor, numpy array or nested list) as a tensor on ``device``; a
+    TypeError naming ``name`` for what torch cannot read (numpy's arrays had no ``.long``)."""
+    try:
+        return torch.as_tensor(value, device=device)
+    except (TypeError, ValueError, RuntimeError) as exc:
+        raise TypeError(
+            f"{name} must be a tensor or an array-like of numbers, got {type(value).__name__} ({exc})."
+        ) from exc
+
+
 def _per_head(linear: torch.nn.Linear, x: Tensor, n_heads: int, bias: bool) -> Tensor:
     """(N, d) through a (H*K, d) projection -> (H, N, K)."""
     y = x @ linear.weight.T
@@ -54,7 +65,9 @@ def _per_head(linear: torch.nn.Linear, x: Tensor, n_heads: int, bias: bool) -> T
 class MixtureOfExperts:
     """The CBOW-MoE parameters of a one-layer :class:`~tabmoe.nn.network.TabularMoE`.
 
-    Shapes: H heads, V token ids, L positions (label last), K key dim.
+    Shapes: H heads, V token ids, L positions (label last), K key dim. ``tokens``,
+    ``attend`` and ``output_ids`` may be tensors or array-likes (a tokenizer's numpy
+    output, lists), taken with :func:`torch.as_tensor` onto the parameters' device.
     """
 
     token_experts: Tensor  # (H, V, K)   W_V^h e_w
@@ -126,7 +139,7 @@ class MixtureOfExperts:
 
     def _masked(self, tokens: Tensor, target: int) -> Tensor:
         """(B, L) or (B, L-1) features -> (B, L) long with the target position set to MASK."""
-        tokens = tokens.long()
+        tokens = _as_tensor(tokens, "tokens", self.token_experts.device).long()
         if tokens.shape[1] == self.n_columns - 1:
             tokens = torch.nn.functional.pad(tokens, (0, 1), value=MASK)
         tokens = tokens.clone()
@@ -144,6 +157,7 @@ class MixtureOfExperts:
         keys = self.token_keys[:, tokens].transpose(0, 1) + self.column_keys  # (B, H, L, K)
         scores = (keys * self.queries[:, target, None, :]).sum(-1)  # (B, H, L)
         if attend is not None:
+            attend = _as_tensor(attend, "attend", self.token_experts.device)
             attend = _pad_attend(attend, self.n_columns).clone()
             attend[:, target] = True  # the target's own MASK is always attended
             scores = scores.masked_fill(~attend[:, None, :], -math.inf)
@@ -168,6 +182,7 @@ class MixtureOfExperts:
         """
         self._check_additive()
         g = self.gates(tokens, target, attend)  # (B, H, L)
+        output_ids = _as_tensor(output_ids, "output_ids", self.token_experts.device)
         rho = self.output_embeddings[:, output_ids]  # (H, C, K)
         per_expert = torch.einsum("bhlk,hck->bhlc", self.experts(tokens, target), rho)
         return g.unsqueeze(-1) * per_expert
@@ -178,6 +193,7 @@ class MixtureOfExperts:
         """Logits of ``output_ids`` at ``target`` from the MoE form: (B, L) -> (B, C)."""
         self._check_additive()
         mix = self.mixture(tokens, target, attend)  # (B, H, K)
+        output_ids = _as_tensor(output_ids, "output_ids", self.token_experts.device)
         rho = self.output_embeddings[:, output_ids]  # (H, C, K)
         return torch.einsum("bhk,hck->bc", mix, rho) + self.output_bias[output_ids]
 
@@ -202,7 +218,8 @@ def label_gates(
     """Last-layer gates of the (masked) label query over all positions, any depth.
 
     tokens (B, L) or (B, L-1) features, attend (B, L) / (B, L-1) bool -> (B, H, L); the last
-    position is the label's own MASK token. For one layer this equals
+    position is the label's own MASK token. Tensors or array-likes, as for
+    :class:`MixtureOfExperts`. For one layer this equals
     :meth:`MixtureOfExperts.gates`; for deeper models the positions hold mixtures of the
     earlier layers' experts (see the module docstring).
     """
@@ -211,6 +228,10 @@ def label_gates(
             f"label_gates takes a TabularMoE module, got {type(model).__name__}; for an ensemble "
             "take StackedModel.member(m), or StackedModel.map(label_gates, tokens, ...) for all members."
         )
+    weight = model.heads.weight  # the device (and, for fraction, the dtype) to take them to
+    tokens = _as_tensor(tokens, "tokens", weight.device)
+    attend = None if attend is None else _as_tensor(attend, "attend", weight.device)
+    fraction = None if fraction is None else _as_tensor(fraction, "fraction", weight.device).to(weight.dtype)
     tokens, attend = model.label_inputs(tokens, attend)
     x = model.embed(tokens, model.label_fraction(fraction))
     for block in model.blocks[:-1]:
