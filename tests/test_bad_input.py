@@ -154,6 +154,18 @@ def test_negative_class_weight_is_refused(name):
         clf.set_params(class_weight={"no": -1.0, "yes": 1.0}).fit(X, y)
 
 
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_nan_or_infinite_class_weight_is_refused(name, bad):
+    """A NaN class weight trained tabmoe silently to NaN weights (the batch weight was NaN, so
+    the divergence check never ran): NaN probabilities, and a file save wrote but load refused."""
+    clf = CLASSIFIER_FACTORIES[name]()
+    if "class_weight" not in clf.get_params():
+        pytest.skip(f"{name} takes no class_weight")
+    X, y = frame()
+    with pytest.raises(ValueError, match="class_weight must be finite"):
+        clf.set_params(class_weight={"no": bad, "yes": 1.0}).fit(X, y)
+
+
 def test_sample_weight_as_a_series_fits_without_a_read_only_warning(name):
     # pandas copy-on-write gives a read-only array; torch.from_numpy warned about it.
     X, y = frame()

@@ -281,8 +281,10 @@ def start_fit(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> FitI
     class_weight = getattr(estimator, "class_weight", None)
     if class_weight is not None:
         weight = weight * compute_sample_weight(class_weight, y)
-        if (weight < 0).any():  # a negative loss weight would make training maximise the loss
-            raise ValueError(f"class_weight must not be negative: got {class_weight!r}.")
+        # a negative loss weight would make training maximise the loss; a NaN one (not caught
+        # by the trainer's divergence check: the batch weight is NaN) left every weight NaN
+        if not np.isfinite(weight).all() or (weight < 0).any():
+            raise ValueError(f"class_weight must be finite and not negative: got {class_weight!r}.")
     # An estimator without random_state (a scikit-learn wrapper) needs no seed: drawing one
     # would advance the caller's global numpy RNG.
     seed = 0
