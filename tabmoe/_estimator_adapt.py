@@ -96,6 +96,9 @@ class AdaptMixin:
             compile=bool(self.compile),
             description=f"{type(self).__name__}.adapt",
         )
+        for layer in self.module_.modules():  # a dropout set after fit, as a saved and loaded copy has it
+            if isinstance(layer, torch.nn.Dropout):
+                layer.p = float(self.dropout)
         before = copy.deepcopy(self.module_.state_dict())
         try:
             with seeded(seed, device):

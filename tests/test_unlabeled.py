@@ -181,3 +181,18 @@ def test_unlabeled_columns_follow_predicts_rule():
     # a fit on an array reads a frame of other labels by position, as predict does
     on_array = make().fit(X.to_numpy(dtype=object), y, X_unlabeled=X_u)
     assert on_array.tokenizer_.categories_[2].equals(by_name.tokenizer_.categories_[2])
+
+
+@pytest.mark.parametrize("n_members", [1, 2])
+def test_adapt_trains_with_a_dropout_set_after_fit_as_a_saved_copy_does(tmp_path, n_members):
+    """set_params(dropout=...) after fit is allowed (save writes it, and a loaded copy builds
+    its network with it), but adapt trained the in-memory network with the fit's dropout: the
+    model and its saved copy adapted to different models."""
+    X, y = toy_table()
+    X_t, _ = toy_table(n=90, seed=7)
+    clf = make(dropout=0.0, n_members=n_members).fit(X, y).set_params(dropout=0.5)
+    clf.save(tmp_path / "m.tabmoe")
+    loaded = TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+    for model in (clf, loaded):
+        model.adapt(X_t, max_epochs=1)
+    np.testing.assert_array_equal(clf.predict_proba(X_t), loaded.predict_proba(X_t))
