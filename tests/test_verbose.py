@@ -33,3 +33,15 @@ def test_a_fit_without_verbose_or_early_stopping_prints_what_applies(capsys):
     clf = TabularMoEClassifier(**FAST, verbose=1, max_epochs=3, early_stopping=True).fit(X, y)
     out = capsys.readouterr().out
     assert "stopped early" not in out and "3 epochs" in out and f"; kept epoch {clf.best_epoch_} (validation loss" in out
+
+
+def test_a_verbose_refit_says_which_line_is_the_refit(capsys):
+    """The refit's line began like the early-stopped fit's ('TabularMoEClassifier: 4 epochs'),
+    so the output read as two fits, the first naming the epoch kept though its network was not."""
+    X, y = toy_table(n=200, seed=0)
+    clf = TabularMoEClassifier(**FAST, verbose=1, refit=True, max_epochs=3).fit(X, y)
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2 and lines[0].startswith("TabularMoEClassifier: 3 epochs"), lines
+    assert f"kept epoch {clf.best_epoch_} (validation loss" in lines[0]
+    refit = f"TabularMoEClassifier refit on every training row: {len(clf.refit_history_)} epoch"
+    assert lines[1].startswith(refit), lines

@@ -553,7 +553,8 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
         """A fresh network (same seed, same rows per batch) trained ``epochs`` epochs on
         ``train``, without validation: the refit after early stopping picked ``epochs``.
         No learning-rate schedule: one chosen on the hold-out cannot be replayed."""
-        config = replace(config, max_epochs=epochs, early_stopping=False, lr_decay_patience=None)
+        config = replace(config, max_epochs=epochs, early_stopping=False, lr_decay_patience=None,
+                         description=f"{config.description} refit on every training row")
         self.module_ = None  # the early-stopped network's memory, before the new one's
         with seeded(inputs.seed, inputs.device):
             self.module_ = self._initialize_module().to(inputs.device)
