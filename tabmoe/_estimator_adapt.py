@@ -32,7 +32,10 @@ class AdaptMixin:
     def _unlabeled_frame(self, frame: pd.DataFrame, X_unlabeled: Any) -> pd.DataFrame | None:
         if X_unlabeled is None:
             return None
-        unlabeled = to_frame(X_unlabeled)
+        try:  # empty or 1-d: scikit-learn's words, which do not name X_unlabeled
+            unlabeled = to_frame(X_unlabeled)
+        except ValueError as exc:
+            raise ValueError(f"X_unlabeled: {exc}") from None
         check_other_columns(frame, X_unlabeled, True, "X_unlabeled")  # as predict matches labels
         if list(unlabeled.columns) != list(frame.columns):  # read by position, as predict reads it
             if unlabeled.shape[1] != frame.shape[1]:

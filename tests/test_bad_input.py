@@ -126,8 +126,11 @@ def test_missing_labels_in_eval_set_are_a_clear_error(name, kind):
          r"in the same order: X has \['city', 'age', 'kind'\], eval_set's X_val has \['kind', 'city', 'age'\] \(in another order\)\.$"),
         (lambda X, y: (X.drop(columns="age").assign(size=1), y), r"eval_set's X_val has \['city', 'kind', 'size'\] \(lacks "
          r"\['age'\]; \['size'\] not in X\)\.$"),
+        # scikit-learn's words alone, naming neither eval_set nor X_val
+        (lambda X, y: (X.iloc[:0], y[:0]), r"^eval_set's X_val: Found array with 0 sample\(s\)"),
+        (lambda X, y: (X["age"], y), r"^eval_set's X_val: Expected 2D array, got 1D array"),
     ],
-    ids=["lengths", "frame", "triple", "reordered", "renamed"],
+    ids=["lengths", "frame", "triple", "reordered", "renamed", "empty", "1-d"],
 )
 def test_malformed_eval_set_is_named(name, eval_set, match):
     clf = _with_eval_set(name)

@@ -196,3 +196,12 @@ def test_adapt_trains_with_a_dropout_set_after_fit_as_a_saved_copy_does(tmp_path
     for model in (clf, loaded):
         model.adapt(X_t, max_epochs=1)
     np.testing.assert_array_equal(clf.predict_proba(X_t), loaded.predict_proba(X_t))
+
+
+def test_empty_or_1d_unlabeled_rows_are_named():
+    """scikit-learn's words alone ('Found array with 0 sample(s)') named no argument."""
+    X, y = toy_table()
+    with pytest.raises(ValueError, match=r"^X_unlabeled: Found array with 0 sample\(s\)"):
+        make().fit(X, y, X_unlabeled=X.iloc[:0])
+    with pytest.raises(ValueError, match=r"^X_unlabeled: Expected 2D array, got 1D array"):
+        make().fit(X, y, X_unlabeled=X["size"])

@@ -239,6 +239,10 @@ def _eval_pair(eval_set: Any) -> tuple[Any, Any]:
     if not isinstance(eval_set, (tuple, list)) or len(eval_set) != 2:
         raise ValueError(f"eval_set must be a pair (X_val, y_val); got {type(eval_set).__name__}.")
     X_val, y_val = eval_set
+    try:  # empty or 1-d: scikit-learn's words, which name neither eval_set nor X_val
+        to_frame(X_val)
+    except ValueError as exc:
+        raise ValueError(f"eval_set's X_val: {exc}") from None
     n_x, n_y = _num_samples(X_val), _num_samples(y_val)
     if n_x != n_y:
         raise ValueError(f"eval_set: X_val has {n_x} rows and y_val has {n_y} labels.")
