@@ -10,7 +10,7 @@ import pytest
 import sklearn
 from scipy import sparse
 
-from tabmoe.data import Table, splits
+from tabmoe.data import Table, split_rules
 from tabmoe.data._cluster_reference import table_fingerprint, write_reference
 from tabmoe.data.sources import FileSource, OpenMLSource, SimulationSource
 from tabmoe.data.splits import (
@@ -314,12 +314,12 @@ def test_cluster_split_ignores_sklearns_pandas_output(monkeypatch, n_levels, kin
     table = Table(data=data, target="label", name="toy", source="test")
     seen = []
 
-    class Recording(splits.KMeans):
+    class Recording(split_rules.KMeans):
         def fit_predict(self, X, *args, **kwargs):
             seen.append(type(X))
             return super().fit_predict(X, *args, **kwargs)
 
-    monkeypatch.setattr(splits, "KMeans", Recording)
+    monkeypatch.setattr(split_rules, "KMeans", Recording)
     rule = ClusterSplit(n_clusters=3, ood_clusters=(2,))
     expected = rule.assign(table).domain
     with sklearn.config_context(transform_output="pandas"):
