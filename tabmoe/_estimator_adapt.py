@@ -26,8 +26,8 @@ if TYPE_CHECKING:
 
 
 class AdaptMixin:
-    """``adapt`` of :class:`~tabmoe.TabularMoEClassifier`, and the check of ``fit``'s
-    ``X_unlabeled``."""
+    """``adapt`` of :class:`~tabmoe.TabularMoEClassifier`, the checks of parameters it shares
+    with ``fit``, and the check of ``fit``'s ``X_unlabeled``."""
 
     def _unlabeled_frame(self, frame: pd.DataFrame, X_unlabeled: Any) -> pd.DataFrame | None:
         if X_unlabeled is None:
@@ -45,6 +45,18 @@ class AdaptMixin:
                 )
             unlabeled = unlabeled.set_axis(frame.columns, axis=1)
         return match_kinds(frame, unlabeled, "X_unlabeled")
+
+    def _check_training_params(self) -> None:
+        """The cross-parameter checks of ``fit`` on parameters that ``adapt`` trains with too
+        (architecture, depth and masking, ``unknown`` and ``unknown_rate``): ``fit``'s
+        ``_check_params`` runs them, and ``adapt`` runs them on what ``set_params`` left."""
+        self._check_architecture()
+        self._check_n_layers()  # raises for a bool, or a masking a given depth cannot use
+        if self.unknown == "exclude" and self.unknown_rate > 0:
+            raise ValueError(
+                "unknown_rate trains the UNKNOWN token, which unknown='exclude' never attends to: "
+                f"set unknown_rate=0 or unknown='token' (got unknown_rate={self.unknown_rate!r})."
+            )
 
     @scoped_threads
     def adapt(
@@ -69,6 +81,7 @@ class AdaptMixin:
         """
         check_is_fitted(self)
         self._check_network_parameters("adapt")
+        self._check_training_params()  # fit's checks: a combination fit refuses, adapt refuses
         if not isinstance(max_epochs, numbers.Integral) or isinstance(max_epochs, bool) or max_epochs < 1:
             raise ValueError(f"max_epochs must be a positive integer, got {max_epochs!r}.")
         lr = self.learning_rate if learning_rate is None else learning_rate

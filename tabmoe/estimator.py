@@ -431,13 +431,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
 
     # ------------------------------------------- the hooks of TorchClassifier's fit sequence
     def _check_params(self) -> None:
-        self._check_architecture()
-        self._check_n_layers()  # raises for a bool, or a masking a given depth cannot use
-        if self.unknown == "exclude" and self.unknown_rate > 0:
-            raise ValueError(
-                "unknown_rate trains the UNKNOWN token, which unknown='exclude' never attends to: "
-                f"set unknown_rate=0 or unknown='token' (got unknown_rate={self.unknown_rate!r})."
-            )
+        self._check_training_params()  # the checks adapt runs too (_estimator_adapt.py)
         if self.linear_term and self.vocabulary == "shared":
             raise ValueError(
                 "linear_term=True needs a token per (column, value): with vocabulary='shared' "

@@ -73,6 +73,24 @@ def test_parameters_of_prediction_and_training_may_still_change(data, tmp_path):
     clf.adapt(X, max_epochs=1)
 
 
+def test_adapt_refuses_a_combination_fit_refuses_of_the_parameters_it_trains_with(data):
+    X, y = data
+    clf = TabularMoEClassifier(**FAST).fit(X, y)
+    before = clf.predict_proba(X)
+    # unknown_rate swaps tokens for UNKNOWN after the "exclude" mask is drawn: they were attended to
+    clf.set_params(unknown="exclude", unknown_rate=0.2)
+    with pytest.raises(ValueError, match="unknown_rate trains the UNKNOWN token") as by_fit:
+        clf.fit(X, y)
+    with pytest.raises(ValueError, match="unknown_rate trains the UNKNOWN token") as by_adapt:
+        clf.adapt(X, max_epochs=1)
+    assert str(by_adapt.value) == str(by_fit.value)  # one check, run by both
+    assert not hasattr(clf, "adapt_history_")
+    np.testing.assert_array_equal(clf.predict_proba(X), before)
+    # a combination of parameters adapt does not use (refit, lr_decay_patience: fit only) stays its own
+    clf.set_params(unknown_rate=0.0, refit=True, lr_decay_patience=2)
+    clf.adapt(X, max_epochs=1)
+
+
 def test_a_diverged_fit_leaves_no_nan_network_behind(data):
     X, y = data
     diverging = dict(FAST, learning_rate=1e6, early_stopping=False)
