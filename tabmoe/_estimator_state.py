@@ -104,9 +104,14 @@ class EstimatorStateMixin:
 
     def _check_network_parameters(self, action: str) -> None:
         """ValueError naming the network parameters ``set_params`` changed since the network
-        was built (nothing to check for a model pickled before this was recorded)."""
+        was built (nothing to check for a model pickled before this was recorded). An
+        ``n_layers`` equal to the fitted depth ``n_layers_`` (as ``"auto"`` chose it) changes
+        nothing."""
         built = getattr(self, "_network_parameters", {})
-        changed = [f"{k}={built[k]!r} -> {getattr(self, k)!r}" for k in built if getattr(self, k) != built[k]]
+        now = {k: getattr(self, k) for k in built}
+        if "n_layers" in now and not isinstance(now["n_layers"], bool) and now["n_layers"] == self.n_layers_:
+            now["n_layers"] = built["n_layers"]
+        changed = [f"{k}={built[k]!r} -> {now[k]!r}" for k in built if now[k] != built[k]]
         if changed:
             raise ValueError(
                 f"Cannot {action}: set_params changed {', '.join(changed)} after fit, and the "

@@ -107,6 +107,26 @@ def test_save_load_and_pickle_keep_the_depth_and_the_auto(tmp_path, monkeypatch)
             TabularMoEClassifier.load(tmp_path / "wrong.tabmoe")
 
 
+@pytest.mark.parametrize("n_rows, layers", [(ROWS, 1), (ROWS + 1, 2)])
+def test_n_layers_set_to_the_depth_auto_chose_changes_nothing(tmp_path, n_rows, layers):
+    X, y = toy_table(n=n_rows)
+    clf = TabularMoEClassifier(n_layers="auto", **TINY).fit(X, y)
+    assert clf.n_layers_ == layers
+    expected = clf.predict_proba(X)
+    clf.set_params(n_layers=layers)  # the network's depth: save and adapt accept it
+    clf.save(tmp_path / "m.tabmoe")
+    loaded = TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+    assert loaded.get_params()["n_layers"] == layers and loaded.n_layers_ == layers
+    np.testing.assert_array_equal(loaded.predict_proba(X), expected)
+    clf.adapt(X.head(10), max_epochs=1)
+    for other in (3 - layers, 3, True):  # another depth, or a bool (True == 1): still refused
+        clf.set_params(n_layers=other)
+        with pytest.raises(ValueError, match=rf"Cannot save: set_params changed n_layers='auto' -> {other!r}"):
+            clf.save(tmp_path / "other.tabmoe")
+        with pytest.raises(ValueError, match=rf"Cannot adapt: set_params changed n_layers='auto' -> {other!r}"):
+            clf.adapt(X.head(10), max_epochs=1)
+
+
 def test_models_saved_before_auto_take_their_n_layers(tmp_path):
     X, y = toy_table(n=30)
     clf = TabularMoEClassifier(n_layers=2, **TINY).fit(X, y)
