@@ -438,12 +438,6 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
                 "columns share token ids and the term would tie them; set vocabulary='per_column' "
                 "or linear_term=False."
             )
-        if self.refit and self.lr_decay_patience is not None:
-            raise ValueError(
-                "refit=True replays the early-stopped fit's epoch count, not its learning-rate "
-                f"schedule: set lr_decay_patience=None or refit=False (got lr_decay_patience="
-                f"{self.lr_decay_patience!r})."
-            )
 
     def _initialize_front_end(self, inputs: FitInputs, X_unlabeled: Any = None) -> Any:
         """Resolve ``n_layers_``; fit ``tokenizer_`` (on ``X`` and ``X_unlabeled``) and ``label_token_ids_``."""
@@ -481,7 +475,13 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
     def _get_val_loss(self) -> LossFn:
         return label_loss
 
-    def _refit(self) -> bool:
+    def _refit(self) -> bool:  # asked where a refit would run: early stopping on a hold-out of X
+        if self.refit and self.lr_decay_patience is not None:
+            raise ValueError(
+                "refit=True replays the early-stopped fit's epoch count, not its learning-rate "
+                f"schedule: set lr_decay_patience=None or refit=False (got lr_decay_patience="
+                f"{self.lr_decay_patience!r})."
+            )
         return self.refit
 
     def _trainer_options(self) -> dict[str, Any]:

@@ -54,10 +54,25 @@ def test_refit_changes_nothing_without_a_hold_out_from_the_training_rows(how):
 
 def test_refit_with_a_learning_rate_schedule_is_refused_naming_both():
     X, y = toy_table(n=60)
+    clf = TabularMoEClassifier(refit=True, lr_decay_patience=2)
     with pytest.raises(ValueError, match="refit=True.*lr_decay_patience=None"):
-        TabularMoEClassifier(refit=True, lr_decay_patience=2).fit(X, y)
+        clf.fit(X, y)  # early stopping on a hold-out of X: the refit would run
+    assert not hasattr(clf, "tokenizer_")  # refused before training, and left unfitted
     with pytest.raises(ValueError, match="refit"):
         TabularMoEClassifier(refit="yes").fit(X, y)
+
+
+@pytest.mark.parametrize("how", ["eval_set", "no_early_stopping"])
+def test_refit_with_a_learning_rate_schedule_is_accepted_where_it_has_no_effect(how):
+    """Without a hold-out from the training rows refit=True does nothing (the docstring), so
+    there is no schedule to replay: the pair is not refused there."""
+    X, y = toy_table(n=60)
+    fit_kw = {"eval_set": (X.iloc[:20], y[:20])} if how == "eval_set" else {}
+    params = {**PARAMS, "max_epochs": 3, "lr_decay_patience": 1, "early_stopping": how == "eval_set"}
+    refitted = TabularMoEClassifier(refit=True, **params).fit(X, y, **fit_kw)
+    plain = TabularMoEClassifier(**params).fit(X, y, **fit_kw)
+    assert refitted.refit_history_ is None and all("lr" in r for r in refitted.history_)
+    np.testing.assert_array_equal(refitted.predict_proba(X), plain.predict_proba(X))
 
 
 def test_refit_history_survives_save_and_load(tmp_path):

@@ -450,7 +450,9 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
         return {}
 
     def _refit(self) -> bool:
-        """Whether to retrain on every training row after early stopping on a hold-out."""
+        """Whether to retrain on every training row after early stopping on a hold-out: asked
+        before training, only where early stopping holds rows of ``X`` out (where a refit
+        would run; a subclass may refuse it there)."""
         return False
 
     def _record_fit(
