@@ -105,6 +105,7 @@ class AdaptMixin:
             lr=lr,
             weight_decay=self.weight_decay,
             max_grad_norm=self.max_grad_norm,
+            n_members=self.n_members,  # train_loss: the members' mean
             device=device,
             seed=seed,
             verbose=self.verbose,
@@ -122,6 +123,6 @@ class AdaptMixin:
         except BaseException:  # a diverged (or interrupted) adaptation leaves the fitted model as it was
             self.module_.load_state_dict(before)
             raise
-        self.adapt_history_ = self._member_means(result.history)
+        self.adapt_history_ = result.history
         self._update_importances()
         return self

@@ -486,16 +486,14 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
 
     def _trainer_options(self) -> dict[str, Any]:
         return {"lr_decay_patience": self.lr_decay_patience, "ema_decay": self.ema_decay,
-                "max_grad_norm": self.max_grad_norm, "lr_warmup_epochs": self.lr_warmup_epochs}
+                "max_grad_norm": self.max_grad_norm, "lr_warmup_epochs": self.lr_warmup_epochs,
+                "n_members": self.n_members}  # train_loss: the members' mean
 
     def _record_fit(
         self, result: TrainResult, labelled: dict[str, torch.Tensor], seed: int, refit: TrainResult | None = None
     ) -> None:
         super()._record_fit(result, labelled, seed, refit)
         vars(self).pop("adapt_history_", None)  # the new network is not the adapted one (save wrote it)
-        self.history_ = self._member_means(result.history)
-        if refit is not None:
-            self.refit_history_ = self._member_means(refit.history)
         self._keep_train_sample(labelled, seed)
 
     @torch.no_grad()
@@ -565,12 +563,6 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
             self.unknown_rate, self.max_scored_features, self.label_smoothing, warmup_epochs,
         )
         return objective if self.n_members == 1 else MemberLoss(objective)
-
-    def _member_means(self, history: list[dict]) -> list[dict]:
-        """Ensembles train on the sum of the members' losses; report the mean."""
-        if self.n_members == 1:
-            return history
-        return [dict(r, train_loss=r["train_loss"] / self.n_members) for r in history]
 
     def _keep_train_sample(self, labelled: dict[str, torch.Tensor], seed: int) -> None:
         """Keep at most TRAIN_SAMPLE_ROWS labelled rows; compute feature_importances_ on them."""

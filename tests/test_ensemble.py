@@ -1,6 +1,8 @@
 """n_members: M models trained side by side as one batched model."""
 
 import copy
+import re
+from dataclasses import replace
 
 import numpy as np
 import torch
@@ -27,9 +29,11 @@ def test_members_train_exactly_as_separate_models():
     data = {"tokens": tokens, "weight": torch.ones(len(tokens))}
     objective = MaskedFeatureObjective()
     config = TrainerConfig(max_epochs=2, batch_size=16, seed=0)
-    Trainer(config).fit(stacked, data, MemberLoss(objective))
+    stacked_history = Trainer(replace(config, n_members=3)).fit(stacked, data, MemberLoss(objective)).history
+    separate_losses = []
     for m, model in enumerate(separate):
-        Trainer(config).fit(model, data, objective)  # the same batches
+        history = Trainer(config).fit(model, data, objective).history  # the same batches
+        separate_losses.append([r["train_loss"] for r in history])
         trained = stacked.member(m)
         for (name, p), q in zip(model.named_parameters(), trained.parameters(), strict=True):
             if name.endswith("key.bias"):
@@ -39,6 +43,8 @@ def test_members_train_exactly_as_separate_models():
             torch.testing.assert_close(p, q, atol=2e-6, rtol=1e-5, msg=name)
         with torch.no_grad():
             torch.testing.assert_close(model.eval().label_logits(tokens), trained.label_logits(tokens), atol=1e-5, rtol=1e-5)
+    # the stacked model minimises the members' summed loss; its train_loss is their mean
+    np.testing.assert_allclose([r["train_loss"] for r in stacked_history], np.mean(separate_losses, 0), rtol=1e-5)
 
 
 def test_stacked_logits_average_member_probabilities():
@@ -81,3 +87,14 @@ def test_save_load_round_trip_keeps_members_sample_and_importances(tmp_path):
     a = loaded.adapt(X.head(40), max_epochs=1).predict_proba(X)
     b = clf.adapt(X.head(40), max_epochs=1).predict_proba(X)
     np.testing.assert_allclose(a, b, atol=1e-6)
+
+
+def test_the_progress_bar_shows_the_members_mean_train_loss_that_history_holds(capsys):
+    """The bar showed the trainer's sum over the members: twice history_'s mean, with two."""
+    X, y = toy_table(n=120)
+    clf = TabularMoEClassifier(max_epochs=2, random_state=0, device="cpu", n_members=2, verbose=1).fit(X, y)
+    shown = re.findall(r"train_loss=([\d.]+)", capsys.readouterr().err)
+    assert shown and shown[-1] == f"{clf.history_[-1]['train_loss']:.4f}"
+    clf.adapt(X, max_epochs=1)
+    shown = re.findall(r"train_loss=([\d.]+)", capsys.readouterr().err)
+    assert shown and shown[-1] == f"{clf.adapt_history_[-1]['train_loss']:.4f}"

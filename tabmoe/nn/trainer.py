@@ -172,6 +172,9 @@ class TrainerConfig:
     # The learning rate rises linearly over the steps of the first this many epochs, from
     # lr / steps to lr (torch's LinearLR, stepped after every step); 0: no warm-up
     lr_warmup_epochs: int = 0
+    # The loss_fn's sum is over this many ensemble members' losses (MemberLoss): the epoch's
+    # train_loss, recorded and shown on the progress bar, is their mean
+    n_members: int = 1
     device: torch.device = field(default_factory=lambda: torch.device("cpu"))
     seed: int = 0
     verbose: int = 0
@@ -466,7 +469,7 @@ class Trainer:
             seen = float(weight)
             record = {
                 "epoch": epoch,
-                "train_loss": float(total / weight) if seen > 0 else math.nan,
+                "train_loss": float(total / weight) / cfg.n_members if seen > 0 else math.nan,
                 "seconds": time.perf_counter() - start,
             }
             if seen > 0 and not math.isfinite(record["train_loss"]):
