@@ -379,6 +379,7 @@ def write_report(
     if not records:
         raise ValueError(f"no finished runs to report for {title!r}")
     records, renamed = one_record_per_run(records)
+    records = sorted(records, key=_run_key)  # the stores list them in different orders
     notes = [*notes, *record_notes(records, renamed)]
     runs = runs_frame(records)
     table = per_split(runs, split_order)
@@ -477,6 +478,12 @@ def write_report(
         lines += [f"- `{run_id}`: {last_line(error)}" for run_id, error in sorted(failures.items())]
     (out / "report.md").write_text("\n".join(lines) + "\n", encoding="utf8")
     return [out / "report.md", *written]
+
+
+def _run_key(record: dict[str, Any]) -> tuple:
+    """Records in one order whatever order they come in: by suite, split, model, protocol
+    (as text), then seed (every first-seen order of the report follows from it)."""
+    return (*(str(record.get(k)) for k in ("suite", "split", "model", "protocol")), record.get("seed"))
 
 
 def _adaptation_md(records: Sequence[dict[str, Any]], reference: str) -> str:
