@@ -352,6 +352,24 @@ def test_runs_under_the_old_protocol_name_are_resumed_and_reported_once(runner, 
     assert "2 finished runs (1 models" in report and "1 run(s) carry an old protocol name" in report
 
 
+def test_runs_under_the_old_protocol_name_are_not_listed_as_unfinished(runner, tmp_path):
+    """``run`` skipped them as finished, yet its report listed each as "not run" (and counted
+    them "failed or unfinished"), as did a failure file left from before the rename."""
+    suite = tiny_suite(tmp_path, seeds=(0, 1))
+    results = tmp_path / "results"
+    args = ["run", str(suite), "--results", str(results), "--no-progress"]
+    assert runner.invoke(main, [*args, "--no-report"]).exit_code == 0
+    assert _rename_protocol()(results, "fixed-budget", "untuned") == 2
+    failure = results / "failures/tiny/price/logistic_regression/fixed-budget-seed1.txt"
+    failure.parent.mkdir(parents=True)
+    failure.write_text("tiny/price/logistic_regression/fixed-budget/seed1\nRuntimeError: before")
+    again = runner.invoke(main, args)
+    assert again.exit_code == 0 and "2 already finished, 0 run now" in again.output, again.output
+    report = (results / "report.md").read_text()
+    assert "2 finished runs (1 models, 1 splits, seeds [0, 1]); 0 failed or unfinished." in report
+    assert "Failed or unfinished runs" not in report
+
+
 @pytest.mark.parametrize("name, shown", [(2020, "2020"), ("cars/cluster", "'cars/cluster'"), ("..", "'..'")])
 def test_a_split_name_that_cannot_name_a_result_is_refused(runner, tmp_path, name, shown):
     import yaml

@@ -407,6 +407,7 @@ def _report_after_run(suite: Any, store: Any, results: Path, planned: list[str])
 def _write_report(suite: Any, store: Any, out: Path, planned: list[str] | None = None,
                   reference: str = "tabmoe", tie: float = 0.005, check_reference: bool = False) -> Path:
     """``check_reference``: refuse a ``reference`` model that has no runs (given by the user)."""
+    from .plan import current_run_id
     from .report import write_report
 
     records, corrupt = store.scan(suite.name)
@@ -420,7 +421,8 @@ def _write_report(suite: Any, store: Any, out: Path, planned: list[str] | None =
     models = sorted({r["model"] for r in records})
     if check_reference and reference not in models:
         raise ValueError(f"--reference {reference!r} has no runs in these results; models: {models}")
-    done = {r["run_id"] for r in records}
+    # a record under an old protocol name (untuned) finishes its run under the current name
+    done = {run_id for r in records for run_id in (r["run_id"], current_run_id(r["run_id"]))}
     # a failed --force rerun keeps the run's older record: it is finished, not failed
     failures = {run_id: error for run_id, error in failures.items() if run_id not in done}
     for run_id in planned or []:

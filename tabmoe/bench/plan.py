@@ -145,6 +145,15 @@ class RunSpec:
         return hashlib.sha1(text.encode()).hexdigest()[:12]
 
 
+def current_run_id(run_id: str) -> str:
+    """``run_id`` with its protocol under the current name (``.../untuned/seed0`` ->
+    ``.../fixed-budget/seed0``): the run a record under an old name counts as."""
+    parts = run_id.split("/")
+    if len(parts) == 5:
+        parts[3] = PROTOCOL_ALIASES.get(parts[3], parts[3])
+    return "/".join(parts)
+
+
 def split_config(split: SplitDefinition) -> dict[str, Any]:
     """The split's definition without machine-specific paths (files by name)."""
     config = {
