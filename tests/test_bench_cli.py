@@ -370,6 +370,24 @@ def test_runs_under_the_old_protocol_name_are_not_listed_as_unfinished(runner, t
     assert "Failed or unfinished runs" not in report
 
 
+def test_runs_of_a_split_removed_from_the_suite_are_flagged_in_the_report(runner, tmp_path):
+    """Records of a split the suite file no longer has were averaged into the summary with no
+    word (run plans nothing for them, so it does not warn either)."""
+    suite = tiny_suite(tmp_path, splits=("price", "safety"))
+    results = tmp_path / "results"
+    args = ["run", str(suite), "--results", str(results), "--no-progress"]
+    assert runner.invoke(main, args).exit_code == 0
+    assert "NOT IN THE SUITE" not in (results / "report.md").read_text()
+    tiny_suite(tmp_path, splits=("price",))  # the safety split removed
+    again = runner.invoke(main, args)
+    assert again.exit_code == 0 and "1 planned, 1 already finished" in again.output, again.output
+    report = (results / "report.md").read_text()
+    assert ("NOT IN THE SUITE: the tables include runs of 1 split(s) that the suite no longer "
+            "defines (removed or renamed since they ran): safety (1 run(s)).") in report
+    alone = runner.invoke(main, ["report", str(suite), "--results", str(results), "--out", str(tmp_path / "o")])
+    assert alone.exit_code == 0 and "safety (1 run(s))" in (tmp_path / "o/report.md").read_text()
+
+
 @pytest.mark.parametrize("name, shown", [(2020, "2020"), ("cars/cluster", "'cars/cluster'"), ("..", "'..'")])
 def test_a_split_name_that_cannot_name_a_result_is_refused(runner, tmp_path, name, shown):
     import yaml

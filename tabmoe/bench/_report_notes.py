@@ -1,7 +1,7 @@
 """What the benchmark report warns about under its tables: records it keeps one of (an old
-protocol name beside the new), seeds made under different configurations, records of one
-split and seed drawn on different rows, and models that cover different splits, numbers of
-seeds or seeds of a split."""
+protocol name beside the new), seeds made under different configurations, records of splits
+the suite no longer defines, records of one split and seed drawn on different rows, and
+models that cover different splits, numbers of seeds or seeds of a split."""
 
 from __future__ import annotations
 
@@ -50,6 +50,26 @@ def record_notes(records: Sequence[dict[str, Any]], renamed: int) -> list[str]:
         )
     notes.extend(row_notes(records))
     return notes
+
+
+def unknown_split_notes(records: Sequence[dict[str, Any]], splits: Sequence[str]) -> list[str]:
+    """A note when records are of splits that ``splits`` (the suite's, when given) does not
+    define: made before the split was removed from the suite file or renamed, they are not
+    results of the suite as it is, yet count in its tables."""
+    if not splits:
+        return []
+    counts: dict[str, int] = {}
+    for r in records:
+        if r.get("split") not in splits:
+            counts[str(r.get("split"))] = counts.get(str(r.get("split")), 0) + 1
+    if not counts:
+        return []
+    listed = ", ".join(f"{split} ({n} run(s))" for split, n in sorted(counts.items()))
+    return [
+        f"NOT IN THE SUITE: the tables include runs of {len(counts)} split(s) that the suite no "
+        f"longer defines (removed or renamed since they ran): {listed}. Delete their records to "
+        "leave them out."
+    ]
 
 
 def _sizes(record: dict[str, Any]) -> tuple | None:

@@ -35,7 +35,7 @@ import pandas as pd
 
 from ..registry import MODELS
 from ._figures import count, missing, num, pm, significant
-from ._report_notes import coverage_note, one_record_per_run, record_notes
+from ._report_notes import coverage_note, one_record_per_run, record_notes, unknown_split_notes
 from .paper_results import SIMULATION_MODELS, published
 from .plan import PROTOCOL_ALIASES, PROTOCOLS
 from .runner import last_line
@@ -373,14 +373,17 @@ def write_report(
     failures: dict[str, str] | None = None,
     notes: Sequence[str] = (),
 ) -> list[Path]:
-    """Write ``report.md``, the CSV tables and the PNG plots to ``out_dir``; their paths."""
+    """Write ``report.md``, the CSV tables and the PNG plots to ``out_dir``; their paths.
+
+    ``split_order``: the suite's splits, in its order (records of other splits are reported
+    after them, under a NOT IN THE SUITE note)."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     if not records:
         raise ValueError(f"no finished runs to report for {title!r}")
     records, renamed = one_record_per_run(records)
     records = sorted(records, key=_run_key)  # the stores list them in different orders
-    notes = [*notes, *record_notes(records, renamed)]
+    notes = [*notes, *record_notes(records, renamed), *unknown_split_notes(records, split_order)]
     runs = runs_frame(records)
     table = per_split(runs, split_order)
     overall = summary(table, reference, tie)
