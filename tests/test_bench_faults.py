@@ -268,6 +268,10 @@ def _edit(key: str, value, part: str | None = None):
         pytest.param(_edit("accuracy", 1.5, "id_test"), "id_test.accuracy", id="accuracy-out-of-range"),
         pytest.param(_edit("fit_seconds", -1.0), "fit_seconds", id="negative-seconds"),
         pytest.param(_edit("model", 7), "model", id="model-not-a-string"),
+        # the run id and place say seed 1: the report, grouping by the field, counted it as a
+        # second seed 0 and kept one of the two, with no word
+        pytest.param(_edit("seed", 0), "run_id", id="seed-of-another-run"),
+        pytest.param(_edit("split", "safety"), "run_id", id="split-of-another-run"),
     ],
 )
 def test_record_with_a_wrong_field_is_corrupt(runner, tmp_path, damage, field):

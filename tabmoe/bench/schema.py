@@ -1,7 +1,8 @@
 """The one schema of a stored run record, checked whenever a record is read.
 
 :func:`check_record` holds a record (the dict :func:`tabmoe.bench.execute.execute` returns)
-to :data:`RECORD`: the type and range of every field that ``run`` and ``report`` use. A record
+to :data:`RECORD`: the type and range of every field that ``run`` and ``report`` use, and a
+``run_id`` that is the run its suite, split, model, protocol and seed fields name. A record
 that fails is *corrupt* (``storage`` moves it aside and ``run`` redoes the run; ``report``
 skips it), exactly like a file that does not parse. Fields not listed are not checked, and a
 listed field that is absent is accepted unless it is ``required`` (``report`` reads every
@@ -133,3 +134,7 @@ def check_record(record: Any) -> None:
     if not isinstance(record, dict):
         raise RecordError(f"not a run record (a JSON {type(record).__name__}, not an object)")
     check(record, RECORD, "")
+    keys = "/".join([*(record[k] for k in ("suite", "split", "model", "protocol")), f"seed{record['seed']}"])
+    if record["run_id"] != keys:  # the report groups by the fields, the stores by the run id
+        raise RecordError(f"field run_id: {record['run_id']!r} is not the run its suite, split, model, "
+                          f"protocol and seed fields name ({keys!r})")
