@@ -153,3 +153,25 @@ def test_early_stopping_is_named(model, grid):
     search = StagedGridSearchCV(model, grid, staged_param=next(iter(grid)), cv=3)
     with pytest.raises(ValueError, match=r"early stopping must be off: got \{'(estimator__)?n_iter_no_change': [23]\}"):
         search.fit(Z, y)
+
+
+def test_an_n_iter_no_change_that_early_stopping_false_switches_off_is_taken():
+    """HistGradientBoosting's default n_iter_no_change=10 stops nothing with early_stopping=False,
+    yet it was refused as early stopping (and its advice, None, is no valid value there)."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    X, y = noisy_table(60)
+    Z = pd.get_dummies(X).to_numpy(dtype=float)
+    grid = {"max_iter": [2, 6, 4]}
+    hgb = HistGradientBoostingClassifier(early_stopping=False, random_state=0)
+    plain = GridSearchCV(hgb, grid, cv=3).fit(Z, y)
+    staged = StagedGridSearchCV(hgb, grid, staged_param="max_iter", cv=3).fit(Z, y)
+    np.testing.assert_array_equal(staged.cv_results_["mean_test_score"], plain.cv_results_["mean_test_score"])
+    assert staged.best_params_ == plain.best_params_
+    for switch in (True, "auto"):
+        on = clone(hgb).set_params(early_stopping=switch)
+        with pytest.raises(ValueError, match=r"early stopping must be off: got \{'n_iter_no_change': 10\}"):
+            StagedGridSearchCV(on, grid, staged_param="max_iter", cv=3).fit(Z, y)
+    with pytest.raises(ValueError, match=r"got \{'n_iter_no_change': 10\}"):  # switched on in the grid
+        StagedGridSearchCV(HistGradientBoostingClassifier(early_stopping=False), {**grid, "early_stopping": [False, True]},
+                           staged_param="max_iter", cv=3).fit(Z, y)

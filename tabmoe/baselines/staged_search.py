@@ -49,7 +49,8 @@ class StagedGridSearchCV(GridSearchCV):
 
     Valid only for estimators whose ``k``-stage model is the prefix of a longer fit and
     that have ``staged_predict``: ``GradientBoostingClassifier`` with an integer (or fixed)
-    ``random_state`` and no early stopping (``n_iter_no_change=None``), alone or inside a
+    ``random_state`` and no early stopping (``n_iter_no_change=None``, or an estimator's
+    ``early_stopping=False``; anything else is refused before any fit), alone or inside a
     wrapper such as :class:`~tabmoe.baselines.reference.EncodedClassifier`.
 
     Parameters
@@ -92,13 +93,11 @@ class StagedGridSearchCV(GridSearchCV):
                 f"staged_param={self.staged_param!r} is not a key of param_grid "
                 f"({sorted(self.param_grid)})"
             )
-        settings = [*self.estimator.get_params(deep=True).items(),
-                    *((key, value) for key, values in self.param_grid.items() for value in values)]
-        early = {key: v for key, v in settings if key.split("__")[-1] == "n_iter_no_change" and v is not None}
+        early = self._early_stopping()
         if early:  # every fold's scorer failed alike; GridSearchCV then raised an obscure TypeError
             raise ValueError(
                 f"StagedGridSearchCV scores the stages of one full fit, so early stopping must be off: "
-                f"got {early} (set it to None)"
+                f"got {early} (set it to None, or early_stopping=False where the estimator has it)"
             )
         stages = list(self.param_grid[self.staged_param])
         bad = [s for s in stages if not isinstance(s, numbers.Integral) or isinstance(s, bool) or s < 1]
@@ -107,6 +106,27 @@ class StagedGridSearchCV(GridSearchCV):
                 f"param_grid[{self.staged_param!r}] must hold positive integers, got {stages}"
             )
         return stages
+
+    def _early_stopping(self) -> dict[str, Any]:
+        """The ``n_iter_no_change`` settings (of the estimator or the grid) that turn early
+        stopping on: not None, unless the same estimator's ``early_stopping`` is False
+        (HistGradientBoosting's default ``n_iter_no_change=10`` stops nothing then)."""
+        params = self.estimator.get_params(deep=True)
+
+        def values(key: str) -> list:
+            return list(self.param_grid[key]) if key in self.param_grid else [params[key]] if key in params else []
+
+        early = {}
+        for key in [*params, *(k for k in self.param_grid if k not in params)]:
+            if key.split("__")[-1] != "n_iter_no_change":
+                continue
+            switch = values(key.removesuffix("n_iter_no_change") + "early_stopping")
+            if switch and all(v is False for v in switch):
+                continue
+            on = [v for v in values(key) if v is not None]
+            if on:
+                early[key] = on[-1]
+        return early
 
     def fit(self, X: Any, y: Any = None, **params: Any) -> StagedGridSearchCV:
         """Score every candidate on ``cv``'s folds, then refit the best on ``X``, ``y``.
