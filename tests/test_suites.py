@@ -132,3 +132,16 @@ def test_an_empty_description_or_rationale_is_empty_and_other_types_are_named():
         suite_from_dict({**base, "description": ["a"]})
     with pytest.raises(ValueError, match=r"split 'a': rationale must be text, got 2020"):
         suite_from_dict({**base, "splits": [{**split, "rationale": 2020}]})
+
+
+def test_merge_keys_still_load_and_may_be_overridden(tmp_path):
+    """`<<: *anchor` is YAML's way to share settings; the duplicate-key loader failed on it
+    ("could not determine a constructor for the tag 'tag:yaml.org,2002:merge'")."""
+    path = tmp_path / "merged.yaml"
+    path.write_text(
+        "name: merged\nseeds: [0]\nsplits:\n"
+        "  - &a {name: a, data: {openml: 31}, split: {by: time}, validation_size: 0.2}\n"
+        "  - <<: *a\n    name: b\n    validation_size: 0.25\n"
+    )
+    a, b = load_suite(path).splits
+    assert (a.name, b.name, b.rule.by, a.validation_size, b.validation_size) == ("a", "b", "time", 0.2, 0.25)

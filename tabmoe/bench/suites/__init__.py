@@ -158,6 +158,8 @@ def _unique_keys_loader(yaml: Any) -> type:
         def construct_mapping(self, node: Any, deep: bool = False) -> dict:
             seen: set = set()
             for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":  # `<<: *anchor`: its keys may be overridden
+                    continue
                 key = self.construct_object(key_node, deep=deep)
                 if not isinstance(key, (str, int, float, bool)):
                     continue  # an unhashable key is the base class's error
