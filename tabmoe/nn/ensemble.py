@@ -109,8 +109,8 @@ class MemberLoss:
     Returns ``(w̄ * sum_m mean_m, w̄)`` so that ``sum / weight`` — what the trainer
     differentiates — is the sum of the members' mean losses (each member's gradient is its
     own), and the trainer's running loss is the sum over members (its ``train_loss`` the mean,
-with ``TrainerConfig.n_members``). ``set_epoch``
-    passes the trainer's epoch on to a scheduled ``loss_fn``.
+    with ``TrainerConfig.n_members``). ``set_epoch`` passes the trainer's epoch on to a
+    scheduled ``loss_fn``.
     """
 
     def __init__(self, loss_fn: LossFn):
