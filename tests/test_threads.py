@@ -81,7 +81,7 @@ def test_seeded_blocks_in_threads_take_turns():
             first_done.set()
 
     def second():
-        first_in.wait()
+        assert first_in.wait(timeout=30)
         with seeded(1, cpu):
             second_in.set()
             first_done.wait(timeout=0.5)
@@ -90,7 +90,8 @@ def test_seeded_blocks_in_threads_take_turns():
     for t in threads:
         t.start()
     for t in threads:
-        t.join()
+        t.join(timeout=30)  # a deadlock fails here instead of hanging the suite
+    assert not any(t.is_alive() for t in threads)
     assert torch.equal(drawn["first"], expected)
 
 
