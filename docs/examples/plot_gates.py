@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import time
 from pathlib import Path
 
 import matplotlib
@@ -34,7 +33,6 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=42)
     args = parser.parse_args()
     torch.set_num_threads(1)
-    started = time.perf_counter()
     split = auto_mpg_origin_split()
     paper = TabularMoEClassifier(**paper_config(), random_state=args.seed, device="cpu")
     paper.fit(split.X_train, split.y_train)
@@ -91,7 +89,6 @@ def main() -> None:
         "feature_importances": dict(zip(split.X_train.columns, paper.feature_importances_.round(3).tolist(), strict=True)),
         "mean_contributions_attention_block": contrib.round(3).to_dict(orient="index"),
         "contributions_plus_bias_minus_logits_max": float(np.abs(summed - e_lin.logits).to_numpy().max()),
-        "seconds": round(time.perf_counter() - started, 1),
     }, default=str, indent=1))
 
 
