@@ -42,13 +42,14 @@ def main(argv: list[str] | None = None) -> None:
         "--seed",
         type=_int_in(0, MAX_SEED),
         default=4951,
-        help="simulation seed in [0, 2**32) (authors' first)",
+        help="simulation seed in [0, 2**32) (default: %(default)s, the authors' first seed)",
     )
     parser.add_argument(
         "--epochs",
         type=_int_in(1),
         default=60,
-        help="training epochs (paper: 200; 20 is too few to leave chance level)",
+        help="training epochs (default: %(default)s; the paper: 200; 20 is too few to leave "
+             "chance level)",
     )
     args = parser.parse_args(argv)
     split = correlation_shift_simulation(5, 0.9, 0.0, args.seed)

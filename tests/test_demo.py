@@ -21,3 +21,12 @@ def test_bad_arguments_exit_2_naming_the_argument(capsys, argv, message):
         main(argv)
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_help_states_the_defaults(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--help"])
+    assert exit_info.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())  # argparse wraps the help lines
+    assert "default: 4951, the authors' first seed" in text
+    assert "default: 60; the paper: 200" in text
