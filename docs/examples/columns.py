@@ -12,11 +12,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import torch
 
 from tabmoe import ColumnTokenizer, TabularMoEClassifier
 
-torch.set_num_threads(1)
 ROOT = Path(__file__).resolve().parents[2]
 
 data = pd.read_csv(ROOT / "benchmarks" / "data" / "car-smoke.csv")

@@ -14,14 +14,12 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pandas as pd
-import torch
 from sklearn.compose import ColumnTransformer
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, train_test_split
 from sklearn.pipeline import Pipeline
 
 from tabmoe import TabularMoEClassifier
 
-torch.set_num_threads(1)
 ROOT = Path(__file__).resolve().parents[2]
 
 data = pd.read_csv(ROOT / "benchmarks" / "data" / "car-smoke.csv", dtype="category")

@@ -20,7 +20,6 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
-import torch
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder
@@ -31,7 +30,6 @@ from tabmoe.data.shift import markdown_table, shift_report
 from tabmoe.data.sources import SimulationSource
 from tabmoe.data.splits import SplitDefinition, ValueSplit
 
-torch.set_num_threads(1)
 ROOT = Path(__file__).resolve().parents[2]
 
 # 1. A split defined in Python: the same fields a suite YAML entry holds.

@@ -19,7 +19,6 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-import torch  # noqa: E402
 
 from tabmoe import TabularMoEClassifier, paper_config  # noqa: E402
 from tabmoe.data import auto_mpg_origin_split  # noqa: E402
@@ -32,7 +31,6 @@ def main() -> None:
     parser.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "img" / "gates.png"))
     parser.add_argument("--seed", type=int, default=42)
     args = parser.parse_args()
-    torch.set_num_threads(1)
     split = auto_mpg_origin_split()
     paper = TabularMoEClassifier(**paper_config(), random_state=args.seed, device="cpu")
     paper.fit(split.X_train, split.y_train)

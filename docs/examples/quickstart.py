@@ -13,13 +13,11 @@ import matplotlib
 matplotlib.use("Agg")  # write files, never open a window
 import matplotlib.pyplot as plt
 import pandas as pd
-import torch
 from sklearn.metrics import ConfusionMatrixDisplay, balanced_accuracy_score
 from sklearn.model_selection import train_test_split
 
 from tabmoe import TabularMoEClassifier
 
-torch.set_num_threads(1)
 ROOT = Path(__file__).resolve().parents[2]
 
 # Every column is categorical text; the label is "class" (unacc / acc / good / vgood).

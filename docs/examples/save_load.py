@@ -19,7 +19,6 @@ import torch
 from tabmoe import TabularMoEClassifier
 from tabmoe.persistence import IncompatibleFileError
 
-torch.set_num_threads(1)
 ROOT = Path(__file__).resolve().parents[2]
 
 data = pd.read_csv(ROOT / "benchmarks" / "data" / "car-smoke.csv", dtype="category")

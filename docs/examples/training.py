@@ -15,13 +15,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import torch
 from sklearn.metrics import recall_score
 from sklearn.model_selection import train_test_split
 
 from tabmoe import TabularMoEClassifier
 
-torch.set_num_threads(1)
 ROOT = Path(__file__).resolve().parents[2]
 
 data = pd.read_csv(ROOT / "benchmarks" / "data" / "car-smoke.csv", dtype="category")
