@@ -468,3 +468,27 @@ def test_torch_baselines_fit_sample_weights_of_any_scale_as_unit_weights(name):
     for scale in (2.0**127, 2.0**-150):
         scaled = BASELINE_FACTORIES[name]().fit(X, y, sample_weight=np.full(len(X), scale))
         np.testing.assert_array_equal(scaled.predict_proba(X), plain)
+
+
+@pytest.mark.parametrize("name", ["logistic_regression", "hist_gradient_boosting", "lightgbm"])
+@pytest.mark.parametrize("labels", [[1, 2, 3], ["b", "a", "c"], [-5, 3, 1000]])
+def test_references_read_a_class_weight_dict_by_label(name, labels):
+    # the inner estimator sees class codes: {labels[2]: 50} was read as code labels[2]
+    # ("The classes, [0], are not in class_weight", LightGBM's KeyError), or, where a label
+    # is also a code, weighted another class
+    from tabmoe.registry import get_model
+
+    spec = get_model(name)
+    if not spec.available():
+        pytest.skip(f"{name} needs {', '.join(spec.requires)}")
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=90), "b": rng.choice(list("pq"), 90)})
+    y = np.array(labels)[rng.integers(0, 3, 90)]
+    weights = {labels[0]: 1.0, labels[2]: 50.0}  # labels[1] absent: weight 1
+    params = {"random_state": 0} if name != "logistic_regression" else {}
+    clf = spec.make_default(class_weight=weights, **params).fit(X, y)
+    codes = {label: int(np.flatnonzero(clf.classes_ == label)[0]) for label in weights}
+    assert clf.estimator_.get_params()["class_weight"] == {codes[k]: w for k, w in weights.items()}
+    assert clf.predict_proba(X)[:, codes[labels[2]]].mean() > 0.8  # the class weighted 50x
+    with pytest.raises(ValueError, match=r"class_weight has labels not in y: \['z'\]"):
+        spec.make_default(class_weight={"z": 2.0}).fit(X, y)

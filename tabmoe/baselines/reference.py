@@ -25,7 +25,7 @@ categorical support takes the GradientBoosting grid (``n_estimators`` -> ``max_i
 from __future__ import annotations
 
 import numbers
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -151,6 +151,7 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
             drop=self.drop,
         ).fit(inputs.frame, sample_weight=inputs.weight)
         self.estimator_ = clone(self.estimator)
+        _class_weight_by_code(self.estimator_, self.classes_)
         fit_params = {}
         if not one_hot:
             fit_params = _declare_categorical(
@@ -219,6 +220,26 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
 def _library(estimator: Any) -> str:
     """Top-level package of the estimator's class (``"catboost"``, ``"lightgbm"``, ...)."""
     return type(estimator).__module__.split(".")[0]
+
+
+def _class_weight_by_code(estimator: Any, classes: np.ndarray) -> None:
+    """The estimator sees class codes ``0 .. n_classes - 1``: a ``class_weight`` dict keyed
+    by the user's labels is re-keyed by their codes (in place). Labels 1, 2, 3 weighted
+    ``{1: 1, 3: 50}`` were read as codes: 50 went to nothing, or to another class.
+    ValueError naming ``class_weight`` for a label not in ``y``."""
+    weights = estimator.get_params(deep=False).get("class_weight")
+    if not isinstance(weights, Mapping):
+        return
+    labels = list(weights)
+    codes = pd.Index(classes, dtype=object).get_indexer(pd.Index(labels, dtype=object))
+    unknown = [label for label, code in zip(labels, codes, strict=True) if code < 0]
+    if unknown:
+        raise ValueError(
+            f"class_weight has labels not in y: {unknown}; the classes are {classes.tolist()}."
+        )
+    estimator.set_params(
+        class_weight={int(code): weights[label] for label, code in zip(labels, codes, strict=True)}
+    )
 
 
 def _declare_categorical(estimator: Any, mask: np.ndarray) -> dict[str, Any]:
