@@ -91,6 +91,27 @@ def on_fake_accelerator(clf: TabNetClassifier) -> TabNetClassifier:
     return clf
 
 
+def test_the_hold_out_is_drawn_among_rows_of_non_zero_weight(monkeypatch):
+    # as every other model's (nn._base.hold_out): rows weighted 0 stay on the training side;
+    # TabNet's hold-out drew them too, so its early stopping scored rows the user excluded
+    from tabmoe.baselines import tabnet
+
+    X, y = rare_class_table(200)
+    y[y == "rare"] = "p"
+    weight = np.where(y == "q", 0.0, 1.0)
+    held_out = []
+
+    def spy(validation, y_train):
+        held_out.append(validation[1])
+        return _trained_classes_only(validation, y_train)
+
+    monkeypatch.setattr(tabnet, "_trained_classes_only", spy)
+    clf = small_tabnet(early_stopping=True).fit(X, y, sample_weight=weight)
+    code_q = int(np.flatnonzero(clf.classes_ == "q")[0])
+    assert len(held_out) == 1 and len(held_out[0]) == np.ceil(0.1 * (weight > 0).sum())
+    assert code_q not in held_out[0]
+
+
 def test_pickled_state_holds_the_tabnet_on_the_cpu_and_leaves_the_live_model_alone():
     X, y = rare_class_table()
     clf = on_fake_accelerator(small_tabnet(early_stopping=True).fit(X, y))

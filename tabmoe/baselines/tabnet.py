@@ -29,7 +29,7 @@ import torch
 from sklearn.metrics import log_loss
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..nn._base import FitInputs, validation_split
+from ..nn._base import FitInputs, weighted_validation_split
 from ..nn.trainer import float32_default, seeded
 from ..tokenizer import to_frame
 from ._optional import optional_import
@@ -341,7 +341,9 @@ class TabNetClassifier(TorchTabularClassifier):
             X_val, y_val = validation
             validation = (self._matrix(X_val), y_val)
         elif early:
-            idx_train, idx_val = validation_split(y_codes, self.validation_fraction, inputs.seed)
+            idx_train, idx_val = weighted_validation_split(
+                y_codes, weight, self.validation_fraction, inputs.seed
+            )
             validation = (Z[idx_val], y_codes[idx_val])
             Z, y_codes, weight = Z[idx_train], y_codes[idx_train], weight[idx_train]
         if len(Z) < 2:

@@ -201,24 +201,31 @@ def _split(y_codes: np.ndarray, n_val: int, seed: int) -> tuple[np.ndarray, np.n
     return train_test_split(np.arange(len(y_codes)), test_size=n_val, stratify=stratify, random_state=seed)
 
 
+def weighted_validation_split(
+    y_codes: np.ndarray, weight: np.ndarray, validation_fraction: float | int | str, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Row indices (train, validation) of :func:`validation_split`, drawn among the rows of
+    non-zero weight: a row of weight 0 would not count in the validation loss (a hold-out of
+    such rows left it NaN every epoch and stopped training silently), so those rows all stay
+    on the training side. Every model's early stopping holds out rows by this rule."""
+    counted = np.flatnonzero(weight > 0)
+    if len(counted) == len(weight):
+        return validation_split(y_codes, validation_fraction, seed)
+    try:
+        _, idx_val = validation_split(y_codes[counted], validation_fraction, seed)
+    except ValueError as exc:
+        raise ValueError(f"{exc} (Only the {len(counted)} rows of non-zero weight are held out.)") from None
+    idx_val = counted[idx_val]
+    return np.setdiff1d(np.arange(len(weight)), idx_val), idx_val
+
+
 def hold_out(
     train: dict[str, torch.Tensor], y_codes: np.ndarray, validation_fraction: float | int | str, seed: int
 ) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]]:
-    """Split a dict of row-aligned tensors into (train, validation) by :func:`validation_split`,
-    drawn among the rows of non-zero weight: a row of weight 0 would not count in the
-    validation loss (a hold-out of such rows left it NaN every epoch and stopped training
-    silently), so those rows all stay on the training side."""
+    """Split a dict of row-aligned tensors into (train, validation) by
+    :func:`weighted_validation_split` (rows of weight 0 stay on the training side)."""
     weight = train["weight"].cpu().numpy()
-    counted = np.flatnonzero(weight > 0)
-    if len(counted) == len(weight):
-        idx_train, idx_val = validation_split(y_codes, validation_fraction, seed)
-    else:
-        try:
-            _, idx_val = validation_split(y_codes[counted], validation_fraction, seed)
-        except ValueError as exc:
-            raise ValueError(f"{exc} (Only the {len(counted)} rows of non-zero weight are held out.)") from None
-        idx_val = counted[idx_val]
-        idx_train = np.setdiff1d(np.arange(len(weight)), idx_val)
+    idx_train, idx_val = weighted_validation_split(y_codes, weight, validation_fraction, seed)
     idx_train, idx_val = torch.from_numpy(idx_train), torch.from_numpy(idx_val)
     return {k: v[idx_train] for k, v in train.items()}, {k: v[idx_val] for k, v in train.items()}
 
