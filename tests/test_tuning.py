@@ -136,14 +136,14 @@ def test_resumed_study_samples_anew_and_reproducibly(tmp_path, data):
 
 def test_best_params_of_an_earlier_call_are_the_original_objects(tmp_path, data):
     X, y, val = data
-    weights = {0: 1, 1: 5}
+    weights = {"acc": 1, "unacc": 5}  # keyed by labels (EncodedClassifier re-keys them by code)
     space = {"estimator__class_weight": [weights], "estimator__C": [0.5]}
     journal = tmp_path / "optuna.journal"
     first = tune(logistic_regression(), X, y, space, validation=val, n_trials=1, storage=journal, study_name="w")
     again = tune(logistic_regression(), X, y, space, validation=val, n_trials=1, storage=journal, study_name="w")
     assert len(again.study.trials) == 1  # nothing ran: the best is an earlier call's, refit here
     assert again.best_params == first.best_params == {"estimator__class_weight": weights, "estimator__C": 0.5}
-    assert again.best_estimator.estimator_.class_weight == weights
+    assert again.best_estimator.get_params()["estimator__class_weight"] == weights
     bare = tune(logistic_regression(), X, y, space, validation=val, n_trials=1, storage=journal, study_name="w",
                 refit=False)
     assert bare.best_estimator is None and bare.best_params["estimator__class_weight"] == weights
