@@ -73,10 +73,12 @@ class ModelSpec:
 
     def make_paper(self, n_jobs: int | None = None, **params: Any) -> BaseEstimator:
         """The paper's configuration (``paper_params`` overridden by ``params``), inside the
-        paper's grid search when the paper tuned this model."""
-        estimator = self.factory(**{**self.paper_params, **params})
+        paper's grid search when the paper tuned this model. ``n_jobs`` is the grid search's
+        where there is one, the estimator's otherwise (as in :meth:`make`)."""
         if self.paper_grid is None:
-            return estimator
+            extra = {} if n_jobs is None else {"n_jobs": n_jobs}
+            return self.factory(**{**self.paper_params, **params, **extra})
+        estimator = self.factory(**{**self.paper_params, **params})
         return reference.paper_grid_search(estimator, dict(self.paper_grid), n_jobs=n_jobs)
 
 

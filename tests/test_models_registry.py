@@ -91,6 +91,23 @@ def test_make_paper_wraps_grid_tuned_models_in_the_papers_search(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_make_paper_n_jobs_is_the_estimators_where_there_is_no_grid(name):
+    """make_paper(n_jobs=2) was the grid search's n_jobs, and dropped silently where the paper
+    ran no grid search: TabularMoEClassifier(n_jobs=None) came back."""
+    spec = get_model(name)
+    if spec.paper_grid is not None:
+        assert spec.make_paper(n_jobs=2).n_jobs == 2  # the grid search's
+        return
+    if "n_jobs" not in {key.split("__")[-1] for key in spec.make().get_params()}:
+        with pytest.raises(TypeError, match="n_jobs"):  # refused, as make(n_jobs=2) is
+            spec.make_paper(n_jobs=2)
+        return
+    params = spec.make_paper(n_jobs=2).get_params()
+    assert params.get("n_jobs", params.get("estimator__n_jobs")) == 2
+    assert repr(spec.make_paper()) == repr(spec.make_paper(n_jobs=None))
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_search_space_samples_valid_parameters(name):
     optuna = pytest.importorskip("optuna")
     optuna.logging.set_verbosity(optuna.logging.WARNING)
