@@ -54,6 +54,17 @@ def ovr_roc_auc(y: np.ndarray, proba: np.ndarray, classes: np.ndarray) -> float 
     return float(np.mean([roc_auc_score(y == classes[i], proba[:, i]) for i in present]))
 
 
+def _log_loss(y: np.ndarray, proba: np.ndarray, classes: np.ndarray, dtype: np.dtype) -> float:
+    """scikit-learn's ``log_loss`` of the float64 ``proba``, whose rows are checked to sum to
+    one at the precision they were given in: float32 probabilities (XGBoost's, torch's) that
+    sum to one within float32 rounding are not "probabilities that do not sum to one"."""
+    eps = np.finfo(dtype if dtype.kind == "f" else np.float64).eps
+    with warnings.catch_warnings():
+        if np.all(np.isclose(proba.sum(axis=1), 1, rtol=np.sqrt(eps))):
+            warnings.filterwarnings("ignore", "The y_prob values do not sum to one", UserWarning)
+        return float(log_loss(y, proba, labels=classes))
+
+
 def classification_scores(y_true: Any, proba: np.ndarray, classes: np.ndarray) -> dict[str, Any]:
     """Metrics of class probabilities ``proba`` (n, n_classes) against labels ``y_true`` (n,).
 
@@ -62,7 +73,8 @@ def classification_scores(y_true: Any, proba: np.ndarray, classes: np.ndarray) -
     """
     y = _labels(y_true)
     classes = _labels(classes)
-    proba = np.asarray(proba, dtype=np.float64)
+    given = np.asarray(proba)
+    proba = given.astype(np.float64)
     if proba.shape != (len(y), len(classes)):
         raise ValueError(
             f"predict_proba returned shape {proba.shape}, expected ({len(y)}, {len(classes)})"
@@ -81,7 +93,7 @@ def classification_scores(y_true: Any, proba: np.ndarray, classes: np.ndarray) -
         "n": int(len(y)),
         "accuracy": float(np.mean(pred == y)),
         "balanced_accuracy": balanced,
-        "log_loss": float(log_loss(y, proba, labels=classes)) if seen.all() else None,
+        "log_loss": _log_loss(y, proba, classes, given.dtype) if seen.all() else None,
         "roc_auc": ovr_roc_auc(y, proba, classes),
         "bin_mse": float(np.mean((pred.astype(float) - y.astype(float)) ** 2)) if integer_labels else None,
     }

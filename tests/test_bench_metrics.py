@@ -44,3 +44,27 @@ def test_undefined_metrics_are_none():
                      "roc_auc": None, "bin_mse": None}
     with pytest.raises(ValueError, match=r"shape \(2, 3\), expected \(2, 2\)"):
         classification_scores(np.array([0, 1]), proba, np.arange(2))
+
+
+def test_float32_probabilities_that_sum_to_one_do_not_warn():
+    """predict_proba in float32 (XGBoost's) was cast to float64 before log_loss, whose check
+    then held the float32 rounding of the row sums (~1e-7) to float64 precision: "The y_prob
+    values do not sum to one" was recorded on 194 committed XGBoost runs. The score is that of
+    the float64 probabilities, as before."""
+    import warnings
+
+    rng = np.random.default_rng(0)
+    logits = rng.normal(size=(500, 7)) * 3
+    proba = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    proba32 = proba.astype(np.float32)
+    assert not np.allclose(proba32.astype(np.float64).sum(axis=1), 1, rtol=1e-8, atol=1e-8)
+    y = rng.integers(0, 7, 500)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        s = classification_scores(y, proba32, np.arange(7))
+    with warnings.catch_warnings():  # the reference: scikit-learn on the float64 copy warns
+        warnings.simplefilter("ignore", UserWarning)
+        expected = log_loss(y, proba32.astype(np.float64), labels=np.arange(7))
+    assert s["log_loss"] == expected
+    with pytest.warns(UserWarning, match="do not sum to one"):  # still warned where they do not
+        classification_scores(y, proba32 * np.float32(0.9), np.arange(7))
