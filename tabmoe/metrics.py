@@ -79,6 +79,8 @@ def classification_scores(y_true: Any, proba: np.ndarray, classes: np.ndarray) -
         raise ValueError(
             f"predict_proba returned shape {proba.shape}, expected ({len(y)}, {len(classes)})"
         )
+    if not np.isfinite(proba).all():  # argmax would pick a NaN column as the prediction
+        raise ValueError("predict_proba returned NaN or infinite probabilities (proba)")
     if len(y) == 0:
         return {"n": 0, **dict.fromkeys(["accuracy", "balanced_accuracy", "log_loss", "roc_auc", "bin_mse"])}
     pred = classes[proba.argmax(axis=1)]

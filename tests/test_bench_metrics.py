@@ -68,3 +68,14 @@ def test_float32_probabilities_that_sum_to_one_do_not_warn():
     assert s["log_loss"] == expected
     with pytest.warns(UserWarning, match="do not sum to one"):  # still warned where they do not
         classification_scores(y, proba32 * np.float32(0.9), np.arange(7))
+
+
+def test_non_finite_probabilities_are_refused():
+    """NaN probabilities (a diverged network) were scored where log_loss and ROC AUC are
+    undefined: argmax read NaN as the first class, accuracy 0.5 below. scikit-learn's
+    log_loss refuses NaN; so does every score now, naming proba."""
+    nan = np.full((2, 3), np.nan)
+    with pytest.raises(ValueError, match=r"NaN or infinite probabilities \(proba\)"):
+        classification_scores(np.array([0, 7]), nan, np.arange(3))
+    with pytest.raises(ValueError, match="proba"):
+        classification_scores(np.array([0, 1]), np.array([[np.inf, 0.0], [0.5, 0.5]]), np.arange(2))
