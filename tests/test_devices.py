@@ -80,3 +80,24 @@ def test_seeded_restores_every_initialised_gpu_and_seeds_only_the_fits(rng_calls
     with seeded(7, torch.device("cuda:1")):
         pass
     assert rng_calls == [("fork", "cuda", [0, 1, 2]), ("seed", 1, 7)]
+
+
+@pytest.mark.skipif(torch.cuda.is_initialized(), reason="CUDA started: nothing is queued")
+def test_seeded_keeps_the_cuda_seed_queued_before_cuda_starts():
+    """Before CUDA starts, torch.manual_seed queues a seed for every GPU; one called inside
+    the block (pytorch-tabnet's) replaced the caller's, so a CPU TabNet fit on a GPU
+    machine made the GPUs start from TabNet's seed."""
+
+    def queued() -> int | None:
+        entry = torch.cuda._lazy_seed_tracker.manual_seed_all_cb
+        if entry is None:
+            return None
+        fn = entry[0]
+        return dict(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__)))["seed"]
+
+    torch.manual_seed(123)
+    assert queued() == 123
+    with seeded(7, torch.device("cpu")):
+        torch.manual_seed(99)
+        assert queued() == 99
+    assert queued() == 123

@@ -66,6 +66,7 @@ def seeded(seed: int, device: torch.device) -> Iterator[None]:
     One thread at a time runs such a block (``_TORCH_STATE_LOCK``), with float32 as torch's
     default dtype (:func:`float32_default`): networks are built and trained in float32."""
     with _TORCH_STATE_LOCK, float32_default(), contextlib.ExitStack() as forks:
+        forks.enter_context(_lazy_cuda_seed_kept())
         for device_type, devices in _rng_devices(device).items():
             forks.enter_context(torch.random.fork_rng(devices, device_type=device_type))
         torch.default_generator.manual_seed(seed)  # not torch.manual_seed: it seeds every GPU
@@ -90,6 +91,26 @@ def float32_default() -> Iterator[None]:
             yield
         finally:
             torch.set_default_dtype(before)
+
+
+@contextlib.contextmanager
+def _lazy_cuda_seed_kept() -> Iterator[None]:
+    """The CUDA seed queued before CUDA starts, as it was before the block. While CUDA is
+    not initialised, ``torch.manual_seed`` (pytorch-tabnet calls it) does not seed the GPUs
+    but queues a seed for them, replacing the caller's: a CPU fit on a GPU machine made
+    every GPU start from TabNet's seed instead of the caller's ``torch.manual_seed``. Those
+    GPUs are not forked by :func:`seeded` (forking would start CUDA), so the queue is put
+    back; if the block started CUDA, the queue has run and there is nothing to put back."""
+    tracker = getattr(torch.cuda, "_lazy_seed_tracker", None)  # private to torch: optional
+    if tracker is None or torch.cuda.is_initialized():
+        yield
+        return
+    before = dict(vars(tracker))
+    try:
+        yield
+    finally:
+        if not torch.cuda.is_initialized():
+            vars(tracker).update(before)
 
 
 def _rng_devices(device: torch.device) -> dict[str, list]:
