@@ -24,7 +24,7 @@ from . import persistence
 from ._stack import user_stacklevel
 from .nn.ensemble import StackedModel
 from .nn.network import TabularMoE
-from .nn.trainer import resolve_device
+from .nn.trainer import resolve_device, seeded
 from .tokenizer import ColumnTokenizer, _length
 
 if TYPE_CHECKING:
@@ -237,7 +237,8 @@ class EstimatorStateMixin:
         est.numeric_embedding_ = fitted.get("numeric_embedding", est.numeric_embedding)
         est.n_layers_ = fitted.get("n_layers", est.n_layers)  # files before n_layers="auto": the parameter
         check_classifier(est)
-        est.module_ = est._build_module().float()  # as fit's network, whatever the default dtype
+        with seeded(0, torch.device("cpu")):  # its initial weights, overwritten, drew from the caller's RNG
+            est.module_ = est._build_module().float()  # as fit's network, whatever the default dtype
         est.module_.load_state_dict(tensors["state_dict"])
         if "train_sample" in tensors:  # the stored sample used by adapt()
             est.train_sample_tokens_ = tensors["train_sample"]["tokens"].numpy()

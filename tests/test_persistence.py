@@ -643,3 +643,14 @@ def test_datetime64_class_labels_round_trip(tmp_path, unit):
     assert loaded.classes_.dtype == clf.classes_.dtype
     np.testing.assert_array_equal(loaded.predict(X), clf.predict(X))
     assert loaded.predict(X[:1])[0] in (np.datetime64("2020-01-01"), np.datetime64("2021-01-01"))
+
+
+def test_load_leaves_the_callers_random_state_as_it_was(saved):
+    """load builds the network before reading its weights; that initialisation drew from
+    the caller's global torch generator, so code after a load drew other numbers."""
+    path, _, _ = saved
+    torch.manual_seed(5)
+    expected = torch.rand(3)
+    torch.manual_seed(5)
+    TabularMoEClassifier.load(path)
+    assert torch.equal(torch.rand(3), expected)
