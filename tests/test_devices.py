@@ -93,7 +93,7 @@ def test_seeded_keeps_the_cuda_seed_queued_before_cuda_starts():
         if entry is None:
             return None
         fn = entry[0]
-        return dict(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__)))["seed"]
+        return dict(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__), strict=True))["seed"]
 
     torch.manual_seed(123)
     assert queued() == 123
