@@ -106,12 +106,9 @@ def _check_available(model: Any) -> None:
     """ImportError naming the optional packages a registry spec needs that are not installed,
     before any trial: its first trial failed on the import (some models import at ``fit``)
     and stopped the study, leaving that failed trial in a stored study's budget."""
-    import importlib.util
-
-    available = getattr(model, "available", None)
-    if not callable(available) or available():
+    missing = model.missing() if callable(getattr(model, "missing", None)) else []  # a ModelSpec
+    if not missing:
         return
-    missing = [m for m in getattr(model, "requires", ()) if importlib.util.find_spec(m) is None]
     raise ImportError(
         f"model {getattr(model, 'name', model)!r} needs the optional package(s) {missing}, not installed "
         f"(tabmoe.registry.available_models() lists the models that can be tuned)"

@@ -57,9 +57,13 @@ class ModelSpec:
         """The parameters :meth:`make_paper` builds with (before ``params`` and its grid)."""
         return {**self.paper_defaults, **self.paper_overrides}
 
+    def missing(self) -> list[str]:
+        """The optional packages this model needs that are not installed."""
+        return [module for module in self.requires if importlib.util.find_spec(module) is None]
+
     def available(self) -> bool:
         """Whether the optional packages this model needs are installed."""
-        return all(importlib.util.find_spec(module) is not None for module in self.requires)
+        return not self.missing()
 
     def make(self, **params: Any) -> BaseEstimator:
         """The estimator with the paper defaults, overridden by ``params`` (``fixed-budget``)."""

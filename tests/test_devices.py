@@ -82,11 +82,12 @@ def test_seeded_restores_every_initialised_gpu_and_seeds_only_the_fits(rng_calls
     assert rng_calls == [("fork", "cuda", [0, 1, 2]), ("seed", 1, 7)]
 
 
-@pytest.mark.skipif(torch.cuda.is_initialized(), reason="CUDA started: nothing is queued")
 def test_seeded_keeps_the_cuda_seed_queued_before_cuda_starts():
     """Before CUDA starts, torch.manual_seed queues a seed for every GPU; one called inside
     the block (pytorch-tabnet's) replaced the caller's, so a CPU TabNet fit on a GPU
     machine made the GPUs start from TabNet's seed."""
+    if torch.cuda.is_initialized():  # checked when the test runs: an earlier test may start CUDA
+        pytest.skip("CUDA has started (a GPU machine): torch.manual_seed seeds at once, queues nothing")
 
     def queued() -> int | None:
         entry = torch.cuda._lazy_seed_tracker.manual_seed_all_cb
