@@ -24,6 +24,7 @@ categorical support takes the GradientBoosting grid (``n_estimators`` -> ``max_i
 
 from __future__ import annotations
 
+import copy
 import numbers
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -44,6 +45,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
 from ..nn._base import start_fit
+from ._gbdt import clone_estimator, library
 from ._optional import optional_import
 from .encoding import N_RESERVED_CODES, TableEncoder
 from .staged_search import StagedGridSearchCV
@@ -150,7 +152,7 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
             one_hot=one_hot,
             drop=self.drop,
         ).fit(inputs.frame, sample_weight=inputs.weight)
-        self.estimator_ = clone(self.estimator)
+        self.estimator_ = clone_estimator(self.estimator)
         _class_weight_by_code(self.estimator_, self.classes_)
         fit_params = {}
         if not one_hot:
@@ -170,14 +172,11 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
     def _estimator_input(self, Z: Any) -> Any:
         """CatBoost takes categorical features as integers: a DataFrame with int64 code
         columns beside the float numeric block. Every other estimator takes ``Z`` as is."""
-        if _library(self.estimator_) != "catboost":
+        if library(self.estimator_) != "catboost":
             return Z
         mask = self.encoder_.categorical_output_mask
         return pd.DataFrame(
-            {
-                f"f{j}": Z[:, j].astype(np.int64) if mask[j] else Z[:, j]
-                for j in range(Z.shape[1])
-            }
+            {f"f{j}": Z[:, j].astype(np.int64) if mask[j] else Z[:, j] for j in range(Z.shape[1])}
         )
 
     def _encoded(self, X: Any):
@@ -209,17 +208,23 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
         for codes in self.estimator_.staged_predict(Z):
             yield self.classes_[np.asarray(codes, dtype=np.int64)]
 
+    def __sklearn_clone__(self) -> EncodedClassifier:
+        """scikit-learn's ``clone``, with a CatBoost estimator made anew from its parameters
+        (:func:`~tabmoe.baselines._gbdt.clone_estimator`)."""
+        if library(self.estimator) != "catboost":
+            return super().__sklearn_clone__()
+        template = copy.copy(self)
+        template.estimator = None
+        new = clone(template)
+        new.estimator = clone_estimator(self.estimator)
+        return new
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         return tags
-
-
-def _library(estimator: Any) -> str:
-    """Top-level package of the estimator's class (``"catboost"``, ``"lightgbm"``, ...)."""
-    return type(estimator).__module__.split(".")[0]
 
 
 def _class_weight_by_code(estimator: Any, classes: np.ndarray) -> None:
@@ -253,9 +258,9 @@ def _declare_categorical(estimator: Any, mask: np.ndarray) -> dict[str, Any]:
         estimator.set_params(
             feature_types=["c" if m else "q" for m in mask], enable_categorical=True
         )
-    elif _library(estimator) == "catboost":
+    elif library(estimator) == "catboost":
         estimator.set_params(cat_features=indices)
-    elif _library(estimator) == "lightgbm":
+    elif library(estimator) == "lightgbm":
         return {"categorical_feature": indices}
     else:
         raise ValueError(
@@ -387,7 +392,9 @@ def grid_suggester(name: str):
             out[key] = values[choices.index(chosen)]
         return out
 
-    suggest.__doc__ = f"The authors' grid for {name} (docs/paper.md section 3) as categorical choices."
+    suggest.__doc__ = (
+        f"The authors' grid for {name} (docs/paper.md section 3) as categorical choices."
+    )
     return suggest
 
 
