@@ -41,3 +41,37 @@ def test_catboost_with_a_list_parameter_clones_and_fits(params):
     fitted = copied.fit(X, y)
     assert fitted.predict_proba(X).shape == (len(X), 2)
     assert not clf.estimator.is_fitted()  # the template is left unfitted
+
+
+@pytest.mark.parametrize("labels", [[1, 2, 3], ["b", "a", "c"], [0, 1, 2]])
+def test_catboost_reads_a_class_weights_dict_by_label(labels):
+    # CatBoost saw class codes and read the dict's keys as its class names: "Unknown class
+    # label" (1, 2, 3), "Not all class names are numeric" (strings), a class left out
+    # unknown (0, 1, 2 weighted {0: 1, 2: 50}), as test_references_read_a_class_weight_dict_
+    # by_label for the class_weight of the others
+    pytest.importorskip("catboost")
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=90), "b": rng.choice(list("pq"), 90)})
+    y = np.array(labels)[rng.integers(0, 3, 90)]
+    weights = {labels[0]: 1.0, labels[2]: 50.0}  # labels[1] absent: weight 1
+    clf = reference.catboost(iterations=20, thread_count=1, class_weights=weights).fit(X, y)
+    expected = [{labels[0]: 1.0, labels[2]: 50.0}.get(c, 1.0) for c in clf.classes_]
+    assert clf.estimator_.get_params()["class_weights"] == expected
+    heavy = int(np.flatnonzero(clf.classes_ == labels[2])[0])
+    assert clf.predict_proba(X)[:, heavy].mean() > 0.8  # the class weighted 50x
+    with pytest.raises(ValueError, match=r"class_weights has labels not in y: \['z'\]"):
+        reference.catboost(iterations=2, class_weights={"z": 2.0}).fit(X, y)
+
+
+def test_catboost_class_weights_dict_order_leaves_the_columns_in_classes_order():
+    # a dict's key order was CatBoost's class order: {2: 1, 0: 1, 1: 1} permuted the
+    # columns of predict_proba (argmax accuracy 0.0 where predict's was 1.0)
+    pytest.importorskip("catboost")
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"x": rng.normal(size=300)})
+    y = np.where(X["x"] > 0.5, 2, np.where(X["x"] < -0.5, 0, 1))
+    clf = reference.catboost(iterations=50, thread_count=1, class_weights={2: 1, 0: 1, 1: 1})
+    clf.fit(X, y)
+    by_proba = clf.classes_[clf.predict_proba(X).argmax(axis=1)]
+    np.testing.assert_array_equal(by_proba, clf.predict(X))
+    assert (by_proba == y).mean() > 0.95

@@ -229,10 +229,14 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
 
 def _class_weight_by_code(estimator: Any, classes: np.ndarray) -> None:
     """The estimator sees class codes ``0 .. n_classes - 1``: a ``class_weight`` dict keyed
-    by the user's labels is re-keyed by their codes (in place). Labels 1, 2, 3 weighted
-    ``{1: 1, 3: 50}`` were read as codes: 50 went to nothing, or to another class.
-    ValueError naming ``class_weight`` for a label not in ``y``."""
-    weights = estimator.get_params(deep=False).get("class_weight")
+    by the user's labels (CatBoost's ``class_weights``) is re-keyed by their codes (in
+    place). Labels 1, 2, 3 weighted ``{1: 1, 3: 50}`` were read as codes: 50 went to
+    nothing, or to another class. CatBoost takes the weights as a list in code order, a
+    class left out weighing 1 as in scikit-learn (a dict's keys are CatBoost's class names:
+    a class left out was "Unknown class label"). ValueError naming the parameter for a label
+    not in ``y``."""
+    name = "class_weights" if library(estimator) == "catboost" else "class_weight"
+    weights = estimator.get_params(deep=False).get(name)
     if not isinstance(weights, Mapping):
         return
     labels = list(weights)
@@ -240,11 +244,12 @@ def _class_weight_by_code(estimator: Any, classes: np.ndarray) -> None:
     unknown = [label for label, code in zip(labels, codes, strict=True) if code < 0]
     if unknown:
         raise ValueError(
-            f"class_weight has labels not in y: {unknown}; the classes are {classes.tolist()}."
+            f"{name} has labels not in y: {unknown}; the classes are {classes.tolist()}."
         )
-    estimator.set_params(
-        class_weight={int(code): weights[label] for label, code in zip(labels, codes, strict=True)}
-    )
+    by_code = {int(code): weights[label] for label, code in zip(labels, codes, strict=True)}
+    if name == "class_weights":
+        by_code = [by_code.get(code, 1.0) for code in range(len(classes))]
+    estimator.set_params(**{name: by_code})
 
 
 def _declare_categorical(estimator: Any, mask: np.ndarray) -> dict[str, Any]:
@@ -331,7 +336,8 @@ def catboost(categorical_features: Any = "auto", **params: Any) -> EncodedClassi
     ``cat_features`` (its ordered target statistics), numerics as numbers (optional
     dependency). Only ``random_state`` (CatBoost's own default seed, 0, unless given) and
     quiet output are set: ``verbose=0`` and ``allow_writing_files=False`` (no
-    ``catboost_info/`` folder). ``thread_count`` (default -1: every core) is CatBoost's."""
+    ``catboost_info/`` folder). ``thread_count`` (default -1: every core) is CatBoost's.
+    A ``class_weights`` dict is keyed by the labels of ``y``, a label left out weighing 1."""
     CatBoostClassifier = optional_import("catboost", "CatBoostClassifier", extra="gbdt")
     params = {"random_state": 0, "thread_count": -1, **PAPER_DEFAULTS["catboost"], **params}
     return EncodedClassifier(CatBoostClassifier(**params), "native", categorical_features)
