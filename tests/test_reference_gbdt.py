@@ -75,3 +75,24 @@ def test_catboost_class_weights_dict_order_leaves_the_columns_in_classes_order()
     by_proba = clf.classes_[clf.predict_proba(X).argmax(axis=1)]
     np.testing.assert_array_equal(by_proba, clf.predict(X))
     assert (by_proba == y).mean() > 0.95
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -1.0, "heavy"])
+@pytest.mark.parametrize("name", ["catboost", "lightgbm", "logistic_regression", "random_forest"])
+def test_a_class_weight_that_is_not_a_finite_non_negative_number_is_named(name, bad):
+    # NaN: CatBoost dropped every parameter it was given (1000 trees, unweighted, where
+    # iterations=5 was asked), LightGBM and LogisticRegression fit nonsense, RandomForest
+    # failed at predict ("probabilities contain NaN"); -1: CatBoost's "Weight[0] is negative"
+    from tabmoe.registry import get_model
+
+    spec = get_model(name)
+    if not spec.available():
+        pytest.skip(f"{name} needs {', '.join(spec.requires)}")
+    X, y = table()
+    param = "class_weights" if name == "catboost" else "class_weight"
+    message = rf"{param} must be finite and not negative: got \{{'no': "
+    with pytest.raises(ValueError, match=message):
+        spec.make_default(**{param: {"no": bad, "yes": 1.0}}).fit(X, y)
+    if name == "catboost":  # CatBoost's list, in classes_ order
+        with pytest.raises(ValueError, match=r"class_weights must be finite and not negative"):
+            spec.make_default(class_weights=[bad, 1.0]).fit(X, y)

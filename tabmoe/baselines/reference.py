@@ -237,6 +237,7 @@ def _class_weight_by_code(estimator: Any, classes: np.ndarray) -> None:
     not in ``y``."""
     name = "class_weights" if library(estimator) == "catboost" else "class_weight"
     weights = estimator.get_params(deep=False).get(name)
+    _check_class_weights(name, weights)
     if not isinstance(weights, Mapping):
         return
     labels = list(weights)
@@ -250,6 +251,26 @@ def _class_weight_by_code(estimator: Any, classes: np.ndarray) -> None:
     if name == "class_weights":
         by_code = [by_code.get(code, 1.0) for code in range(len(classes))]
     estimator.set_params(**{name: by_code})
+
+
+def _check_class_weights(name: str, weights: Any) -> None:
+    """ValueError naming ``name`` for a NaN, infinite or negative class weight (a dict's, or
+    a CatBoost list's). A NaN made CatBoost drop every parameter it was given (1000 trees at
+    its default learning rate, unweighted, where ``iterations=5`` was asked), LightGBM and
+    LogisticRegression fit nonsense and RandomForest fail at predict ("probabilities contain
+    NaN")."""
+    if isinstance(weights, Mapping):
+        values = list(weights.values())
+    elif isinstance(weights, (list, tuple, np.ndarray)):
+        values = list(weights)
+    else:
+        return  # None, "balanced", CatBoost's auto_class_weights: computed from y
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        array = np.array([np.nan])
+    if not np.isfinite(array).all() or (array < 0).any():
+        raise ValueError(f"{name} must be finite and not negative: got {weights!r}.")
 
 
 def _declare_categorical(estimator: Any, mask: np.ndarray) -> dict[str, Any]:
