@@ -76,9 +76,13 @@ def _labels_with_missing(kind: str, n: int):
     if kind == "string-na":
         return pd.Series([*base[:5], pd.NA, *base[6:]], dtype="string")
     if kind == "float-nan":
-        return np.array([*[0.0, 1.0] * (n // 2)][:5] + [np.nan] + [0.0, 1.0] * ((n - 6) // 2), dtype=float)
+        return np.array(
+            [*[0.0, 1.0] * (n // 2)][:5] + [np.nan] + [0.0, 1.0] * ((n - 6) // 2), dtype=float
+        )
     if kind == "Int64-na":
-        return pd.Series([*[0, 1] * (n // 2)][:5] + [pd.NA] + [0, 1] * ((n - 6) // 2), dtype="Int64")
+        return pd.Series(
+            [*[0, 1] * (n // 2)][:5] + [pd.NA] + [0, 1] * ((n - 6) // 2), dtype="Int64"
+        )
     if kind == "category-nan":
         return pd.Series(pd.Categorical([*base[:5], None, *base[6:]]))
     raise AssertionError(kind)
@@ -122,10 +126,16 @@ def test_missing_labels_in_eval_set_are_a_clear_error(name, kind):
         (lambda X, y: X, r"eval_set must be a pair \(X_val, y_val\); got DataFrame"),
         (lambda X, y: (X, y, y), r"eval_set must be a pair"),
         # scikit-learn's "feature names should match", without eval_set or the columns
-        (lambda X, y: (X[["kind", "city", "age"]], y), r"eval_set's X_val must have the same columns as X, "
-         r"in the same order: X has \['city', 'age', 'kind'\], eval_set's X_val has \['kind', 'city', 'age'\] \(in another order\)\.$"),
-        (lambda X, y: (X.drop(columns="age").assign(size=1), y), r"eval_set's X_val has \['city', 'kind', 'size'\] \(lacks "
-         r"\['age'\]; \['size'\] not in X\)\.$"),
+        (
+            lambda X, y: (X[["kind", "city", "age"]], y),
+            r"eval_set's X_val must have the same columns as X, "
+            r"in the same order: X has \['city', 'age', 'kind'\], eval_set's X_val has \['kind', 'city', 'age'\] \(in another order\)\.$",
+        ),
+        (
+            lambda X, y: (X.drop(columns="age").assign(size=1), y),
+            r"eval_set's X_val has \['city', 'kind', 'size'\] \(lacks "
+            r"\['age'\]; \['size'\] not in X\)\.$",
+        ),
         # scikit-learn's words alone, naming neither eval_set nor X_val
         (lambda X, y: (X.iloc[:0], y[:0]), r"^eval_set's X_val: Found array with 0 sample\(s\)"),
         (lambda X, y: (X["age"], y), r"^eval_set's X_val: Expected 2D array, got 1D array"),
@@ -174,7 +184,9 @@ def test_sample_weight_as_a_series_fits_without_a_read_only_warning(name):
     X, y = frame()
     with warnings.catch_warnings():
         warnings.filterwarnings("error", message=".*not writable")
-        CLASSIFIER_FACTORIES[name]().fit(X, y, sample_weight=pd.Series(np.ones(len(X)), index=X.index))
+        CLASSIFIER_FACTORIES[name]().fit(
+            X, y, sample_weight=pd.Series(np.ones(len(X)), index=X.index)
+        )
 
 
 def test_single_class_is_refused(name):
@@ -202,7 +214,9 @@ def test_inf_in_numeric_column_named(name):
 def test_numeric_column_given_as_datetimes_is_named(name):
     X, y = frame()
     clf = CLASSIFIER_FACTORIES[name]().fit(X, y)
-    with pytest.raises(TypeError, match="Column 'age' held number values at fit and holds datetime"):
+    with pytest.raises(
+        TypeError, match="Column 'age' held number values at fit and holds datetime"
+    ):
         clf.predict(X.assign(age=pd.date_range("2020-01-01", periods=len(X))))
 
 
@@ -280,3 +294,29 @@ def test_hundred_thousand_category_column_bounded_memory(name):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     peak_mib = int(out.stdout.strip().splitlines()[-1])
     assert peak_mib < 3 * 1024, f"peak RSS {peak_mib} MiB"
+
+
+def test_every_feature_constant_fits_and_predicts(name):
+    """A table in which no column varies: every model fits it (the boosting references
+    predict the class prior); CatBoost refused it ("All features are either constant or
+    ignored"). Prediction rows may hold another number, and missing values."""
+    X = pd.DataFrame(
+        {
+            "city": ["paris"] * 60,
+            "age": np.full(60, 40.0),
+            "kind": pd.Categorical(["a"] * 60, categories=["a", "b"]),
+        }
+    )
+    y = np.array(["no"] * 35 + ["yes"] * 25)
+    clf = CLASSIFIER_FACTORIES[name]().fit(X, y)
+    Xp = pd.DataFrame(
+        {
+            "city": ["paris", None, "paris"],
+            "age": [40.0, np.nan, 41.0],
+            "kind": pd.Categorical(["a", None, "a"], categories=["a", "b"]),
+        }
+    )
+    proba = clf.predict_proba(Xp)
+    assert proba.shape == (3, 2) and np.isfinite(proba).all()
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert set(clf.predict(Xp)) <= {"no", "yes"}

@@ -96,3 +96,67 @@ def test_a_class_weight_that_is_not_a_finite_non_negative_number_is_named(name, 
     if name == "catboost":  # CatBoost's list, in classes_ order
         with pytest.raises(ValueError, match=r"class_weights must be finite and not negative"):
             spec.make_default(class_weights=[bad, 1.0]).fit(X, y)
+
+
+def constant_table(n: int = 90) -> tuple[pd.DataFrame, np.ndarray]:
+    X = pd.DataFrame({"x": np.full(n, 2.0), "c": ["p"] * n})
+    y = np.array([1] * (n // 2) + [2] * (n // 3) + [3] * (n - n // 2 - n // 3))
+    return X, y
+
+
+@pytest.mark.parametrize(
+    "params, sample_weight, class_weight",
+    [
+        ({}, None, [1.0, 1.0, 1.0]),
+        ({}, "ramp", [1.0, 1.0, 1.0]),
+        ({"class_weights": {3: 4.0}}, None, [1.0, 1.0, 4.0]),
+        ({"class_weights": [2.0, 1.0, 0.5]}, "ramp", [2.0, 1.0, 0.5]),
+        ({"auto_class_weights": "Balanced"}, None, "balanced"),
+        ({"auto_class_weights": "SqrtBalanced"}, "ramp", "sqrt"),
+    ],
+)
+def test_catboost_on_constant_features_predicts_the_weighted_prior(
+    params, sample_weight, class_weight
+):
+    # CatBoostError "All features are either constant or ignored", where LightGBM, XGBoost
+    # and HistGradientBoosting predict the class prior (weighted by sample and class weight)
+    pytest.importorskip("catboost")
+    X, y = constant_table()
+    weight = np.ones(len(y)) if sample_weight is None else np.linspace(0.5, 2.0, len(y))
+    clf = reference.catboost(iterations=5, thread_count=1, **params)
+    clf.fit(X, y, sample_weight=None if sample_weight is None else weight)
+    totals = np.array([weight[y == c].sum() for c in (1, 2, 3)])
+    if class_weight == "balanced":
+        class_weight = totals.max() / totals
+    elif class_weight == "sqrt":
+        class_weight = np.sqrt(totals.max() / totals)
+    expected = totals * class_weight / (totals * class_weight).sum()
+    proba = clf.predict_proba(X.iloc[:2])
+    np.testing.assert_allclose(proba, [expected, expected], rtol=1e-12)
+    assert (clf.predict(X.iloc[:2]) == clf.classes_[np.argmax(expected)]).all()
+
+
+@pytest.mark.parametrize("name", ["lightgbm", "xgboost", "hist_gradient_boosting"])
+def test_the_other_boosting_references_predict_the_prior_on_constant_features(name):
+    # what the CatBoost fallback above follows
+    from tabmoe.registry import get_model
+
+    spec = get_model(name)
+    if not spec.available():
+        pytest.skip(f"{name} needs {', '.join(spec.requires)}")
+    X, y = constant_table()
+    weight = np.linspace(0.5, 2.0, len(y))
+    clf = spec.make_default(class_weight={3: 4.0}) if name != "xgboost" else spec.make_default()
+    clf.fit(X, y, sample_weight=weight)
+    factor = np.array([1.0, 1.0, 4.0]) if name != "xgboost" else np.ones(3)
+    totals = np.array([weight[y == c].sum() for c in (1, 2, 3)]) * factor
+    np.testing.assert_allclose(clf.predict_proba(X.iloc[:1])[0], totals / totals.sum(), rtol=1e-5)
+
+
+def test_catboost_prior_has_one_stage():
+    pytest.importorskip("catboost")
+    X, y = constant_table()
+    clf = reference.catboost(iterations=5, thread_count=1).fit(X, y)
+    stages = list(clf.staged_predict(X.iloc[:3]))
+    assert len(stages) == 1
+    np.testing.assert_array_equal(stages[0], [1, 1, 1])  # the most frequent class

@@ -45,7 +45,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
 from ..nn._base import start_fit
-from ._gbdt import clone_estimator, library
+from ._gbdt import catboost_prior, clone_estimator, has_no_usable_feature, library
 from ._optional import optional_import
 from .encoding import N_RESERVED_CODES, TableEncoder
 from .staged_search import StagedGridSearchCV
@@ -110,7 +110,9 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
     n_features_in_ : int
     feature_names_in_ : ndarray of str (DataFrame input with string column names only)
     encoder_ : TableEncoder
-    estimator_ : the fitted clone of ``estimator``
+    estimator_ : the fitted clone of ``estimator``; for CatBoost, which refuses a table in
+        which every feature is constant, a ``DummyClassifier(strategy="prior")`` fitted to
+        the weighted class prior there (what the other boosting libraries predict on it).
     """
 
     _parameter_constraints: dict = {
@@ -166,7 +168,14 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
                 )
             fit_params["sample_weight"] = inputs.weight
         Z = self._estimator_input(self.encoder_.transform(inputs.frame))
-        self.estimator_.fit(Z, inputs.y_codes, **fit_params)
+        try:
+            self.estimator_.fit(Z, inputs.y_codes, **fit_params)
+        except Exception as error:
+            if not has_no_usable_feature(self.estimator_, error):
+                raise
+            self.estimator_ = catboost_prior(
+                self.estimator_, Z, inputs.y_codes, inputs.weight, len(self.classes_)
+            )
         return self
 
     def _estimator_input(self, Z: Any) -> Any:
@@ -203,8 +212,11 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
     @available_if(lambda self: hasattr(self.estimator, "staged_predict"))
     def staged_predict(self, X: Any) -> Iterator[np.ndarray]:
         """The classes predicted after each stage of a staged estimator (boosting), each
-        of shape (n_samples,)."""
+        of shape (n_samples,); one stage for CatBoost's class prior (no usable feature)."""
         Z = self._encoded(X)
+        if not hasattr(self.estimator_, "staged_predict"):  # the DummyClassifier prior
+            yield self.classes_[np.asarray(self.estimator_.predict(Z), dtype=np.int64)]
+            return
         for codes in self.estimator_.staged_predict(Z):
             yield self.classes_[np.asarray(codes, dtype=np.int64)]
 
