@@ -160,3 +160,21 @@ def test_catboost_prior_has_one_stage():
     stages = list(clf.staged_predict(X.iloc[:3]))
     assert len(stages) == 1
     np.testing.assert_array_equal(stages[0], [1, 1, 1])  # the most frequent class
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_xgboost_probabilities_are_float64_rows_summing_to_one(n_classes):
+    # XGBoost's predict_proba is float32 (row sums off 1 by up to 5e-8); every other model's
+    # is float64
+    pytest.importorskip("xgboost")
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"x": rng.normal(size=300), "c": rng.choice(list("pqr"), 300)})
+    y = np.digitize(X["x"], np.quantile(X["x"], np.linspace(0, 1, n_classes + 1)[1:-1]))
+    clf = reference.xgboost(n_estimators=20, n_jobs=1, random_state=0).fit(X, y)
+    proba = clf.predict_proba(X)
+    assert proba.dtype == np.float64
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=0, atol=4 * np.finfo(np.float64).eps)
+    raw = clf.estimator_.predict_proba(clf._encoded(X))
+    np.testing.assert_allclose(proba, raw, rtol=1e-6)
+    np.testing.assert_array_equal(clf.classes_[proba.argmax(axis=1)], clf.predict(X))
+    assert clf.predict_log_proba(X).dtype == np.float64

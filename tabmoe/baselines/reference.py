@@ -194,9 +194,15 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
         return self._estimator_input(self.encoder_.transform(frame))
 
     def predict_proba(self, X: Any) -> np.ndarray:
-        """Class probabilities, shape (n_samples, n_classes), columns in ``classes_`` order."""
+        """Class probabilities, float64 of shape (n_samples, n_classes), columns in
+        ``classes_`` order, each row summing to 1."""
         Z = self._encoded(X)
-        return self.estimator_.predict_proba(Z)
+        proba = self.estimator_.predict_proba(Z)
+        if proba.dtype == np.float64:
+            return proba
+        # XGBoost's are float32, their rows summing to 1 within ~5e-8 only
+        proba = proba.astype(np.float64)
+        return proba / proba.sum(axis=1, keepdims=True)
 
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """Log class probabilities, shape (n_samples, n_classes)."""
