@@ -178,3 +178,42 @@ def test_xgboost_probabilities_are_float64_rows_summing_to_one(n_classes):
     np.testing.assert_allclose(proba, raw, rtol=1e-6)
     np.testing.assert_array_equal(clf.classes_[proba.argmax(axis=1)], clf.predict(X))
     assert clf.predict_log_proba(X).dtype == np.float64
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"num_leafs": 3}, r"no parameter 'num_leafs' \(did you mean 'num_leaf'\?\): it would"),
+        ({"foo": 1}, r"no parameter 'foo': it would ignore it"),
+        (
+            {"n_estimator": 3, "lamda_l2": 1.0},
+            r"'n_estimator' \(did you mean 'n_estimators'\?\), 'lamda_l2' \(did you mean "
+            r"'lambda_l2'\?\): it would ignore them",
+        ),
+    ],
+)
+def test_lightgbm_parameter_it_does_not_know_is_named(params, message):
+    # LightGBM ignored it with an "Unknown parameter" log line, which verbose=-1 silences,
+    # and fit at its defaults: num_leafs=3 grew 31-leaf trees, n_estimator=3 100 trees
+    pytest.importorskip("lightgbm")
+    X, y = table()
+    with pytest.raises(ValueError, match=message):
+        reference.lightgbm(n_jobs=1, **params).fit(X, y)
+
+
+def test_lightgbm_takes_every_parameter_and_alias_of_its_own_table():
+    lightgbm = pytest.importorskip("lightgbm")
+    from lightgbm.basic import _ConfigAliases
+
+    from tabmoe.baselines._gbdt import check_lightgbm_params
+
+    names = {
+        alias for aliases in _ConfigAliases._get_all_param_aliases().values() for alias in aliases
+    }
+    assert {"num_leaves", "min_data_in_leaf", "lambda_l2", "bagging_fraction", "verbose"} <= names
+    check_lightgbm_params(lightgbm.LGBMClassifier(**dict.fromkeys(names)))
+    wrapper = set(lightgbm.LGBMClassifier().get_params())  # n_estimators, subsample, ...
+    check_lightgbm_params(lightgbm.LGBMClassifier(**dict.fromkeys(wrapper)))
+    X, y = table()
+    suggested = {"num_leaves": 8, "subsample": 0.8, "subsample_freq": 1, "reg_lambda": 1e-3}
+    reference.lightgbm(n_estimators=5, n_jobs=1, min_data_in_leaf=5, **suggested).fit(X, y)

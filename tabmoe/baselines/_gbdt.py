@@ -3,6 +3,9 @@ gradient-boosting libraries it wraps (CatBoost, LightGBM, XGBoost)."""
 
 from __future__ import annotations
 
+import difflib
+import importlib
+import inspect
 from typing import Any
 
 import numpy as np
@@ -61,3 +64,31 @@ def catboost_prior(
             class_weight = np.sqrt(class_weight)
     prior = DummyClassifier(strategy="prior")
     return prior.fit(Z, y_codes, sample_weight=weight * class_weight[y_codes])
+
+
+def check_lightgbm_params(estimator: Any) -> None:
+    """ValueError naming each parameter of a LightGBM ``estimator`` that LightGBM does not
+    know: it ignores one (``num_leafs=3``, ``n_estimator=10``, ``foo=1``) with an "Unknown
+    parameter" line of its own log only, which ``verbose=-1`` silences, and fits at its
+    defaults. The known names: the scikit-learn wrapper's arguments, and every parameter
+    and alias of LightGBM's own table (its C API's ``LGBM_DumpParamAliases``, read through
+    ``lightgbm.basic._ConfigAliases``; without it, as in a LightGBM that lacks it, nothing
+    is checked)."""
+    if library(estimator) != "lightgbm":
+        return
+    config = getattr(importlib.import_module("lightgbm.basic"), "_ConfigAliases", None)
+    table = getattr(config, "_get_all_param_aliases", None)
+    if table is None:
+        return
+    known = {alias for aliases in table().values() for alias in aliases}
+    known |= set(inspect.signature(type(estimator).__init__).parameters) - {"self", "kwargs"}
+    unknown = [name for name in estimator.get_params(deep=False) if name not in known]
+    if unknown:
+        hints = []
+        for name in unknown:
+            close = difflib.get_close_matches(name, sorted(known), n=1)
+            hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        raise ValueError(
+            f"LightGBM has no parameter {', '.join(hints)}: it would ignore "
+            f"{'it' if len(unknown) == 1 else 'them'} and fit at its defaults."
+        )

@@ -45,7 +45,13 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
 from ..nn._base import start_fit
-from ._gbdt import catboost_prior, clone_estimator, has_no_usable_feature, library
+from ._gbdt import (
+    catboost_prior,
+    check_lightgbm_params,
+    clone_estimator,
+    has_no_usable_feature,
+    library,
+)
 from ._optional import optional_import
 from .encoding import N_RESERVED_CODES, TableEncoder
 from .staged_search import StagedGridSearchCV
@@ -155,6 +161,7 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
             drop=self.drop,
         ).fit(inputs.frame, sample_weight=inputs.weight)
         self.estimator_ = clone_estimator(self.estimator)
+        check_lightgbm_params(self.estimator_)
         _class_weight_by_code(self.estimator_, self.classes_)
         fit_params = {}
         if not one_hot:
@@ -385,7 +392,8 @@ def catboost(categorical_features: Any = "auto", **params: Any) -> EncodedClassi
 def lightgbm(categorical_features: Any = "auto", **params: Any) -> EncodedClassifier:
     """``lightgbm.LGBMClassifier`` at LightGBM's defaults, categorical columns declared as
     ``categorical_feature`` (its native category splits); ``verbose=-1`` (optional
-    dependency)."""
+    dependency). A parameter LightGBM does not know (``num_leafs=3``) is a ValueError at fit,
+    where LightGBM would ignore it."""
     LGBMClassifier = optional_import("lightgbm", "LGBMClassifier", extra="gbdt")
     params = {**PAPER_DEFAULTS["lightgbm"], **params}
     return EncodedClassifier(LGBMClassifier(**params), "native", categorical_features)
