@@ -34,7 +34,9 @@ def rare_class_table(n: int = 60) -> tuple[pd.DataFrame, np.ndarray]:
 
 
 def small_tabnet(**kw) -> TabNetClassifier:
-    return TabNetClassifier(n_d=4, n_a=4, n_steps=1, max_epochs=2, device="cpu", random_state=0, **kw)
+    return TabNetClassifier(
+        n_d=4, n_a=4, n_steps=1, max_epochs=2, device="cpu", random_state=0, **kw
+    )
 
 
 def test_class_log_loss_scores_validation_rows_that_lack_a_class():
@@ -140,3 +142,47 @@ def test_a_cpu_model_is_pickled_as_it_is():
     X, y = rare_class_table()
     clf = small_tabnet().fit(X, y)
     assert clf.__getstate__()["model_"] is clf.model_
+
+
+def test_validation_loss_is_weighted_by_the_held_out_rows_weights(monkeypatch):
+    # as every other model's early stopping (nn._base.hold_out keeps the weights); TabNet
+    # scored its hold-out unweighted: log_loss got no sample_weight
+    from tabmoe.baselines import tabnet
+
+    X, y = rare_class_table(200)
+    y[y == "rare"] = "p"
+    weight = 1.0 + np.arange(len(y)) / len(y)  # one weight per row: the weight names the row
+    calls = []
+
+    def spy(y_true, y_score, **kw):
+        calls.append((np.asarray(y_true), kw.get("sample_weight")))
+        return log_loss(y_true, y_score, **kw)
+
+    monkeypatch.setattr(tabnet, "log_loss", spy)
+    clf = small_tabnet(early_stopping=True).fit(X, y, sample_weight=weight)
+    assert len(calls) == 2  # one per epoch
+    codes = np.searchsorted(clf.classes_, y)
+    for y_true, held_out in calls:
+        assert held_out is not None and len(held_out) == len(y_true) == 20
+        rows = np.rint((held_out - 1.0) * len(y)).astype(int)
+        np.testing.assert_array_equal(weight[rows], held_out)
+        np.testing.assert_array_equal(codes[rows], y_true)  # aligned with the scored rows
+    metrics = clf.model_._metric_container_dict["val"].metrics
+    assert all(metric.sample_weight is None for metric in metrics)  # handed back after fit
+
+
+def test_an_eval_set_is_scored_with_unit_weights(monkeypatch):
+    from tabmoe.baselines import tabnet
+
+    X, y = rare_class_table(100)
+    y[y == "rare"] = "p"
+    calls = []
+
+    def spy(y_true, y_score, **kw):
+        calls.append(kw.get("sample_weight"))
+        return log_loss(y_true, y_score, **kw)
+
+    monkeypatch.setattr(tabnet, "log_loss", spy)
+    small_tabnet().fit(X, y, sample_weight=np.linspace(1, 2, len(y)), eval_set=(X[:30], y[:30]))
+    # unweighted, as every model's eval_set (the training rows' weights do not name its rows)
+    assert len(calls) == 2 and all(w is None or np.array_equal(w, np.ones(30)) for w in calls)

@@ -116,14 +116,41 @@ class ClassLogLoss(Metric):
     pytorch-tabnet's ``"logloss"`` calls ``log_loss`` without the class list, which raises
     when the validation rows lack a class. Its scores have one column per training class
     (codes ``0..k-1``), so the columns give the labels. pytorch-tabnet instantiates metrics
-    by name without arguments, hence no constructor parameters.
+    by name without arguments, hence no constructor parameters: ``sample_weight`` (the
+    validation rows' weights, in their order) is set on the instance by
+    :class:`ValidationWeights` for one fit.
     """
 
     _name = "tabmoe_logloss"
     _maximize = False
+    sample_weight: np.ndarray | None = None
 
     def __call__(self, y_true: np.ndarray, y_score: np.ndarray) -> float:
-        return float(log_loss(y_true, y_score, labels=np.arange(y_score.shape[1])))
+        labels = np.arange(y_score.shape[1])
+        return float(log_loss(y_true, y_score, labels=labels, sample_weight=self.sample_weight))
+
+
+class ValidationWeights(Callback):
+    """Weights the validation log-loss of one fit by the held-out rows' weights (sample and
+    class weights), as every other model's early stopping does: it hands them to the
+    :class:`ClassLogLoss` pytorch-tabnet made, and takes them back at the end. pytorch-tabnet
+    scores its validation rows in their order (an unshuffled loader that keeps every row)."""
+
+    def __init__(self, weight: np.ndarray) -> None:
+        super().__init__()
+        self.weight = weight
+
+    def _set(self, weight: np.ndarray | None) -> None:
+        for container in self.trainer._metric_container_dict.values():
+            for metric in container.metrics:
+                if isinstance(metric, ClassLogLoss):
+                    metric.sample_weight = weight
+
+    def on_train_begin(self, logs: dict | None = None) -> None:
+        self._set(self.weight)
+
+    def on_train_end(self, logs: dict | None = None) -> None:
+        self._set(None)
 
 
 class TabNetClassifier(TorchTabularClassifier):
@@ -338,13 +365,13 @@ class TabNetClassifier(TorchTabularClassifier):
         """pytorch-tabnet's loop on ``[codes | numeric]``, batch sizes bounded by the data."""
         Z, y_codes, weight = self._matrix(inputs.frame), inputs.y_codes, inputs.weight
         if validation is not None:
-            X_val, y_val = validation
-            validation = (self._matrix(X_val), y_val)
+            X_val, y_val = validation  # unit weights, as every model's eval_set
+            validation = (self._matrix(X_val), y_val, np.ones(len(y_val)))
         elif early:
             idx_train, idx_val = weighted_validation_split(
                 y_codes, weight, self.validation_fraction, inputs.seed
             )
-            validation = (Z[idx_val], y_codes[idx_val])
+            validation = (Z[idx_val], y_codes[idx_val], weight[idx_val])
             Z, y_codes, weight = Z[idx_train], y_codes[idx_train], weight[idx_train]
         if len(Z) < 2:
             raise ValueError(
@@ -363,7 +390,7 @@ class TabNetClassifier(TorchTabularClassifier):
             self.model_.fit(
                 Z,
                 y_codes,
-                eval_set=None if validation is None else [validation],
+                eval_set=None if validation is None else [validation[:2]],
                 eval_name=None if validation is None else ["val"],
                 eval_metric=None if validation is None else [ClassLogLoss],
                 weights=0 if np.all(weight == weight[0]) else weight,
@@ -372,7 +399,8 @@ class TabNetClassifier(TorchTabularClassifier):
                 batch_size=self.batch_size_,
                 virtual_batch_size=self.virtual_batch_size_,
                 drop_last=True,
-                callbacks=[counter],
+                callbacks=[counter]
+                + ([] if validation is None else [ValidationWeights(validation[2])]),
                 compute_importance=False,
                 from_unsupervised=pretrained,
             )
@@ -440,12 +468,13 @@ class TabNetClassifier(TorchTabularClassifier):
 
 
 def _trained_classes_only(
-    validation: tuple[np.ndarray, np.ndarray], y_train: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """The validation rows whose class TabNet trains on (it refuses any other).
+    validation: tuple[np.ndarray, ...], y_train: np.ndarray
+) -> tuple[np.ndarray, ...]:
+    """The validation rows ``(Z_val, y_val, ...)`` whose class TabNet trains on (it refuses
+    any other).
 
     Raises a ValueError naming the parameters when no row is left to validate on."""
-    Z_val, y_val = validation
+    y_val = validation[1]
     keep = np.isin(y_val, y_train)
     if not keep.any():
         raise ValueError(
@@ -453,7 +482,7 @@ def _trained_classes_only(
             "has nothing to score; pass a larger validation_fraction, an eval_set, or "
             "early_stopping=False."
         )
-    return (Z_val, y_val) if keep.all() else (Z_val[keep], y_val[keep])
+    return validation if keep.all() else tuple(rows[keep] for rows in validation)
 
 
 def _on_accelerator(model: Any) -> bool:
