@@ -19,8 +19,9 @@ never imported here, the tuner passes its ``Trial``.
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from types import MappingProxyType
 from typing import Any
 
 from sklearn.base import BaseEstimator
@@ -40,17 +41,43 @@ TABMOE_BINNED_NUMERICS = {"n_bins": 10, "numeric_embedding": "bins"}
 
 @dataclass(frozen=True)
 class ModelSpec:
-    """How to build, configure and tune one model."""
+    """How to build, configure and tune one model.
+
+    ``paper_defaults``, ``paper_overrides`` and ``paper_grid`` are read-only copies of the
+    mappings given (a grid's axes become tuples): a spec is shared by every caller of
+    :func:`get_model`, so a change to them would change every later construction. Build a
+    changed configuration with ``make(**params)`` or ``{**spec.paper_defaults, ...}``.
+    """
 
     name: str
     factory: Callable[..., BaseEstimator]
     paper_defaults: Mapping[str, Any]
     suggest: Callable[[Any], dict]
     description: str
-    paper_grid: Mapping[str, list] | None = None
+    paper_grid: Mapping[str, Sequence] | None = None
     requires: tuple[str, ...] = field(default=())
     #: Parameters the paper's protocol (:meth:`make_paper`) sets over ``paper_defaults``.
     paper_overrides: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # copies, not views: the module dicts they come from (e.g. reference.PAPER_DEFAULTS)
+        # may change without changing the spec
+        frozen = {
+            "paper_defaults": MappingProxyType(dict(self.paper_defaults)),
+            "paper_overrides": MappingProxyType(dict(self.paper_overrides)),
+        }
+        if self.paper_grid is not None:
+            frozen["paper_grid"] = MappingProxyType(
+                {key: tuple(values) for key, values in self.paper_grid.items()}
+            )
+        for name, value in frozen.items():
+            object.__setattr__(self, name, value)  # frozen dataclass
+
+    def __reduce__(self) -> tuple:
+        # a mappingproxy cannot be pickled (nor deep-copied): rebuilt from plain dicts
+        values = [getattr(self, spec_field.name) for spec_field in fields(self)]
+        plain = [dict(v) if isinstance(v, MappingProxyType) else v for v in values]
+        return type(self), tuple(plain)
 
     @property
     def paper_params(self) -> dict[str, Any]:
@@ -83,7 +110,9 @@ class ModelSpec:
             extra = {} if n_jobs is None else {"n_jobs": n_jobs}
             return self.factory(**{**self.paper_params, **params, **extra})
         estimator = self.factory(**{**self.paper_params, **params})
-        return reference.paper_grid_search(estimator, dict(self.paper_grid), n_jobs=n_jobs)
+        # lists of the caller's own: the search's param_grid holds them
+        grid = {key: list(values) for key, values in self.paper_grid.items()}
+        return reference.paper_grid_search(estimator, grid, n_jobs=n_jobs)
 
 
 def suggest_tabmoe(trial: Any) -> dict:

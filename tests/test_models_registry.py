@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -213,3 +216,33 @@ def test_every_baseline_fits_under_sklearns_pandas_output(name):
         model = clone(expected).fit(X, y)
         proba = model.predict_proba(X)
     np.testing.assert_allclose(proba, expected.fit(X, y).predict_proba(X), rtol=1e-5, atol=1e-7)
+
+
+def test_a_specs_paper_settings_are_read_only_copies():
+    """paper_defaults was the module's dict itself: get_model("mlp").paper_defaults["max_iter"] = 3
+    (or a change to reference.PAPER_DEFAULTS) changed every later make(), and appending to a
+    make_paper() grid search's param_grid changed the registry's (and PAPER_GRIDS') grid."""
+    spec = get_model("random_forest")
+    for mapping in (spec.paper_defaults, spec.paper_overrides, spec.paper_grid):
+        with pytest.raises(TypeError):
+            mapping["n_estimators"] = 1
+    mlp = get_model("mlp")
+    with pytest.raises(TypeError):
+        mlp.paper_defaults["max_iter"] = 3
+    saved = reference.PAPER_DEFAULTS["mlp"]["max_iter"]
+    try:
+        reference.PAPER_DEFAULTS["mlp"]["max_iter"] = 3  # the dict the spec was made from
+        assert mlp.paper_defaults["max_iter"] == saved == 2000
+        assert mlp.make().estimator.max_iter == 2000
+    finally:
+        reference.PAPER_DEFAULTS["mlp"]["max_iter"] = saved
+    search = spec.make_paper()
+    search.param_grid["estimator__max_depth"].append(99)
+    assert list(spec.paper_grid["max_depth"]) == [1, 3, None]
+    assert reference.PAPER_GRIDS["random_forest"]["max_depth"] == [1, 3, None]
+    assert spec.make_paper().param_grid["estimator__max_depth"] == [1, 3, None]
+    restored = pickle.loads(pickle.dumps(get_model("tabmoe")))  # as before: a spec pickles
+    assert restored.paper_defaults == get_model("tabmoe").paper_defaults
+    assert copy.deepcopy(spec).paper_grid == spec.paper_grid
+    with pytest.raises(TypeError):
+        restored.paper_defaults["d_model"] = 1
