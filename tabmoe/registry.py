@@ -262,7 +262,13 @@ MODELS: dict[str, ModelSpec] = {spec.name: spec for spec in _SPECS}
 
 
 def get_model(name: str) -> ModelSpec:
-    """The spec of ``name`` (ValueError listing the known names otherwise)."""
+    """The spec of ``name`` (ValueError listing the known names otherwise; TypeError when
+    ``name`` is not a string)."""
+    if not isinstance(name, str):
+        raise TypeError(
+            f"get_model's name must be a model name (str), one of {list(MODELS)}; "
+            f"got {type(name).__name__} {name!r}"
+        )
     try:
         return MODELS[name]
     except KeyError:

@@ -63,6 +63,18 @@ def test_paper_suite_defaults_to_the_paper_protocol():
         ({"models": ["nope"]}, ValueError, r"unknown model\(s\) \['nope'\]; known models: \['tabmoe'"),
         ({"splits": ["zzz"]}, KeyError, "has no split 'zzz'"),
         ({"protocols": ["oracle"]}, ValueError, r"unknown protocol\(s\) \['oracle'\]"),
+        # a list or None among the names: TypeError "unhashable type: 'list'", naming nothing
+        (
+            {"models": [["tabmoe"]]},
+            TypeError,
+            r"model names must be strings, .*got \[\['tabmoe'\]\]",
+        ),
+        ({"models": [None, "mlp"]}, TypeError, r"model names must be strings, .*got \[None\]"),
+        (
+            {"protocols": [["tuned"]]},
+            TypeError,
+            r"protocol names must be strings, .*got \[\['tuned'\]\]",
+        ),
     ],
 )
 def test_bad_names_fail_before_any_work(kwargs, error, message):

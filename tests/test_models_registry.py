@@ -40,6 +40,14 @@ def test_registry_holds_tabmoe_and_every_baseline():
         get_model("nope")
 
 
+@pytest.mark.parametrize("name", [["tabmoe"], None, 3, b"tabmoe"])
+def test_get_model_names_a_name_that_is_not_a_string(name):
+    # a list raised TypeError "unhashable type: 'list'", naming neither get_model nor its names
+    message = r"get_model's name must be a model name \(str\), one of \['tabmoe'.*; got "
+    with pytest.raises(TypeError, match=message + type(name).__name__):
+        get_model(name)
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_make_applies_the_paper_defaults(name):
     spec = get_model(name)

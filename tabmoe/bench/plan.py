@@ -169,7 +169,11 @@ def split_config(split: SplitDefinition) -> dict[str, Any]:
 
 def canonical_protocols(names: list[str]) -> list[str]:
     """``names`` with aliases replaced (``untuned`` -> ``fixed-budget``), duplicates dropped;
-    ValueError naming unknown ones."""
+    ValueError naming unknown ones, TypeError naming one that is not a string."""
+    if not_names := [n for n in names if not isinstance(n, str)]:
+        raise TypeError(
+            f"protocol names must be strings, one of {list(PROTOCOLS)}; got {not_names!r}"
+        )
     out = [PROTOCOL_ALIASES.get(name, name) for name in names]
     bad = [p for p in out if p not in PROTOCOLS]
     if bad:
@@ -178,7 +182,10 @@ def canonical_protocols(names: list[str]) -> list[str]:
 
 
 def check_models(names: list[str]) -> None:
-    """ValueError naming unknown models (with the known ones) or missing optional packages."""
+    """ValueError naming unknown models (with the known ones) or missing optional packages;
+    TypeError naming a name that is not a string."""
+    if not_names := [n for n in names if not isinstance(n, str)]:
+        raise TypeError(f"model names must be strings, one of {list(MODELS)}; got {not_names!r}")
     unknown = [n for n in names if n not in MODELS]
     if unknown:
         raise ValueError(f"unknown model(s) {unknown}; known models: {list(MODELS)}")
