@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -179,3 +180,52 @@ def _check_parameter_names(model: Any, build: Any, space: Any, fixed: dict) -> N
         raise ValueError(
             f"{owner} has no parameter(s) {unknown} (in {' and '.join(where)}); its parameters: {sorted(known)}"
         )
+
+
+def _check_study_metric(study: Any, metric: str, direction: Any) -> None:
+    """ValueError unless ``study`` (new or loaded) was tuned for ``metric``; a new one records it.
+
+    Optuna loads an existing study with its own direction: values of another metric would be
+    mixed with its own and ranked in its direction (log losses maximised as accuracies).
+    """
+    stored = study.user_attrs.get("metric")
+    if (stored is not None and stored != metric) or list(study.directions) != [direction]:
+        tuned = (
+            f"metric={stored!r}"
+            if stored is not None
+            else f"direction {[d.name for d in study.directions]}"
+        )
+        raise ValueError(
+            f"study {study.study_name!r} was tuned with {tuned}, not metric={metric!r}: its scores "
+            f"would be mixed; continue it with its metric or give another study_name"
+        )
+    if stored is None:
+        study.set_user_attr("metric", metric)
+
+
+def _check_entries(search_space: Mapping[str, Any]) -> None:
+    """ValueError naming the first key that is not a name or entry that is no choice list or distribution."""
+    import optuna.distributions as d
+
+    for name, choice in search_space.items():
+        if not isinstance(name, str):
+            raise ValueError(f"search space keys must be parameter names, got {name!r}")
+        if not (
+            isinstance(choice, d.BaseDistribution) or (isinstance(choice, (list, tuple)) and choice)
+        ):
+            raise ValueError(
+                f"search space entry {name!r}: expected a non-empty list of choices or an Optuna "
+                f"distribution, got {choice!r}"
+            )
+
+
+def _queued(i: int, entry: Any) -> dict[str, Any]:
+    """``enqueue[i]`` as plain Python values (a study's storage holds JSON)."""
+    if not isinstance(entry, Mapping):
+        raise ValueError(
+            f"enqueue[{i}] must be a mapping of parameter names to values, got {entry!r}"
+        )
+    return {
+        name: value.item() if isinstance(value, np.generic) else value
+        for name, value in entry.items()
+    }

@@ -43,13 +43,16 @@ from sklearn.base import BaseEstimator, clone
 
 from ._tuning_checks import (
     _check_available,
+    _check_entries,
     _check_metric_defined,
     _check_parameter_names,
+    _check_study_metric,
     _check_study_model,
     _check_validation,
     _folds,
     _is_int,
     _n_rows,
+    _queued,
     _rows,
     _seed,
 )
@@ -192,20 +195,6 @@ def _suggest_one(trial: Any, name: str, choice: Any) -> Any:
     )
 
 
-def _check_entries(search_space: Mapping[str, Any]) -> None:
-    """ValueError naming the first key that is not a name or entry that is no choice list or distribution."""
-    import optuna.distributions as d
-
-    for name, choice in search_space.items():
-        if not isinstance(name, str):
-            raise ValueError(f"search space keys must be parameter names, got {name!r}")
-        if not (isinstance(choice, d.BaseDistribution) or (isinstance(choice, (list, tuple)) and choice)):
-            raise ValueError(
-                f"search space entry {name!r}: expected a non-empty list of choices or an Optuna "
-                f"distribution, got {choice!r}"
-            )
-
-
 def _choices(search_space: Any) -> Any:
     """A mapping search space with choices as scikit-learn's grids give them too
     (np.logspace(...), range(...)) turned into lists; a function is returned as it is."""
@@ -254,6 +243,29 @@ def _optuna_quiet(verbose: bool) -> Iterator[None]:
         yield
     finally:
         optuna.logging.set_verbosity(level)
+
+
+@contextlib.contextmanager
+def _study_on_interrupt(study: Any, in_memory: bool) -> Iterator[None]:
+    """A KeyboardInterrupt propagates carrying ``study`` (as its ``study`` attribute); for a
+    study kept in memory only, a RuntimeWarning says where its trials are and how to keep them."""
+    try:
+        yield
+    except KeyboardInterrupt as exc:
+        exc.study = study  # type: ignore[attr-defined]
+        if in_memory:
+            import optuna
+
+            done = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+            warnings.warn(
+                f"tune was interrupted with {len(done)} completed trial(s) in study "
+                f"{study.study_name!r}, kept in memory (storage=None): the KeyboardInterrupt "
+                "carries it (except KeyboardInterrupt as exc: exc.study). Give storage (a file "
+                "path) and study_name to keep an interrupted study; the same call continues it.",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+        raise
 
 
 def tune(
@@ -317,7 +329,8 @@ def tune(
         as scikit-learn's searches do), so an estimator given as a parameter is never fitted
         in place.
     storage : None, str, path or optuna storage
-        See :func:`open_storage`. ``None`` keeps the study in memory.
+        See :func:`open_storage`. ``None`` keeps the study in memory (an interrupted call's
+        trials: see Raises).
     study_name : str, optional
         Name of the study in ``storage``; an existing study of that name is continued. It
         must have been tuned with the same ``metric`` and model (recorded as its user
@@ -352,6 +365,18 @@ def tune(
     Returns
     -------
     TuneResult
+
+    Raises
+    ------
+    KeyboardInterrupt
+        Ctrl-C (or a ``KeyboardInterrupt`` raised in a trial) stops the study and propagates,
+        as in Optuna's ``Study.optimize``: the running trial is recorded as failed, the
+        completed ones stay in the study, which the exception carries as its ``study``
+        attribute (``except KeyboardInterrupt as exc: exc.study.best_params``). With
+        ``storage=None`` that is their only copy (a ``RuntimeWarning`` says so); with a
+        storage they are stored, and calling ``tune`` again with the same ``storage`` and
+        ``study_name`` continues the study (the failed trial counts in ``n_trials``);
+        ``storage=optuna.storages.InMemoryStorage()`` does so within one process.
     """
     import optuna
 
@@ -491,13 +516,15 @@ def tune(
                 if room is not None and len(study.get_trials(deepcopy=False, states=(waiting,))) >= room:
                     break
                 study.enqueue_trial(entry, skip_if_exists=True)
-            study.optimize(
-                objective,
-                n_trials=room,
-                timeout=timeout,
-                catch=TRIAL_ERRORS,
-                callbacks=[optuna.study.MaxTrialsCallback(n_trials, states=counted)] if n_trials else None,
-            )
+            stop = optuna.study.MaxTrialsCallback(n_trials, states=counted) if n_trials else None
+            with _study_on_interrupt(study, in_memory=storage is None):
+                study.optimize(
+                    objective,
+                    n_trials=room,
+                    timeout=timeout,
+                    catch=TRIAL_ERRORS,
+                    callbacks=[stop] if stop else None,
+                )
     complete = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
     if not complete:
         failed = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.FAIL,))
@@ -510,10 +537,11 @@ def tune(
     else:
         best_params = _rebuild_params(suggest, best, study.study_name)
     if estimator is None and refit:
-        estimator = make(best_params)
-        start = time.perf_counter()
-        estimator.fit(X, y)
-        seconds = time.perf_counter() - start
+        with _study_on_interrupt(study, in_memory=storage is None):
+            estimator = make(best_params)
+            start = time.perf_counter()
+            estimator.fit(X, y)
+            seconds = time.perf_counter() - start
     return TuneResult(
         best_params=best_params,
         best_score=float(best.value),
@@ -534,23 +562,6 @@ def _held_trials(storage: Any, study_name: str | None) -> int:
     except KeyError:
         return 0
     return len(storage.get_all_trials(study_id, deepcopy=False))
-
-
-def _check_study_metric(study: Any, metric: str, direction: Any) -> None:
-    """ValueError unless ``study`` (new or loaded) was tuned for ``metric``; a new one records it.
-
-    Optuna loads an existing study with its own direction: values of another metric would be
-    mixed with its own and ranked in its direction (log losses maximised as accuracies).
-    """
-    stored = study.user_attrs.get("metric")
-    if (stored is not None and stored != metric) or list(study.directions) != [direction]:
-        tuned = f"metric={stored!r}" if stored is not None else f"direction {[d.name for d in study.directions]}"
-        raise ValueError(
-            f"study {study.study_name!r} was tuned with {tuned}, not metric={metric!r}: its scores "
-            f"would be mixed; continue it with its metric or give another study_name"
-        )
-    if stored is None:
-        study.set_user_attr("metric", metric)
 
 
 def _rebuild_params(suggest: Callable[[Any], dict], best: Any, study_name: str) -> dict:
@@ -575,13 +586,6 @@ def _rebuild_params(suggest: Callable[[Any], dict], best: Any, study_name: str) 
                 f"{best.number} of study {study_name!r} (was it run with another search space?): {exc}"
             ) from exc
     return params
-
-
-def _queued(i: int, entry: Any) -> dict[str, Any]:
-    """``enqueue[i]`` as plain Python values (a study's storage holds JSON)."""
-    if not isinstance(entry, Mapping):
-        raise ValueError(f"enqueue[{i}] must be a mapping of parameter names to values, got {entry!r}")
-    return {name: value.item() if isinstance(value, np.generic) else value for name, value in entry.items()}
 
 
 def _queued_params(trial: Any) -> dict[str, Any]:

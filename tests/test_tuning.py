@@ -4,6 +4,7 @@ stored studies that resume; bad input named."""
 from __future__ import annotations
 
 import sys
+import warnings
 
 import numpy as np
 import optuna
@@ -449,3 +450,92 @@ def test_a_stored_study_is_continued_only_with_its_model(tmp_path):
     assert len(first.study.trials) == 2  # nothing ran
     again = tune(LogisticRegression(), X, y, {"C": [0.01, 1.0]}, n_trials=3, random_state=0, **args)
     assert len(again.study.trials) == 3 and isinstance(again.best_estimator, LogisticRegression)
+
+
+def _interrupting(after: int):
+    """A trial_attrs recorder that raises KeyboardInterrupt (as Ctrl-C does) in trial ``after``."""
+    calls = []
+
+    def attrs(estimator):
+        calls.append(estimator)
+        if len(calls) == after + 1:
+            raise KeyboardInterrupt
+        return {}
+
+    return attrs
+
+
+def _small_table():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 2))
+    return X, (X[:, 0] + rng.normal(scale=0.5, size=60) > 0).astype(int)
+
+
+def test_an_interrupted_in_memory_study_is_carried_by_the_keyboard_interrupt():
+    """With storage=None, Ctrl-C lost every completed trial: the study was internal to tune."""
+    X, y = _small_table()
+    space = {"C": [0.01, 0.1, 1.0, 10.0]}
+    with pytest.warns(
+        RuntimeWarning,
+        match=r"interrupted with 2 completed trial\(s\) in study "
+        r"'.*', kept in memory \(storage=None\).*exc\.study.*Give storage",
+    ):
+        with pytest.raises(KeyboardInterrupt) as info:
+            tune(
+                LogisticRegression(),
+                X,
+                y,
+                space,
+                validation=(X, y),
+                n_trials=5,
+                random_state=0,
+                trial_attrs=_interrupting(after=2),
+            )
+    study = info.value.study
+    assert [t.state.name for t in study.trials] == ["COMPLETE", "COMPLETE", "FAIL"]
+    assert study.best_trial.number in (0, 1)
+    # interrupted in the refit of the best (cv scores no model it keeps): the study is there too
+    builds = []
+
+    def factory(**params):
+        builds.append(params)
+        if len(builds) == 2 * 2 + 1:  # two trials of two folds, then the refit
+            raise KeyboardInterrupt
+        return LogisticRegression(**params)
+
+    with pytest.warns(RuntimeWarning, match=r"interrupted with 2 completed trial\(s\)"):
+        with pytest.raises(KeyboardInterrupt) as info:
+            tune(factory, X, y, space, cv=2, n_trials=2, random_state=0)
+    assert [t.state.name for t in info.value.study.trials] == ["COMPLETE", "COMPLETE"]
+
+
+@pytest.mark.parametrize("stored", ["journal", "in_memory_storage"])
+def test_an_interrupted_stored_study_keeps_its_trials_and_the_same_call_continues_it(
+    tmp_path, stored
+):
+    X, y = _small_table()
+    storage = (
+        tmp_path / "optuna.journal" if stored == "journal" else optuna.storages.InMemoryStorage()
+    )
+    args = {
+        "validation": (X, y),
+        "n_trials": 5,
+        "random_state": 0,
+        "storage": storage,
+        "study_name": "s",
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no warning: the trials are stored
+        with pytest.raises(KeyboardInterrupt) as info:
+            tune(
+                LogisticRegression(),
+                X,
+                y,
+                {"C": [0.01, 0.1, 1.0, 10.0]},
+                trial_attrs=_interrupting(after=2),
+                **args,
+            )
+    assert [t.state.name for t in info.value.study.trials] == ["COMPLETE", "COMPLETE", "FAIL"]
+    result = tune(LogisticRegression(), X, y, {"C": [0.01, 0.1, 1.0, 10.0]}, **args)
+    states = [t.state.name for t in result.study.trials]
+    assert states == ["COMPLETE", "COMPLETE", "FAIL", "COMPLETE", "COMPLETE"]
