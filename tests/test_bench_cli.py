@@ -388,6 +388,27 @@ def test_runs_of_a_split_removed_from_the_suite_are_flagged_in_the_report(runner
     assert alone.exit_code == 0 and "safety (1 run(s))" in (tmp_path / "o/report.md").read_text()
 
 
+def test_runs_made_under_an_old_configuration_are_flagged_in_the_report(runner, tmp_path):
+    """run warned that the finished run was made with another configuration, but its report
+    (and the report command) showed the old run's numbers as the suite's, with no note."""
+    suite = tiny_suite(tmp_path)
+    results = tmp_path / "results"
+    args = ["run", str(suite), "--results", str(results), "--no-progress"]
+    assert runner.invoke(main, args).exit_code == 0
+    assert "OLD CONFIGURATION" not in (results / "report.md").read_text()
+    tiny_suite(tmp_path, models={"logistic_regression": {"C": 0.5}})  # the suite edited
+    again = runner.invoke(main, args)
+    assert again.exit_code == 0 and "made with another configuration" in again.output, again.output
+    note = "OLD CONFIGURATION: every seed of 1 (protocol, split, model) cell(s) was made under"
+    assert note in (results / "report.md").read_text()
+    out = tmp_path / "o"
+    command = ["report", str(suite), "--results", str(results), "--out", str(out)]
+    alone = runner.invoke(main, command)
+    report = (out / "report.md").read_text()
+    assert alone.exit_code == 0 and note in report
+    assert "logistic_regression on price (fixed-budget)" in report
+
+
 @pytest.mark.parametrize("name, shown", [(2020, "2020"), ("cars/cluster", "'cars/cluster'"), ("..", "'..'")])
 def test_a_split_name_that_cannot_name_a_result_is_refused(runner, tmp_path, name, shown):
     import yaml

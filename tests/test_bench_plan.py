@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from tabmoe.bench.plan import Budget, plan_runs
+from tabmoe.bench.plan import Budget, current_config_hash, plan_runs
 from tabmoe.bench.suites import load_suite
 
 from .bench_helpers import tiny_suite
@@ -93,3 +93,16 @@ def test_bad_budgets_are_named(tmp_path):
     with pytest.raises(ValueError, match=r"unknown key\(s\) \['trials'\]"):
         Budget.from_dict({"trials": 3})
     assert plan_runs(suite)[0].run_id == "tiny/price/logistic_regression/fixed-budget/seed0"
+
+
+def test_current_config_hash_is_the_hash_run_plans_for_a_records_run():
+    """What the report compares a record's config_hash with (its OLD CONFIGURATION note)."""
+    protocols = ["defaults", "fixed-budget", "tuned", "unlabeled-target"]
+    runs = plan_runs(SMOKE, seeds=[0, 1], protocols=protocols)
+    assert {r.model for r in runs} >= {"tabmoe", "logistic_regression"}
+    for run in runs:
+        record = {"split": run.split.name, "model": run.model, "protocol": run.protocol}
+        assert current_config_hash(SMOKE, record) == run.config_hash, run.run_id
+    record = {"split": runs[0].split.name, "model": "tabmoe", "protocol": "untuned", "seed": 0}
+    assert current_config_hash(SMOKE, record) is None  # an old name: its hash was made with it
+    assert current_config_hash(SMOKE, {**record, "protocol": "tuned", "split": "gone"}) is None

@@ -291,3 +291,27 @@ def test_a_mean_halfway_between_two_printed_values_prints_the_same_in_any_summat
     # taken at 12 significant digits, not decimals: large values too; missing values print "-"
     assert num(4096.499999999999, 0) == num(4096.500000000001, 0) == "4097"
     assert num(1e25, 0) == "1" + "0" * 25 and num(pd.NA) == "-" and significant(pd.NA) is pd.NA
+
+
+def test_cells_made_entirely_under_an_old_configuration_are_flagged(tmp_path, records):
+    """run warned about them, but the report compared hashes within a cell only: a cell whose
+    seeds all share an old hash was reported as current."""
+    for r in records:
+        r["config_hash"] = "new"
+    current = {r["run_id"]: "new" for r in records}
+    write_report(records, tmp_path / "current", title="t", current_hashes=current)
+    assert "OLD CONFIGURATION" not in (tmp_path / "current/report.md").read_text()
+    for r in records:
+        if (r["split"], r["model"]) == ("s1", "tabmoe"):
+            r["config_hash"] = "old"  # every seed: no hash differs within the cell
+    records[0]["config_hash"] = "old"  # s0 / tabmoe, one seed of three: STALE, not this note
+    current[records[1]["run_id"]] = None  # a run the suite no longer plans: not compared
+    write_report(records, tmp_path, title="t", current_hashes=current)
+    text = (tmp_path / "report.md").read_text()
+    assert (
+        "- OLD CONFIGURATION: every seed of 1 (protocol, split, model) cell(s) was made under "
+        "another configuration than the suite's current one (its split, fixed parameters or "
+        "tuning budget changed since), and the tables report it: tabmoe on s1 (fixed-budget). "
+        "`tabmoe-bench run --force` reruns them."
+    ) in text
+    assert "STALE: the seeds of 1 (protocol, split, model) cell(s)" in text

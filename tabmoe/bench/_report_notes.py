@@ -5,7 +5,7 @@ models that cover different splits, numbers of seeds or seeds of a split."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -28,9 +28,13 @@ def one_record_per_run(records: Sequence[dict[str, Any]]) -> tuple[list[dict[str
     return list(kept.values()), renamed
 
 
-def record_notes(records: Sequence[dict[str, Any]], renamed: int) -> list[str]:
+def record_notes(
+    records: Sequence[dict[str, Any]], renamed: int, current: Mapping[str, str | None] | None = None
+) -> list[str]:
     """Notes on records that the tables average although they differ: an old protocol name,
-    or seeds of one (protocol, split, model) made under different configurations."""
+    or seeds of one (protocol, split, model) made under different configurations; and on
+    cells whose every record was made under another configuration than ``current`` (run id ->
+    the config hash the suite gives that run now), which the tables report unmarked."""
     notes = []
     if renamed:
         notes.append(f"{renamed} run(s) carry an old protocol name and are reported under the new "
@@ -48,8 +52,34 @@ def record_notes(records: Sequence[dict[str, Any]], renamed: int) -> list[str]:
             f"different configurations and are averaged together: {listed}"
             + (", ..." if len(mixed) > 5 else "") + ". `tabmoe-bench run --force` reruns them."
         )
+    notes.extend(_outdated_notes(records, current or {}))
     notes.extend(row_notes(records))
     return notes
+
+
+def _outdated_notes(
+    records: Sequence[dict[str, Any]], current: Mapping[str, str | None]
+) -> list[str]:
+    """A note naming the (protocol, split, model) cells all of whose records (those with a
+    hash to compare) differ from the suite's current configuration: ``run`` warns about them,
+    but no hash within the cell differs, so the STALE note does not list them."""
+    old: dict[tuple, bool] = {}
+    for r in records:
+        want = current.get(r.get("run_id"))
+        if want is not None and r.get("config_hash") is not None:
+            key = (r.get("protocol"), r.get("split"), r.get("model"))
+            old[key] = old.get(key, True) and r["config_hash"] != want
+    outdated = [key for key, all_old in old.items() if all_old]
+    if not outdated:
+        return []
+    listed = ", ".join(f"{m} on {s} ({p})" for p, s, m in outdated[:5])
+    return [
+        f"OLD CONFIGURATION: every seed of {len(outdated)} (protocol, split, model) cell(s) was "
+        "made under another configuration than the suite's current one (its split, fixed "
+        f"parameters or tuning budget changed since), and the tables report it: {listed}"
+        + (", ..." if len(outdated) > 5 else "")
+        + ". `tabmoe-bench run --force` reruns them."
+    ]
 
 
 def unknown_split_notes(records: Sequence[dict[str, Any]], splits: Sequence[str]) -> list[str]:

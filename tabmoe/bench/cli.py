@@ -407,7 +407,7 @@ def _report_after_run(suite: Any, store: Any, results: Path, planned: list[str])
 def _write_report(suite: Any, store: Any, out: Path, planned: list[str] | None = None,
                   reference: str = "tabmoe", tie: float = 0.005, check_reference: bool = False) -> Path:
     """``check_reference``: refuse a ``reference`` model that has no runs (given by the user)."""
-    from .plan import current_run_id
+    from .plan import current_config_hash, current_run_id
     from .report import write_report
 
     records, corrupt = store.scan(suite.name)
@@ -431,6 +431,7 @@ def _write_report(suite: Any, store: Any, out: Path, planned: list[str] | None =
     write_report(
         records, out, title=suite.name, description=suite.description,
         split_order=[s.name for s in suite.splits], reference=reference, tie=tie, failures=failures,
+        current_hashes={r["run_id"]: current_config_hash(suite, r) for r in records},
     )
     return out / "report.md"
 

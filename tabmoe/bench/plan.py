@@ -30,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -152,6 +153,29 @@ def current_run_id(run_id: str) -> str:
     if len(parts) == 5:
         parts[3] = PROTOCOL_ALIASES.get(parts[3], parts[3])
     return "/".join(parts)
+
+
+def current_config_hash(suite: Suite, record: Mapping[str, Any]) -> str | None:
+    """The config hash ``run`` gives the run of ``record`` under ``suite`` as it is now (its
+    split definition, fixed parameters and tuning budget), to tell a record made under an
+    older configuration; None where the suite no longer defines the split (the report's NOT
+    IN THE SUITE note) or the record's protocol is not a current name (an old name's hash was
+    made with that name)."""
+    protocol, model = record.get("protocol"), record.get("model")
+    names = {s.name for s in suite.splits}
+    if protocol not in PROTOCOLS or record.get("split") not in names or not isinstance(model, str):
+        return None
+    fixed = () if protocol in BARE_PROTOCOLS else tuple(sorted(suite.models.get(model, {}).items()))
+    spec = RunSpec(
+        suite=suite.name,
+        split=suite.split(record["split"]),
+        model=model,
+        protocol=protocol,
+        seed=record.get("seed", 0),
+        fixed=fixed,
+        budget=Budget.from_dict(suite.tuning, f"suite {suite.name!r} tuning"),
+    )
+    return spec.config_hash
 
 
 def split_config(split: SplitDefinition) -> dict[str, Any]:

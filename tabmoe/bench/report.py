@@ -25,7 +25,7 @@ import contextlib
 import json
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -372,18 +372,25 @@ def write_report(
     tie: float = 0.005,
     failures: dict[str, str] | None = None,
     notes: Sequence[str] = (),
+    current_hashes: Mapping[str, str | None] | None = None,
 ) -> list[Path]:
     """Write ``report.md``, the CSV tables and the PNG plots to ``out_dir``; their paths.
 
     ``split_order``: the suite's splits, in its order (records of other splits are reported
-    after them, under a NOT IN THE SUITE note)."""
+    after them, under a NOT IN THE SUITE note). ``current_hashes``: run id -> the config hash
+    the suite gives that run now; cells whose every record has another are named in an OLD
+    CONFIGURATION note."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     if not records:
         raise ValueError(f"no finished runs to report for {title!r}")
     records, renamed = one_record_per_run(records)
     records = sorted(records, key=_run_key)  # the stores list them in different orders
-    notes = [*notes, *record_notes(records, renamed), *unknown_split_notes(records, split_order)]
+    notes = [
+        *notes,
+        *record_notes(records, renamed, current_hashes),
+        *unknown_split_notes(records, split_order),
+    ]
     runs = runs_frame(records)
     table = per_split(runs, split_order)
     overall = summary(table, reference, tie)
