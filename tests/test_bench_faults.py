@@ -266,6 +266,9 @@ def _edit(key: str, value, part: str | None = None):
         pytest.param(_edit("seed", "zero"), "seed", id="seed-zero"),
         pytest.param(_edit("accuracy", "high", "ood_test"), "ood_test.accuracy", id="accuracy-high"),
         pytest.param(_edit("accuracy", 1.5, "id_test"), "id_test.accuracy", id="accuracy-out-of-range"),
+        # a part with rows and no accuracy: the report averaged the others, under 3 seeds
+        pytest.param(_edit("accuracy", None, "ood_test"), "ood_test.accuracy", id="accuracy-null"),
+        pytest.param(_edit("accuracy", None, "id_test"), "id_test.accuracy", id="id-accuracy-null"),
         pytest.param(_edit("fit_seconds", -1.0), "fit_seconds", id="negative-seconds"),
         pytest.param(_edit("model", 7), "model", id="model-not-a-string"),
         # the run id and place say seed 1: the report, grouping by the field, counted it as a

@@ -6,7 +6,11 @@ to :data:`RECORD`: the type and range of every field that ``run`` and ``report``
 that fails is *corrupt* (``storage`` moves it aside and ``run`` redoes the run; ``report``
 skips it), exactly like a file that does not parse. Fields not listed are not checked, and a
 listed field that is absent is accepted unless it is ``required`` (``report`` reads every
-optional field with ``.get``).
+optional field with ``.get``). A scored part (``ood_test``, ...) is null where the split has
+no such part, but when present its accuracy is a number unless it has no rows (``n`` 0):
+``execute`` scores only parts with rows, and a failed run leaves a failure, not a record, so
+a null accuracy is a hand-made or damaged record, which the report would average over fewer
+seeds than it shows.
 """
 
 from __future__ import annotations
@@ -56,6 +60,8 @@ SCORES = Field("object", null=True, fields={
 })
 
 SECONDS = Field("number", low=0)
+#: The parts a record scores (null: the split has no such part; scored: an accuracy unless n=0).
+_SCORED_PARTS = ("validation", "id_test", "ood_test", "ood_validation")
 
 RECORD = Field("object", fields={
     "run_id": Field("str", required=True),
@@ -134,6 +140,16 @@ def check_record(record: Any) -> None:
     if not isinstance(record, dict):
         raise RecordError(f"not a run record (a JSON {type(record).__name__}, not an object)")
     check(record, RECORD, "")
+    for part in _SCORED_PARTS:  # the report averages accuracies: a null one drops a seed unseen
+        scores = record.get(part)
+        if isinstance(scores, dict) and scores.get("n") != 0 and scores.get("accuracy") is None:
+            rows = f"n={scores['n']}" if "n" in scores else "no n"
+            got = "null" if "accuracy" in scores else "nothing"
+            raise RecordError(
+                f"field {part}.accuracy: expected a number for a part with rows ({rows}), "
+                f"got {got}; "
+                "a finished run scores every part it has (a failed run has no record)"
+            )
     keys = "/".join([*(record[k] for k in ("suite", "split", "model", "protocol")), f"seed{record['seed']}"])
     if record["run_id"] != keys:  # the report groups by the fields, the stores by the run id
         raise RecordError(f"field run_id: {record['run_id']!r} is not the run its suite, split, model, "
