@@ -106,3 +106,28 @@ def test_current_config_hash_is_the_hash_run_plans_for_a_records_run():
     record = {"split": runs[0].split.name, "model": "tabmoe", "protocol": "untuned", "seed": 0}
     assert current_config_hash(SMOKE, record) is None  # an old name: its hash was made with it
     assert current_config_hash(SMOKE, {**record, "protocol": "tuned", "split": "gone"}) is None
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "named"),
+    [
+        ({"models": "tabmoe"}, "models"),
+        ({"splits": "car-cluster"}, "splits"),
+        ({"protocols": "tuned"}, "protocols"),
+        ({"seeds": "12"}, "seeds"),
+        ({"seeds": [0.5]}, "seeds"),
+        ({"seeds": [True]}, "seeds"),
+    ],
+)
+def test_plan_runs_refuses_a_string_for_a_list(kwargs, named):
+    # list("tabmoe") planned six unknown models; seeds="12" planned seeds 1 and 2
+    with pytest.raises(TypeError, match=f"plan_runs' {named} must be a list"):
+        plan_runs(SMOKE, **kwargs)
+
+
+def test_plan_runs_takes_numpy_seeds():
+    import numpy as np
+
+    runs = plan_runs(SMOKE, models=["logistic_regression"], seeds=np.array([3, 4]))
+    assert {r.seed for r in runs} == {3, 4}
+    assert all(type(r.seed) is int for r in runs)

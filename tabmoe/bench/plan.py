@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import numbers
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -236,6 +237,15 @@ def plan_runs(
     Defaults: the suite's ``models`` (else every installed model), every split, each split's
     seeds, the suite's ``protocols`` (else fixed-budget + tuned) and ``tuning`` budget.
     """
+    for name, given in (("models", models), ("splits", splits), ("protocols", protocols)):
+        if isinstance(given, str):  # list("tabmoe") would be six model names
+            raise TypeError(f"plan_runs' {name} must be a list of names, got the string {given!r}")
+    if isinstance(seeds, str) or (
+        seeds is not None
+        and not all(isinstance(s, numbers.Integral) and not isinstance(s, bool) for s in seeds)
+    ):
+        raise TypeError(f"plan_runs' seeds must be a list of integers, got {seeds!r}")
+    seeds = None if seeds is None else [int(s) for s in seeds]
     fixed_by_model = suite.models
     models = list(models) if models else list(fixed_by_model) or [n for n, s in MODELS.items() if s.available()]
     check_models(models)
