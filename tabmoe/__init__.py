@@ -10,13 +10,25 @@ from ._version import __version__ as __version__
 
 if TYPE_CHECKING:
     from .estimator import TabularMoEClassifier
-    from .tokenizer import ColumnTokenizer
+    from .tokenizer import ColumnTokenizer, ColumnWarning, NumbersAsTextWarning
 
-__all__ = ["ColumnTokenizer", "PAPER_CONFIG", "TabularMoEClassifier", "paper_config"]
+__all__ = [
+    "ColumnTokenizer",
+    "ColumnWarning",
+    "NumbersAsTextWarning",
+    "PAPER_CONFIG",
+    "TabularMoEClassifier",
+    "paper_config",
+]
 
 # Imported on first use (PEP 562), so that `import tabmoe.bench.cli` (``tabmoe-bench --help``)
 # does not load torch.
-_LAZY = {"TabularMoEClassifier": ".estimator", "ColumnTokenizer": ".tokenizer"}
+_LAZY = {
+    "TabularMoEClassifier": ".estimator",
+    "ColumnTokenizer": ".tokenizer",
+    "ColumnWarning": ".tokenizer",
+    "NumbersAsTextWarning": ".tokenizer",
+}
 
 
 def __getattr__(name: str) -> Any:

@@ -31,6 +31,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, validate_data
 
 from ._bin_position import bin_position, check_value_range, value_range
+from ._column_warnings import ColumnChecks, ColumnWarning, NumbersAsTextWarning
 from ._frame import (
     check_tokenizable,
     fitted_columns,
@@ -46,8 +47,8 @@ from ._unseen import UnseenValues
 
 # Re-exported: the frame helpers are documented here (docs/api/tokenizer.md).
 __all__ = [
-    "MASK", "MISSING", "N_SPECIAL", "SPECIAL_TOKENS", "UNKNOWN", "ColumnTokenizer",
-    "is_categorical_dtype", "match_kinds", "to_frame", "validated_frame",
+    "MASK", "MISSING", "N_SPECIAL", "SPECIAL_TOKENS", "UNKNOWN", "ColumnTokenizer", "ColumnWarning",
+    "NumbersAsTextWarning", "is_categorical_dtype", "match_kinds", "to_frame", "validated_frame",
 ]
 
 MASK, MISSING, UNKNOWN = 0, 1, 2
@@ -190,9 +191,12 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         self._tz_aware = [kind == "datetime" and time_zone(dtype) is not None if kind else None
                           for kind, dtype in zip(self._numeric_kinds, frame.dtypes, strict=True)]
         sizes = []
+        checks = ColumnChecks()  # columns most likely not meant as categories: warned once
+        spec = self.categorical_features  # "auto": categorical by dtype, not by the user's choice
+        by_dtype = isinstance(spec, str) and spec == "auto" and self.vocabulary == "per_column"
         for j, (name, column) in enumerate(frame.items()):
             if self.is_categorical_[j]:
-                kept, rare = self._fit_categories(column, name)
+                kept, rare = self._fit_categories(column, name, checks, by_dtype)
                 self.categories_.append(kept)
                 self._infrequent.append(rare)
                 self.bin_edges_.append(None)
@@ -214,9 +218,12 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
             self.offsets_ = N_SPECIAL + starts
             self.n_tokens_ = int(N_SPECIAL + self.n_tokens_per_column_.sum())
         self._lookup = [self._build_lookup(j) for j in range(frame.shape[1])]
+        checks.warn()
         return self
 
-    def _fit_categories(self, column: pd.Series, name: Any) -> tuple[pd.Index, pd.Index]:
+    def _fit_categories(
+        self, column: pd.Series, name: Any, checks: ColumnChecks, by_dtype: bool
+    ) -> tuple[pd.Index, pd.Index]:
         try:
             counts = column.value_counts(dropna=True, sort=False)
         except TypeError as exc:
@@ -227,6 +234,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         # A categorical's unused categories are counted 0: they were not seen at fit, and a
         # row holding one at predict is reported as unseen, not as rarer than min_frequency.
         counts = counts[counts.to_numpy() > 0]
+        checks.add(name, column.dtype, counts.index, by_dtype)
         keep = counts.to_numpy() >= self.min_frequency
         values = counts.index
         if isinstance(column.dtype, pd.CategoricalDtype):
