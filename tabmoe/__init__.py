@@ -10,11 +10,17 @@ from ._version import __version__ as __version__
 
 if TYPE_CHECKING:
     from .estimator import TabularMoEClassifier
-    from .tokenizer import ColumnTokenizer, ColumnWarning, NumbersAsTextWarning
+    from .tokenizer import (
+        ColumnTokenizer,
+        ColumnWarning,
+        NearUniqueColumnWarning,
+        NumbersAsTextWarning,
+    )
 
 __all__ = [
     "ColumnTokenizer",
     "ColumnWarning",
+    "NearUniqueColumnWarning",
     "NumbersAsTextWarning",
     "PAPER_CONFIG",
     "TabularMoEClassifier",
@@ -27,6 +33,7 @@ _LAZY = {
     "TabularMoEClassifier": ".estimator",
     "ColumnTokenizer": ".tokenizer",
     "ColumnWarning": ".tokenizer",
+    "NearUniqueColumnWarning": ".tokenizer",
     "NumbersAsTextWarning": ".tokenizer",
 }
 

@@ -1,8 +1,9 @@
 """Warnings at fit about columns read as categories that the user most likely did not mean
-as categories: numbers stored as text. Gathered over the columns of one
+as categories: numbers stored as text, and near-unique (identifier-like) columns. Gathered over the columns of one
 :meth:`~tabmoe.tokenizer.ColumnTokenizer.fit`, the one place every model (tabmoe's and the
 baselines', through :class:`~tabmoe.baselines.encoding.TableEncoder`) reads column types,
-and warned about once per fit, naming all such columns."""
+and warned about once per fit (one warning of each kind), naming all such columns; a column
+is named in one of them only."""
 
 from __future__ import annotations
 
@@ -25,6 +26,10 @@ class NumbersAsTextWarning(ColumnWarning):
     """Columns holding only numbers, as text (dtype object or string), read as categories."""
 
 
+class NearUniqueColumnWarning(ColumnWarning):
+    """Categorical columns with a value of their own in most rows (ids, names, timestamps)."""
+
+
 # More distinct numbers than this before numbers as text are warned about. Integer codes
 # stored as text are often real categories: ratings (1-5, 1-10), months, weekdays, hours of
 # the day (24) and days of the month (31) stay at or below it, as do small enumerations.
@@ -37,21 +42,48 @@ MAX_CODES = 31
 # at most CONFIRM values, which bounds the cost at about 50 ms a column; parsing all 10^6
 # distinct values of an id column took 0.5 s, on a fit of 1.8 s.
 SAMPLE, CONFIRM = 1_000, 100_000
+# Near-unique: more than half of the non-missing training rows hold a value that occurs in no
+# other row. That share is the Good-Turing estimate of the share of new rows whose value was
+# not seen during fit: over half of them would be UNKNOWN at predict time, and the rows seen
+# could only be memorised. A real category rarely has half its rows in singletons, an id, a
+# name, a timestamp or free text nearly always (100%).
+NEAR_UNIQUE = 0.5
+# And at least this many values that occur once: fewer, and the table is too small to tell an
+# identifier from a rare category (toy tables, scikit-learn's estimator checks: 20-30 rows).
+MIN_SINGLETONS = 50
 
 
 class ColumnChecks:
     """The columns of one fit to warn about, gathered column by column (:meth:`add`), then
     warned about once (:meth:`warn`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, min_frequency: int = 1) -> None:
+        # min_frequency >= 2 folds the values seen once into UNKNOWN, which training then sees:
+        # what docs/reliability.md recommends for an id-like column, so not warned about
+        self.folds_singletons = min_frequency > 1
         self.numbers_as_text: list[Any] = []
+        self.near_unique: list[tuple[Any, float]] = []  # (name, share of rows in singletons)
 
-    def add(self, name: Any, dtype: Any, values: pd.Index, by_dtype: bool) -> None:
-        """Check categorical column ``name`` of ``dtype``, with distinct non-missing
-        ``values``; ``by_dtype``: categorical because of its dtype (``"auto"``), not declared
-        so by the user (who chose, and is not warned)."""
-        if by_dtype and _text_dtype(dtype) and len(values) > MAX_CODES and _numbers(values):
+    def add(self, name: Any, dtype: Any, counts: pd.Series, by_dtype: bool) -> None:
+        """Check categorical column ``name`` of ``dtype``, whose distinct non-missing values
+        occur ``counts`` times (all > 0); ``by_dtype``: categorical because of its dtype
+        (``"auto"``), not declared so by the user (who chose: not warned about numbers as
+        text, but still about near-unique values, which no choice of type makes useful)."""
+        n = counts.to_numpy()
+        singletons = int((n == 1).sum())
+        share = singletons / max(int(n.sum()), 1)
+        near_unique = (
+            singletons >= MIN_SINGLETONS and share > NEAR_UNIQUE and not self.folds_singletons
+        )
+        numbers = None
+        if by_dtype and _text_dtype(dtype) and len(counts) > MAX_CODES:
+            numbers = _numbers(counts.index)
+        # One warning per column: near-unique integers are ids written as numbers (account
+        # numbers, epoch seconds), other numbers are quantities (prices, weights).
+        if numbers is not None and not (near_unique and (numbers == np.round(numbers)).all()):
             self.numbers_as_text.append(name)
+        elif near_unique:
+            self.near_unique.append((name, share))
 
     def warn(self) -> None:
         if self.numbers_as_text:
@@ -68,6 +100,20 @@ class ColumnChecks:
                 NumbersAsTextWarning,
                 stacklevel=user_stacklevel(),  # the user's fit
             )
+        if self.near_unique:
+            names = listed([f"{name!r} ({share:.0%})" for name, share in self.near_unique])
+            warnings.warn(
+                f"Column(s) {names} have a value of their own in most rows: the share of "
+                "training rows whose value occurs only once, shown for each, is about the share "
+                "of new rows whose value will not have been seen during fit (UNKNOWN at predict "
+                "time). Such a column (an identifier, a name, a timestamp or free text) can only "
+                "be memorised: drop it, derive coarser features from it (e.g. pd.to_datetime, "
+                "then the month or weekday), or fit with min_frequency=2, which gives the values "
+                "seen once the UNKNOWN token during training too; if it holds numbers, convert "
+                "it with pd.to_numeric.",
+                NearUniqueColumnWarning,
+                stacklevel=user_stacklevel(),
+            )
 
 
 def _text_dtype(dtype: Any) -> bool:
@@ -82,12 +128,17 @@ def _text_dtype(dtype: Any) -> bool:
     return pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)
 
 
-def _numbers(values: pd.Index) -> bool:
-    """Whether every value (distinct, non-missing) is a number: parses as a finite float and
-    is not written with a leading zero, as codes are ("02139", "007"; pd.to_numeric would
-    drop the zero). Values spread over the column, first SAMPLE, then CONFIRM of them."""
-    sizes = (SAMPLE,) if len(values) <= SAMPLE else (SAMPLE, CONFIRM)
-    return all(_all_numbers(_spread(values, size)) for size in sizes)
+def _numbers(values: pd.Index) -> np.ndarray | None:
+    """The values (distinct, non-missing) as floats if every one is a number: parses as a
+    finite float and is not written with a leading zero, as codes are ("02139", "007";
+    pd.to_numeric would drop the zero); else None. Values spread over the column, first
+    SAMPLE, then CONFIRM of them (the floats returned: those of the last)."""
+    parsed = None
+    for size in (SAMPLE,) if len(values) <= SAMPLE else (SAMPLE, CONFIRM):
+        parsed = _parsed(_spread(values, size))
+        if parsed is None:
+            return None
+    return parsed
 
 
 def _spread(values: pd.Index, size: int) -> pd.Index:
@@ -97,16 +148,17 @@ def _spread(values: pd.Index, size: int) -> pd.Index:
     return values[np.linspace(0, len(values) - 1, size).astype(np.int64)]
 
 
-def _all_numbers(values: pd.Index) -> bool:
+def _parsed(values: pd.Index) -> np.ndarray | None:
+    """``values`` as floats if all are numbers (see :func:`_numbers`), else None."""
     objects = pd.Series(values.to_numpy(dtype=object), dtype=object)
     try:
-        parsed = pd.to_numeric(objects, errors="coerce")
-    except (TypeError, ValueError):  # values pd.to_numeric does not coerce (e.g. tuples)
-        return False
-    if parsed.isna().any() or not np.isfinite(parsed.to_numpy(dtype=np.float64)).all():
-        return False
+        parsed = pd.to_numeric(objects, errors="coerce").to_numpy(dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):  # e.g. tuples; ints beyond floats
+        return None
+    if not np.isfinite(parsed).all():  # NaN: a value that is not a number
+        return None
     try:
-        coded = objects.str.match(r"\s*[+-]?0\d", na=False)
+        coded = objects.str.match(r"\s*[+-]?0\d", na=False).any()
     except AttributeError:  # no text at all (numbers in an object column)
-        return True
-    return not coded.any()
+        coded = False
+    return None if coded else parsed

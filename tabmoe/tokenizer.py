@@ -31,7 +31,12 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, validate_data
 
 from ._bin_position import bin_position, check_value_range, value_range
-from ._column_warnings import ColumnChecks, ColumnWarning, NumbersAsTextWarning
+from ._column_warnings import (
+    ColumnChecks,
+    ColumnWarning,
+    NearUniqueColumnWarning,
+    NumbersAsTextWarning,
+)
 from ._frame import (
     check_tokenizable,
     fitted_columns,
@@ -48,7 +53,8 @@ from ._unseen import UnseenValues
 # Re-exported: the frame helpers are documented here (docs/api/tokenizer.md).
 __all__ = [
     "MASK", "MISSING", "N_SPECIAL", "SPECIAL_TOKENS", "UNKNOWN", "ColumnTokenizer", "ColumnWarning",
-    "NumbersAsTextWarning", "is_categorical_dtype", "match_kinds", "to_frame", "validated_frame",
+    "NearUniqueColumnWarning", "NumbersAsTextWarning", "is_categorical_dtype", "match_kinds",
+    "to_frame", "validated_frame",
 ]
 
 MASK, MISSING, UNKNOWN = 0, 1, 2
@@ -191,7 +197,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         self._tz_aware = [kind == "datetime" and time_zone(dtype) is not None if kind else None
                           for kind, dtype in zip(self._numeric_kinds, frame.dtypes, strict=True)]
         sizes = []
-        checks = ColumnChecks()  # columns most likely not meant as categories: warned once
+        checks = ColumnChecks(self.min_frequency)  # columns most likely not meant as categories
         spec = self.categorical_features  # "auto": categorical by dtype, not by the user's choice
         by_dtype = isinstance(spec, str) and spec == "auto" and self.vocabulary == "per_column"
         for j, (name, column) in enumerate(frame.items()):
@@ -234,7 +240,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         # A categorical's unused categories are counted 0: they were not seen at fit, and a
         # row holding one at predict is reported as unseen, not as rarer than min_frequency.
         counts = counts[counts.to_numpy() > 0]
-        checks.add(name, column.dtype, counts.index, by_dtype)
+        checks.add(name, column.dtype, counts, by_dtype)
         keep = counts.to_numpy() >= self.min_frequency
         values = counts.index
         if isinstance(column.dtype, pd.CategoricalDtype):
