@@ -132,8 +132,8 @@ def test_explain_and_importances_convert_to_float64_on_the_cpu_only(monkeypatch)
         moe = from_model(model, names)
         return dataclasses.replace(moe, output_bias=moe.output_bias.as_subclass(_NoFloat64))
 
-    def gates_on_device(*args):
-        return label_gates_(*args).as_subclass(_NoFloat64)
+    def gates_on_device(*args, **kwargs):
+        return label_gates_(*args, **kwargs).as_subclass(_NoFloat64)
 
     monkeypatch.setattr(explain_module, "_label_gates", gates_on_device)
     monkeypatch.setattr(explain_module.MixtureOfExperts, "from_model", moe_on_device)
@@ -144,3 +144,23 @@ def test_explain_and_importances_convert_to_float64_on_the_cpu_only(monkeypatch)
     np.testing.assert_array_equal(e.gates, expected[0].gates)
     clf._update_importances()
     np.testing.assert_array_equal(clf.feature_importances_, expected[1])
+
+
+def test_ensemble_importances_take_each_members_absolute_gates():
+    """Signed TanhMax gates were averaged over the members before the absolute value: two
+    members with opposite gates cancelled and the rounding residue, normalised, was reported."""
+    from tabmoe.interpret.explain import gate_importances
+    from tabmoe.nn.ensemble import StackedModel
+
+    from .test_moe import make_model, random_tokens
+
+    member = make_model(gate="tanhmax", dtype=torch.float32)
+    opposite = make_model(gate="tanhmax", dtype=torch.float32)
+    with torch.no_grad():  # every score negated: every TanhMax gate negated (c(-s) = -c(s))
+        opposite.blocks[0].attention.query.weight.neg_()
+        opposite.blocks[0].attention.query.bias.neg_()
+    tokens = random_tokens(32)[:, :-1]
+    with torch.no_grad():
+        torch.testing.assert_close(label_gates(opposite, tokens), -label_gates(member, tokens))
+    alone = gate_importances(member, tokens, None)
+    np.testing.assert_allclose(gate_importances(StackedModel([member, opposite]), tokens, None), alone, rtol=1e-5)

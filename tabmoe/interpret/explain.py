@@ -73,11 +73,16 @@ class Explanation:
     bias: pd.Series | None = None
 
 
-def _label_gates(module: nn.Module, tokens: Tensor, attend: Tensor | None, fraction: Tensor | None) -> Tensor:
-    """(B, H, L) label gates; ensembles averaged over members."""
+def _label_gates(
+    module: nn.Module, tokens: Tensor, attend: Tensor | None, fraction: Tensor | None, absolute: bool = False
+) -> Tensor:
+    """(B, H, L) label gates (``absolute``: their absolute values, taken per member and
+    head); ensembles averaged over members."""
     if isinstance(module, StackedModel):
-        return module.map(label_gates, tokens, attend, fraction).mean(0)
-    return label_gates(module, tokens, attend, fraction)
+        gates = module.map(label_gates, tokens, attend, fraction)  # (M, B, H, L)
+        return (gates.abs() if absolute else gates).mean(0)
+    gates = label_gates(module, tokens, attend, fraction)
+    return gates.abs() if absolute else gates
 
 
 def _batches(tokens: Tensor, attend: Tensor | None, fraction: Tensor | None, batch_rows: int, device: torch.device):
@@ -157,13 +162,14 @@ def gate_importances(
 ) -> np.ndarray:
     """Absolute label gate of each feature column, averaged over the heads and the rows of
     ``tokens`` (n, F) (``fraction`` (n, F) for a piecewise-linear network), normalised to
-    sum to 1 over the features: (F,). The absolute value is taken per head, before the
-    head average: signed TanhMax heads of opposite signs on a column do not cancel."""
+    sum to 1 over the features: (F,). The absolute value is taken per head (and, for an
+    ensemble, per member), before the averages: signed TanhMax heads of opposite signs on a
+    column do not cancel, within a member or across members."""
     module = module.eval()
     device = next(module.parameters()).device
     total = torch.zeros(tokens.shape[1], dtype=torch.float64)
     for batch, att, frac in _batches(tokens, attend, fraction, batch_rows, device):
-        g = _label_gates(module, batch, att, frac).abs().mean(1)[:, :-1]  # (B, F)
+        g = _label_gates(module, batch, att, frac, absolute=True).mean(1)[:, :-1]  # (B, F)
         total += g.cpu().double().sum(0)  # float64 on the CPU: MPS has none
     return (total / total.sum().clamp_min(1e-300)).numpy()
 
