@@ -79,6 +79,18 @@ def test_zero_rows_never_rank_first():
     assert res.predictions == ["d"]
 
 
+def test_a_question_with_no_candidate_left_is_a_miss_without_prediction():
+    """Once a, b, c and the zero rows were excluded every score was -inf and argmax gave
+    word 0: a zero-row d listed first scored top-1 = 1.0, else a query word was predicted."""
+    emb = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])  # d, a, b, c
+    for order in ([0, 1, 2, 3], [1, 2, 3, 0]):  # d listed first, then last
+        words = [["d", "a", "b", "c"][i] for i in order]
+        res = analogy_scores(emb[order], words, [("a", "b", "c", "d"), ("a", "b", "c", "d")])
+        assert (res.top1, res.n_questions, res.predictions) == (0.0, 2, [None, None]), words
+    emb[0] = 1.0  # d has a direction again: the only candidate, the answer
+    assert analogy_scores(emb, ["d", "a", "b", "c"], [("a", "b", "c", "d")]).predictions == ["d"]
+
+
 def test_model_vocabulary_names_columns_as_explain_does_and_keeps_values_apart():
     rng = np.random.default_rng(0)
     X = pd.DataFrame({10: rng.choice(["a", "b"], 201), 20: pd.Series([1, "1", 2] * 67, dtype=object)})

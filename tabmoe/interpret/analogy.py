@@ -33,7 +33,7 @@ class AnalogyResult:
     mean_cosine: float  # mean cos(f, e_d)
     n_questions: int  # scored questions
     n_skipped: int  # questions with a word outside the vocabulary
-    predictions: list = field(default_factory=list)  # best-ranked word per scored question
+    predictions: list = field(default_factory=list)  # best-ranked word per scored question (None: no candidate)
 
 
 def analogy_scores(
@@ -45,7 +45,8 @@ def analogy_scores(
     """Score analogy ``questions`` (a, b, c, d) on ``embeddings`` (V, dim) named by ``vocabulary`` (V,).
 
     Rows must be finite (ValueError naming them otherwise); they are normalised to unit
-    length first (zero rows stay zero and never rank first).
+    length first (zero rows stay zero and never rank first). A question with no candidate
+    left (every other word a zero row) is a miss with prediction None.
     Computation is in float64, ``batch_size`` questions at a time.
     """
     emb = torch.as_tensor(np.asarray(embeddings, dtype=np.float64))
@@ -87,8 +88,10 @@ def analogy_scores(
         sims.scatter_(1, torch.stack([a, b, c], 1), -torch.inf)  # exclude the query words
         sims[:, zero] = -torch.inf
         best = sims.argmax(1)
-        hits += int((best == d).sum())
-        predictions.extend(words[i] for i in best.tolist())
+        # no candidate left (every word a query word or a zero row): argmax gave word 0
+        ranked = torch.isfinite(sims.gather(1, best[:, None])[:, 0])
+        hits += int(((best == d) & ranked).sum())
+        predictions.extend(words[i] if ok else None for i, ok in zip(best.tolist(), ranked.tolist(), strict=True))
     return AnalogyResult(
         top1=hits / len(ids),
         mean_cosine=float(torch.cat(cosines).mean()),
