@@ -123,3 +123,12 @@ def test_model_vocabulary_of_an_unfitted_model_says_so():
 
     with pytest.raises(NotFittedError, match="not fitted yet"):  # was: no attribute 'module_'
         model_vocabulary(TabularMoEClassifier())
+
+
+@pytest.mark.parametrize("batch_size", [0, -1, 2.5, None, True])
+def test_batch_size_must_be_a_positive_integer(batch_size):
+    """0 raised "range() arg 3 must not be zero", -1 "torch.cat(): expected a non-empty
+    list of Tensors", neither naming the parameter; True ran with batches of one."""
+    emb, words, questions = planted()
+    with pytest.raises(ValueError, match=r"batch_size must be a positive integer, got"):
+        analogy_scores(emb, words, questions[:3], batch_size=batch_size)

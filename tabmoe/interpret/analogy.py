@@ -13,6 +13,7 @@ embeddings or (one-layer models) its continuous word experts ``alpha[w, j]`` wit
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -49,6 +50,8 @@ def analogy_scores(
     left (every other word a zero row) is a miss with prediction None.
     Computation is in float64, ``batch_size`` questions at a time.
     """
+    if not isinstance(batch_size, numbers.Integral) or isinstance(batch_size, bool) or batch_size < 1:
+        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}.")
     emb = torch.as_tensor(np.asarray(embeddings, dtype=np.float64))
     if emb.ndim != 2:
         raise ValueError(f"embeddings must be a 2-d (V, dim) matrix, got shape {tuple(emb.shape)}.")
