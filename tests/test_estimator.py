@@ -120,6 +120,24 @@ def test_sample_weight_of_any_scale_fits_as_unit_weights(scale):
     np.testing.assert_array_equal(scaled, plain)  # scaled by a power of two: nothing rounds
 
 
+@pytest.mark.parametrize("early_stopping", [False, True])
+@pytest.mark.parametrize("n_members", [1, 2])
+def test_rows_of_weight_zero_change_nothing(early_stopping, n_members):
+    # A row of weight 0 is absent: it stayed in the training batches, where it took a batch's
+    # place (16-row batches of 1.6 weighted rows trained each such row ten times as hard) and a
+    # batch of such rows alone took an optimiser step on no data (Adam moves on its momentum).
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({c: rng.choice(list("abcd"), 240) for c in "pqr"})
+    y = np.where((X["p"] == "a") | (X["q"] == "b"), "yes", "no")
+    params = {**FAST, "max_epochs": 4, "batch_size": 16, "early_stopping": early_stopping, "n_members": n_members}
+    plain = TabularMoEClassifier(**params).fit(X[:120], y[:120])
+    weight = np.r_[np.ones(120), np.zeros(120)]
+    padded = TabularMoEClassifier(**params).fit(X, y, sample_weight=weight)
+    losses = [[(h["train_loss"], h.get("val_loss", 0.0)) for h in c.history_] for c in (plain, padded)]
+    np.testing.assert_allclose(losses[1], losses[0], rtol=1e-6)
+    np.testing.assert_allclose(padded.predict_proba(X), plain.predict_proba(X), rtol=0, atol=1e-6)
+
+
 def test_paper_config_is_the_papers(auto_mpg):
     cfg = paper_config()
     assert cfg | {} == {

@@ -207,16 +207,16 @@ def weighted_validation_split(
     """Row indices (train, validation) of :func:`validation_split`, drawn among the rows of
     non-zero weight: a row of weight 0 would not count in the validation loss (a hold-out of
     such rows left it NaN every epoch and stopped training silently), so those rows all stay
-    on the training side. Every model's early stopping holds out rows by this rule."""
+    on the training side, after the others (which come in the order a split of those rows
+    alone gives). Every model's early stopping holds out rows by this rule."""
     counted = np.flatnonzero(weight > 0)
     if len(counted) == len(weight):
         return validation_split(y_codes, validation_fraction, seed)
     try:
-        _, idx_val = validation_split(y_codes[counted], validation_fraction, seed)
+        idx_train, idx_val = validation_split(y_codes[counted], validation_fraction, seed)
     except ValueError as exc:
         raise ValueError(f"{exc} (Only the {len(counted)} rows of non-zero weight are held out.)") from None
-    idx_val = counted[idx_val]
-    return np.setdiff1d(np.arange(len(weight)), idx_val), idx_val
+    return np.concatenate([counted[idx_train], np.flatnonzero(~(weight > 0))]), counted[idx_val]
 
 
 def hold_out(
@@ -228,6 +228,16 @@ def hold_out(
     idx_train, idx_val = weighted_validation_split(y_codes, weight, validation_fraction, seed)
     idx_train, idx_val = torch.from_numpy(idx_train), torch.from_numpy(idx_val)
     return {k: v[idx_train] for k, v in train.items()}, {k: v[idx_val] for k, v in train.items()}
+
+
+def weighted_rows(rows: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """``rows`` without those of weight 0, which add nothing to the loss: left in, they took
+    places in the training batches (the weighted rows of a sparse batch trained harder) and
+    a batch of them alone took an optimiser step on no data."""
+    keep = rows["weight"] > 0
+    if bool(keep.all()):
+        return rows
+    return {k: v[keep] for k, v in rows.items()}
 
 
 def float32_weights(weight: np.ndarray) -> np.ndarray:
@@ -525,9 +535,9 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
             X_val, y_val = validation
             validation = self._training_rows(X_val, y_val, np.ones(len(y_val)))
         elif early:
-            every_row = train if self._refit() else None
+            every_row = weighted_rows(train) if self._refit() else None
             train, validation = hold_out(train, inputs.y_codes, self.validation_fraction, inputs.seed)
-        labelled = train
+        labelled = train = weighted_rows(train)
         if unlabeled is not None:
             train = self._add_unlabeled_rows(train, unlabeled)
         config = TrainerConfig(
