@@ -409,6 +409,21 @@ def test_runs_made_under_an_old_configuration_are_flagged_in_the_report(runner, 
     assert "logistic_regression on price (fixed-budget)" in report
 
 
+def test_runs_made_with_a_command_line_budget_are_current_in_that_runs_report(runner, tmp_path):
+    """run --trials 2 on a suite of n_trials 1: its own report flagged the runs it had just
+    made as OLD CONFIGURATION (compared with the suite's budget, not the run's)."""
+    suite = tiny_suite(tmp_path, protocols=("tuned",), n_trials=1)
+    results = tmp_path / "results"
+    args = ["run", str(suite), "--results", str(results), "--no-progress", "--trials", "2"]
+    done = runner.invoke(main, args)
+    assert done.exit_code == 0, done.output
+    assert "OLD CONFIGURATION" not in (results / "report.md").read_text()
+    # the report command compares with the suite's budget (docs/harness.md): flagged there
+    out = tmp_path / "o"
+    alone = runner.invoke(main, ["report", str(suite), "--results", str(results), "--out", str(out)])
+    assert alone.exit_code == 0 and "OLD CONFIGURATION" in (out / "report.md").read_text()
+
+
 @pytest.mark.parametrize("name, shown", [(2020, "2020"), ("cars/cluster", "'cars/cluster'"), ("..", "'..'")])
 def test_a_split_name_that_cannot_name_a_result_is_refused(runner, tmp_path, name, shown):
     import yaml

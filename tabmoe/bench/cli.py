@@ -346,7 +346,9 @@ def run_command(
                 click.echo(f"warning: {warning}", err=True)
             summary = run_plan(specs, store, jobs=jobs, scheduler=scheduler, force=force, progress=progress)
             if report and summary.aborted is None:
-                report_path, report_error = _report_after_run(loaded, store, results, [s.run_id for s in specs])
+                report_path, report_error = _report_after_run(
+                    loaded, store, results, [s.run_id for s in specs], budget
+                )
     except ResultsLocked as exc:
         click.echo(f"Error: {exc}", err=True)
         ctx.exit(3)
@@ -387,15 +389,19 @@ def run_command(
     ctx.exit(0 if summary.ok and report_error is None else 1)
 
 
-def _report_after_run(suite: Any, store: Any, results: Path, planned: list[str]) -> tuple[Path | None, str | None]:
-    """Write the report at the end of ``run``: (its path if written, the error text if it failed)."""
+def _report_after_run(
+    suite: Any, store: Any, results: Path, planned: list[str], budget: Any = None
+) -> tuple[Path | None, str | None]:
+    """Write the report at the end of ``run``: (its path if written, the error text if it failed).
+    ``budget``: the tuning budget the run planned with (``--trials``, ``--timeout``,
+    ``--metric`` over the suite's), which its runs are compared with (OLD CONFIGURATION)."""
     from .storage import StoreError
 
     try:
         if not store.records(suite.name):
             click.echo(f"no finished runs to report for {suite.name!r}: no report written", err=True)
             return None, None
-        return _write_report(suite, store, results, planned=planned), None
+        return _write_report(suite, store, results, planned=planned, budget=budget), None
     except StoreError as exc:
         return None, f"report not written: {exc}"
     except OSError as exc:
@@ -405,8 +411,10 @@ def _report_after_run(suite: Any, store: Any, results: Path, planned: list[str])
 
 
 def _write_report(suite: Any, store: Any, out: Path, planned: list[str] | None = None,
-                  reference: str = "tabmoe", tie: float = 0.005, check_reference: bool = False) -> Path:
-    """``check_reference``: refuse a ``reference`` model that has no runs (given by the user)."""
+                  reference: str = "tabmoe", tie: float = 0.005, check_reference: bool = False,
+                  budget: Any = None) -> Path:
+    """``check_reference``: refuse a ``reference`` model that has no runs (given by the user).
+    ``budget``: the tuning budget records count as current with (None: the suite's)."""
     from .plan import current_config_hash, current_run_id
     from .report import write_report
 
@@ -431,7 +439,7 @@ def _write_report(suite: Any, store: Any, out: Path, planned: list[str] | None =
     write_report(
         records, out, title=suite.name, description=suite.description,
         split_order=[s.name for s in suite.splits], reference=reference, tie=tie, failures=failures,
-        current_hashes={r["run_id"]: current_config_hash(suite, r) for r in records},
+        current_hashes={r["run_id"]: current_config_hash(suite, r, budget) for r in records},
     )
     return out / "report.md"
 

@@ -156,10 +156,12 @@ def current_run_id(run_id: str) -> str:
     return "/".join(parts)
 
 
-def current_config_hash(suite: Suite, record: Mapping[str, Any]) -> str | None:
+def current_config_hash(
+    suite: Suite, record: Mapping[str, Any], budget: Budget | None = None
+) -> str | None:
     """The config hash ``run`` gives the run of ``record`` under ``suite`` as it is now (its
-    split definition, fixed parameters and tuning budget), to tell a record made under an
-    older configuration; None where the suite no longer defines the split (the report's NOT
+    split definition, fixed parameters and tuning budget: ``budget``, else the suite's), to
+    tell a record made under an older configuration; None where the suite no longer defines the split (the report's NOT
     IN THE SUITE note) or the record's protocol is not a current name (an old name's hash was
     made with that name)."""
     protocol, model = record.get("protocol"), record.get("model")
@@ -174,7 +176,7 @@ def current_config_hash(suite: Suite, record: Mapping[str, Any]) -> str | None:
         protocol=protocol,
         seed=record.get("seed", 0),
         fixed=fixed,
-        budget=Budget.from_dict(suite.tuning, f"suite {suite.name!r} tuning"),
+        budget=budget or Budget.from_dict(suite.tuning, f"suite {suite.name!r} tuning"),
     )
     return spec.config_hash
 
