@@ -7,6 +7,7 @@ is named in one of them only."""
 
 from __future__ import annotations
 
+import re
 import warnings
 from typing import Any
 
@@ -42,6 +43,8 @@ MAX_CODES = 31
 # at most CONFIRM values, which bounds the cost at about 50 ms a column; parsing all 10^6
 # distinct values of an id column took 0.5 s, on a fit of 1.8 s.
 SAMPLE, CONFIRM = 1_000, 100_000
+# A number written with a leading zero: a code ("02139", "007"), not a quantity.
+_CODE = r"\s*[+-]?0\d"
 # Near-unique: more than half of the non-missing training rows hold a value that occurs in no
 # other row. That share is the Good-Turing estimate of the share of new rows whose value was
 # not seen during fit: over half of them would be UNKNOWN at predict time, and the rows seen
@@ -158,7 +161,11 @@ def _parsed(values: pd.Index) -> np.ndarray | None:
     if not np.isfinite(parsed).all():  # NaN: a value that is not a number
         return None
     try:
-        coded = objects.str.match(r"\s*[+-]?0\d", na=False).any()
-    except AttributeError:  # no text at all (numbers in an object column)
-        coded = False
+        coded = objects.str.match(_CODE, na=False).any()
+    except (AttributeError, TypeError):  # no text (numbers), or bytes (scipy's arff nominals)
+        coded = any(
+            re.match(_CODE.encode() if isinstance(v, bytes) else _CODE, v)
+            for v in objects
+            if isinstance(v, (str, bytes))
+        )
     return None if coded else parsed

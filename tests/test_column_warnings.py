@@ -228,3 +228,17 @@ def test_estimator_with_unlabeled_rows_warns_once():
         warnings.simplefilter("always")
         TabularMoEClassifier(max_epochs=1, random_state=0, device="cpu").fit(X, y, X_unlabeled=X)
     assert len([w for w in caught if issubclass(w.category, ColumnWarning)]) == 1
+
+
+def test_numbers_as_bytes_fit_and_codes_with_leading_zeros_stay_quiet():
+    """scipy.io.arff.loadarff gives nominal values as bytes: a column of more than 31 numeric
+    codes as bytes was a TypeError at fit (pandas' .str.match refuses bytes)."""
+    rng = np.random.default_rng(12)
+    numbers = pd.DataFrame({"code": [str(v).encode() for v in _codes(rng, 40)]})
+    caught = _fit_warnings(numbers)
+    assert [w.category for w in caught] == [NumbersAsTextWarning]
+    zeros = pd.DataFrame({"code": [f"{int(v):03d}".encode() for v in _codes(rng, 40)]})
+    assert _fit_warnings(zeros) == []
+    mixed = [f"{int(v):03d}" for v in _codes(rng, 40)]
+    mixed[::2] = [v.encode() for v in mixed[::2]]
+    assert _fit_warnings(pd.DataFrame({"code": mixed})) == []
