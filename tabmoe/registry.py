@@ -19,9 +19,8 @@ never imported here, the tuner passes its ``Trial``.
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
-from types import MappingProxyType
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from sklearn.base import BaseEstimator
@@ -37,6 +36,32 @@ TABMOE_GENERAL_COLUMNS = {"categorical_features": "auto", "vocabulary": "per_col
 #: Numeric columns as the committed fixed-budget runs binned them (before the defaults of
 #: docs/research.md#study-5): 10 unordered quantile bins.
 TABMOE_BINNED_NUMERICS = {"n_bins": 10, "numeric_embedding": "bins"}
+
+
+class ReadOnlyMapping(Mapping):
+    """A read-only copy of a mapping (item assignment is a TypeError). Unlike
+    ``types.MappingProxyType`` it pickles and deep-copies (``copy.deepcopy``,
+    ``dataclasses.asdict`` of a spec), as a copy of its own."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: Mapping[str, Any] = ()) -> None:
+        object.__setattr__(self, "_items", dict(items))
+
+    def __getitem__(self, key: str) -> Any:
+        return self._items[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __repr__(self) -> str:
+        return repr(self._items)
+
+    def __reduce__(self) -> tuple:
+        return type(self), (self._items,)
 
 
 @dataclass(frozen=True)
@@ -63,21 +88,15 @@ class ModelSpec:
         # copies, not views: the module dicts they come from (e.g. reference.PAPER_DEFAULTS)
         # may change without changing the spec
         frozen = {
-            "paper_defaults": MappingProxyType(dict(self.paper_defaults)),
-            "paper_overrides": MappingProxyType(dict(self.paper_overrides)),
+            "paper_defaults": ReadOnlyMapping(self.paper_defaults),
+            "paper_overrides": ReadOnlyMapping(self.paper_overrides),
         }
         if self.paper_grid is not None:
-            frozen["paper_grid"] = MappingProxyType(
+            frozen["paper_grid"] = ReadOnlyMapping(
                 {key: tuple(values) for key, values in self.paper_grid.items()}
             )
         for name, value in frozen.items():
             object.__setattr__(self, name, value)  # frozen dataclass
-
-    def __reduce__(self) -> tuple:
-        # a mappingproxy cannot be pickled (nor deep-copied): rebuilt from plain dicts
-        values = [getattr(self, spec_field.name) for spec_field in fields(self)]
-        plain = [dict(v) if isinstance(v, MappingProxyType) else v for v in values]
-        return type(self), tuple(plain)
 
     @property
     def paper_params(self) -> dict[str, Any]:

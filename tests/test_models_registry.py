@@ -254,3 +254,20 @@ def test_a_specs_paper_settings_are_read_only_copies():
     assert copy.deepcopy(spec).paper_grid == spec.paper_grid
     with pytest.raises(TypeError):
         restored.paper_defaults["d_model"] = 1
+
+
+def test_a_spec_converts_with_dataclasses_asdict_and_astuple():
+    """The read-only mappingproxy of paper_defaults made dataclasses.asdict(spec) and astuple
+    a TypeError "cannot pickle 'mappingproxy' object" (they deep-copy field values)."""
+    import dataclasses
+
+    spec = get_model("random_forest")
+    as_dict = dataclasses.asdict(spec)
+    assert dict(as_dict["paper_defaults"]) == dict(spec.paper_defaults)
+    assert dict(as_dict["paper_grid"]) == dict(spec.paper_grid)
+    assert len(dataclasses.astuple(spec)) == len(dataclasses.fields(spec))
+    copied = copy.deepcopy(spec.paper_defaults)
+    assert copied == spec.paper_defaults and copied is not spec.paper_defaults
+    with pytest.raises(TypeError):
+        copied["n_estimators"] = 1
+    assert pickle.loads(pickle.dumps(spec.paper_grid)) == spec.paper_grid
