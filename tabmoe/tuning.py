@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 
+from ._stack import user_stacklevel
 from ._tuning_checks import (
     _check_available,
     _check_entries,
@@ -263,7 +264,7 @@ def _study_on_interrupt(study: Any, in_memory: bool) -> Iterator[None]:
                 "carries it (except KeyboardInterrupt as exc: exc.study). Give storage (a file "
                 "path) and study_name to keep an interrupted study; the same call continues it.",
                 RuntimeWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),  # the user's tune call, not tune's own line
             )
         raise
 

@@ -539,3 +539,15 @@ def test_an_interrupted_stored_study_keeps_its_trials_and_the_same_call_continue
     result = tune(LogisticRegression(), X, y, {"C": [0.01, 0.1, 1.0, 10.0]}, **args)
     states = [t.state.name for t in result.study.trials]
     assert states == ["COMPLETE", "COMPLETE", "FAIL", "COMPLETE", "COMPLETE"]
+
+
+def test_the_interrupted_in_memory_warning_points_at_the_users_tune_call():
+    """stacklevel=3 pointed it at tune's own line in tabmoe/tuning.py."""
+    X, y = _small_table()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(KeyboardInterrupt):
+            tune(LogisticRegression(), X, y, {"C": [0.1, 1.0]}, validation=(X, y), n_trials=3,
+                 random_state=0, trial_attrs=_interrupting(after=1))
+    ours = [w for w in caught if "tune was interrupted" in str(w.message)]
+    assert len(ours) == 1 and ours[0].filename == __file__
