@@ -217,3 +217,14 @@ def test_lightgbm_takes_every_parameter_and_alias_of_its_own_table():
     X, y = table()
     suggested = {"num_leaves": 8, "subsample": 0.8, "subsample_freq": 1, "reg_lambda": 1e-3}
     reference.lightgbm(n_estimators=5, n_jobs=1, min_data_in_leaf=5, **suggested).fit(X, y)
+
+
+def test_catboost_prior_names_scale_pos_weight_on_a_multiclass_target():
+    # the constant-table fallback indexed [1, w] by class code 2: IndexError
+    pytest.importorskip("catboost")
+    X, y = constant_table()
+    with pytest.raises(ValueError, match=r"scale_pos_weight is for a binary target; y has 3"):
+        reference.catboost(iterations=2, thread_count=1, scale_pos_weight=2.0).fit(X, y)
+    binary = reference.catboost(iterations=2, thread_count=1, scale_pos_weight=3.0)
+    proba = binary.fit(X, np.where(y == 1, 1, 2)).predict_proba(X.iloc[:1])[0]
+    np.testing.assert_allclose(proba, [45 / 180, 45 * 3 / 180], rtol=1e-12)  # 45 rows each

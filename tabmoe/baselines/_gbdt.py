@@ -57,6 +57,11 @@ def catboost_prior(
     if params.get("class_weights") is not None:
         class_weight = np.asarray(params["class_weights"], dtype=np.float64)
     elif params.get("scale_pos_weight") is not None:
+        if n_classes != 2:  # CatBoost's own error on a table it can fit: "class weights size"
+            raise ValueError(
+                f"scale_pos_weight is for a binary target; y has {n_classes} classes "
+                "(use class_weights or auto_class_weights)."
+            )
         class_weight = np.array([1.0, float(params["scale_pos_weight"])])
     elif params.get("auto_class_weights") in ("Balanced", "SqrtBalanced"):
         class_weight = totals.max() / np.maximum(totals, np.finfo(np.float64).tiny)
