@@ -298,6 +298,23 @@ def _refusal_reason(exc: Exception) -> str:
     return " ".join(kept) or "its pickle needs more than plain data"
 
 
+def _oversized_tensor(payload: dict) -> str | None:
+    """What is wrong with the first tensor of the payload that declares more bytes than its
+    data holds (a view with stride 0, as ``expand`` makes: ``save`` never writes one); None
+    if there is none. Checked before the checksum, whose ``contiguous()`` would allocate
+    them all: a file of a few kilobytes could declare terabytes."""
+    for key in CHECKED_TENSORS:
+        tensors = payload.get(key)
+        for name, tensor in tensors.items() if isinstance(tensors, dict) else ():
+            if not isinstance(tensor, torch.Tensor) or tensor.layout != torch.strided:
+                continue  # refused by the checksum
+            declared, held = tensor.numel() * tensor.element_size(), tensor.untyped_storage().nbytes()
+            if declared > held:
+                return (f"tensor {name!r} of {key!r} has shape {tuple(tensor.shape)} ({declared:,} bytes), "
+                        f"but the file holds {held:,} bytes of data for it")
+    return None
+
+
 def _read(path: str) -> dict:
     """The payload of ``path``, its header checked; IncompatibleFileError if it is not one."""
     with open(path, "rb") as file, warnings.catch_warnings():  # errors opening the file propagate
@@ -327,6 +344,9 @@ def _read(path: str) -> dict:
             f"{path!r} has file format version {version} (written by {versions}); "
             f"this tabmoe reads version {FORMAT_VERSION}. Re-save it with a matching tabmoe."
         )
+    oversized = _oversized_tensor(payload)
+    if oversized is not None:
+        raise IncompatibleFileError(f"{path!r} is damaged: {oversized}.")
     try:
         expected = payload.get("checksum")  # absent in files written before it was added
         damaged = expected is not None and expected != checksum(payload)

@@ -326,6 +326,26 @@ def test_consistent_file_with_wrong_tensors_is_refused(saved, tmp_path, change):
         TabularMoEClassifier.load(tmp_path / "m.tabmoe")
 
 
+@pytest.mark.parametrize(
+    ("key", "name", "view"),
+    [
+        ("state_dict", "heads.bias", lambda t: t[:1].expand(2**26)),
+        ("train_sample", "tokens", lambda t: t[:1].expand(2**22, t.shape[1])),
+    ],
+    ids=["weights", "adapt-sample"],
+)
+def test_tensor_declaring_more_than_its_data_is_refused_before_hashing(saved, tmp_path, key, name, view):
+    """A stride-0 view of one element declared as 2**26: a few kilobytes of file that the
+    checksum's ``contiguous()`` made 256 MB of memory before reporting the mismatch."""
+    path, _, _ = saved
+    payload = torch.load(path, weights_only=True)
+    payload[key][name] = view(payload[key][name])
+    torch.save(payload, tmp_path / "m.tabmoe")
+    assert (tmp_path / "m.tabmoe").stat().st_size < 2 * path.stat().st_size
+    with pytest.raises(IncompatibleFileError, match=rf"m\.tabmoe' is damaged: tensor '{name}' of '{key}' has shape"):
+        TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+
+
 def test_consistent_but_wrong_contents_give_a_clear_error(saved, tmp_path):
     """A file whose checksum matches but whose documents do not fit the weights."""
     path, _, _ = saved
