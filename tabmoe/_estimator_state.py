@@ -237,6 +237,7 @@ class EstimatorStateMixin:
         est.numeric_embedding_ = fitted.get("numeric_embedding", est.numeric_embedding)
         est.n_layers_ = fitted.get("n_layers", est.n_layers)  # files before n_layers="auto": the parameter
         check_classifier(est)
+        check_weight_shapes(est, tensors["state_dict"])  # before the network is allocated
         with seeded(0, torch.device("cpu")):  # its initial weights, overwritten, drew from the caller's RNG
             est.module_ = est._build_module().float()  # as fit's network, whatever the default dtype
         est.module_.load_state_dict(tensors["state_dict"])
@@ -277,6 +278,26 @@ def check_classifier(est) -> None:
                          f"classes and vocabulary ({expected.tolist()[:10]})")
     if not isinstance(est.n_iter_, int) or est.n_iter_ < 0:
         raise ValueError(f"n_iter {est.n_iter_!r} is not a count")
+
+
+def check_weight_shapes(est, state_dict: dict) -> None:
+    """The file's weights have the names and shapes of the network its documents describe,
+    that network built on the meta device (no memory) to compare: a file whose ``ff_dim``,
+    ``d_model``, ``n_layers`` or ``n_members`` was raised would otherwise allocate it
+    (gigabytes, from a file of kilobytes) before ``load_state_dict`` refused it."""
+    shapes = {name: tuple(getattr(t, "shape", ())) for name, t in state_dict.items()}
+    members = est.n_members  # the modules built below, bounded by the file's own weights:
+    if est.n_layers_ > len(shapes) or (members > 1 and any(s[:1] != (members,) for s in shapes.values())):
+        raise ValueError(f"n_layers {est.n_layers_} and n_members {members} do not fit the file's "
+                         f"{len(shapes)} weights")  # a layer has weights of its own; members stack
+    with torch.device("meta"):
+        expected = {name: tuple(t.shape) for name, t in est._build_module().state_dict().items()}
+    for name in [*expected, *(name for name in shapes if name not in expected)]:
+        if name not in shapes or name not in expected or shapes[name] != expected[name]:
+            raise ValueError(
+                f"weights {name!r} have shape {shapes.get(name, 'absent')} in the file, but the network "
+                f"its parameters describe has {expected.get(name, 'absent')}"
+            )
 
 
 def check_network(est) -> None:

@@ -306,6 +306,51 @@ def test_consistent_file_with_out_of_range_contents_is_refused(saved, tmp_path, 
 
 
 @pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"ff_dim": 2**20}, r"weights 'blocks.0.ffn.0.weight' have shape \(4, 8\) in the file, but the network .* has \(1048576, 8\)"),
+        ({"d_model": 2**10, "n_heads": 2}, r"weights 'column_embedding' have shape \(11, 8\) in the file, .* \(11, 1024\)"),
+        ({"n_members": 50}, r"n_layers 1 and n_members 50 do not fit the file's \d+ weights"),
+    ],
+    ids=["ff_dim", "d_model", "n_members"],
+)  # fmt: skip
+def test_parameters_describing_a_larger_network_are_refused_before_building_it(saved, tmp_path, params, match):
+    """A consistent file whose parameters describe a network far larger than its weights:
+    load built (allocated and initialised) that network before load_state_dict refused it
+    (sizes kept small here, so that the test fails without exhausting memory)."""
+    path, _, _ = saved
+    _rewrite_document(path, tmp_path / "m.tabmoe", "params", lambda d: d.update(params))
+    with pytest.raises(IncompatibleFileError, match=match):
+        TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+
+
+def test_parameters_describing_a_larger_network_take_no_memory_to_refuse(saved, tmp_path):
+    """ff_dim raised to 2**23 in a file of kilobytes: the network it describes is 0.5 GB."""
+    pytest.importorskip("resource")  # in the child
+    path, _, _ = saved
+    _rewrite_document(path, tmp_path / "m.tabmoe", "params", lambda d: d.update(ff_dim=2**23))
+    code = textwrap.dedent(
+        f"""
+        import resource
+        from tabmoe import TabularMoEClassifier
+        from tabmoe.persistence import IncompatibleFileError
+        TabularMoEClassifier.load({str(path)!r})
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        try:
+            TabularMoEClassifier.load({str(tmp_path / "m.tabmoe")!r})
+        except IncompatibleFileError as exc:
+            print("REFUSED", exc)
+        print("GROWTH_MB", (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024)
+        """
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "REFUSED" in result.stdout and "blocks.0.ffn.0.weight" in result.stdout
+    growth = float(result.stdout.split("GROWTH_MB")[1])  # ru_maxrss is in KB on Linux
+    assert growth < 100, f"refusing the file took {growth:.0f} MB"
+
+
+@pytest.mark.parametrize(
     "change",
     [
         lambda p: p["train_sample"].__setitem__("tokens", p["train_sample"]["tokens"] + 10**6),
