@@ -30,6 +30,7 @@ import math
 import os
 import pickle
 import warnings
+import zipfile
 from typing import Any
 
 import numpy as np
@@ -298,6 +299,18 @@ def _refusal_reason(exc: Exception) -> str:
     return " ".join(kept) or "its pickle needs more than plain data"
 
 
+def _compressed_member(file: Any) -> str | None:
+    """The name of the first compressed member of the zip archive ``file`` (left at its
+    start); None if there is none, or if ``file`` is no readable zip (torch.load says why)."""
+    try:
+        with zipfile.ZipFile(file) as archive:
+            return next((i.filename for i in archive.infolist() if i.compress_type != zipfile.ZIP_STORED), None)
+    except Exception:  # noqa: BLE001 - a damaged or foreign file: torch.load's error tells
+        return None
+    finally:
+        file.seek(0)
+
+
 def _oversized_tensor(payload: dict) -> str | None:
     """What is wrong with the first tensor of the payload that declares more bytes than its
     data holds (a view with stride 0, as ``expand`` makes: ``save`` never writes one); None
@@ -320,6 +333,13 @@ def _read(path: str) -> dict:
     with open(path, "rb") as file, warnings.catch_warnings():  # errors opening the file propagate
         # torch warns about a plain pickle's protocol before refusing it: the error says more
         warnings.filterwarnings("ignore", message="Detected pickle protocol", category=UserWarning)
+        compressed = _compressed_member(file)
+        if compressed is not None:
+            raise IncompatibleFileError(
+                f"{path!r} is not a tabmoe file: its archive member {compressed!r} is compressed. "
+                "tabmoe (torch.save) writes them uncompressed, and a compressed one can expand a "
+                "thousandfold in memory as it is read."
+            )
         try:
             payload = torch.load(file, map_location="cpu", weights_only=True)
         except pickle.UnpicklingError as exc:  # refused: it is no torch archive (a damaged

@@ -391,6 +391,20 @@ def test_tensor_declaring_more_than_its_data_is_refused_before_hashing(saved, tm
         TabularMoEClassifier.load(tmp_path / "m.tabmoe")
 
 
+def test_compressed_archive_members_are_refused_before_reading(saved, tmp_path):
+    """torch.load inflates deflated members, which torch.save never writes: 16 MB of
+    zeros is 16 KB deflated, so a small file could expand a thousandfold before the
+    checksum. The same model, recompressed, loaded; it is refused, naming the member."""
+    path, _, _ = saved
+    with zipfile.ZipFile(path) as zin, zipfile.ZipFile(tmp_path / "m.tabmoe", "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            zout.writestr(info.filename, zin.read(info))
+        zout.writestr(info.filename.split("/")[0] + "/data/zeros", bytes(2**24))
+    assert (tmp_path / "m.tabmoe").stat().st_size < 2 * path.stat().st_size
+    with pytest.raises(IncompatibleFileError, match=r"m\.tabmoe' is not a tabmoe file: its archive member '.*/data\.pkl' is compressed"):
+        TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+
+
 def test_consistent_but_wrong_contents_give_a_clear_error(saved, tmp_path):
     """A file whose checksum matches but whose documents do not fit the weights."""
     path, _, _ = saved
