@@ -29,6 +29,7 @@ import json
 import math
 import os
 import pickle
+import stat
 import warnings
 import zipfile
 from typing import Any
@@ -220,11 +221,17 @@ def write_file(payload: dict, path: str | os.PathLike) -> None:
         what = "is not a folder" if os.path.exists(folder) else "does not exist"
         raise FileNotFoundError(f"Cannot save the model to {path!r}: the folder {folder!r} {what}.")
     tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    # A file saved over keeps its permissions: a private (0600) model file became 0644.
+    # The temporary file is private until then, so it is never readable by more users.
+    kept_mode = stat.S_IMODE(os.stat(path).st_mode) if os.path.isfile(path) else None
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+        fd = os.open(tmp, flags, 0o666 if kept_mode is None else 0o600)
     except OSError as exc:
         raise _write_error(path, exc) from exc
     try:
+        if kept_mode is not None:
+            os.chmod(tmp, kept_mode)  # the file is open for writing whatever its mode
         with os.fdopen(fd, "wb") as file:
             torch.save(payload, file)
             file.flush()

@@ -642,6 +642,30 @@ def test_save_replaces_a_file_atomically(saved, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.tabmoe"]  # no temporary left
 
 
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
+@pytest.mark.parametrize("mode", [0o600, 0o640, 0o444])
+def test_save_over_a_file_keeps_its_permissions(saved, tmp_path, mode):
+    # the temporary file renamed over it had 0666 minus the umask: a private file became 0644
+    path, clf, X = saved
+    target = tmp_path / "m.tabmoe"
+    target.write_bytes(b"an older file")
+    target.chmod(mode)
+    clf.save(target)
+    assert target.stat().st_mode & 0o777 == mode
+    assert np.array_equal(TabularMoEClassifier.load(target).predict_proba(X), clf.predict_proba(X))
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
+def test_a_new_file_gets_the_umasks_permissions(saved, tmp_path):
+    path, clf, X = saved
+    old = os.umask(0o027)
+    try:
+        clf.save(tmp_path / "new.tabmoe")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "new.tabmoe").stat().st_mode & 0o777 == 0o640
+
+
 def test_save_failing_mid_write_leaves_the_old_file(saved, tmp_path, monkeypatch):
     """torch.save raising half way (a full disk, as /dev/full answers writes): the old file
     is untouched, the temporary removed, the error in plain words."""
