@@ -171,6 +171,12 @@ class EstimatorStateMixin:
     def load(cls, path: str | os.PathLike, device: str = "cpu") -> TabularMoEClassifier:
         """Load a model written by :meth:`save` onto ``device`` (default CPU).
 
+        ``device`` places the loaded network, which prediction, ``explain`` and ``adapt``
+        use; the ``device`` parameter keeps its saved value (``get_params``, and a refit or
+        a clone, resolve it again): a model fitted with ``device="cuda"`` and loaded on a
+        machine without CUDA predicts on the CPU, and needs ``set_params(device="cpu")``
+        before it is fitted again.
+
         Raises :class:`~tabmoe.persistence.IncompatibleFileError` for a damaged, foreign,
         inconsistent or incompatible file (:class:`~tabmoe.persistence.UnsafeFileError`, also
         a ``pickle.UnpicklingError``, for one that is no torch archive or would run code).
