@@ -274,6 +274,18 @@ def test_tab_transformer_layer_norm_needs_three_continuous_values(n_numeric, nor
     assert isinstance(network.model.norm, nn.LayerNorm) == normed
 
 
+def test_tab_transformer_column_embedding_is_not_decayed():
+    """The shared rule (no decay on biases, norms and embeddings) covers the library's
+    per-column ``shared_category_embed``, a bare Parameter: decayed before, as a matrix."""
+    X, y = mixed(60)
+    clf = SMALL_NETWORKS["tab_transformer"](max_epochs=1, weight_decay=0.1).fit(X, y)
+    groups = param_groups(clf.module_, 0.1)
+    decayed = {id(p) for g in groups if g["weight_decay"] > 0 for p in g["params"]}
+    assert id(clf.module_.model.shared_category_embed) not in decayed
+    linear = {id(m.weight) for m in clf.module_.modules() if isinstance(m, nn.Linear)}
+    assert decayed == linear
+
+
 # --------------------------------------------------------------------- TabNet
 def test_tabnet_defaults_are_pytorch_tabnets():
     tab_model = pytest.importorskip("pytorch_tabnet.tab_model")

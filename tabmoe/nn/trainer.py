@@ -128,6 +128,9 @@ def param_groups(module: nn.Module, weight_decay: float, embedding_weight_decay:
     """AdamW groups: no weight decay on biases, normalisation layers and embeddings.
 
     This is the rule of rtdl-revisiting-models (Gorishniy et al. 2021), used for every model.
+    Embeddings are the ``nn.Embedding`` modules and every parameter whose name holds
+    ``embed`` (rtdl's ``cls_embedding`` and ``cont_embeddings``, TabTransformer's per-column
+    ``shared_category_embed``, tabmoe's ``column_embedding``).
     ``embedding_weight_decay`` > 0 gives the weights of the ``nn.Embedding`` modules a group
     of their own with that decay: the L2 shrinkage a one-hot logistic regression puts on its
     coefficients. In ``TabularMoE`` that is the token table and, with ``linear_term``, the
@@ -139,7 +142,7 @@ def param_groups(module: nn.Module, weight_decay: float, embedding_weight_decay:
         if isinstance(submodule, no_decay_types):
             no_decay.update(id(p) for p in submodule.parameters(recurse=False))
     for name, p in module.named_parameters():
-        if name.endswith("bias") or "embedding" in name:
+        if name.endswith("bias") or "embed" in name:
             no_decay.add(id(p))
     tables: set[int] = set()
     if embedding_weight_decay > 0:
