@@ -145,3 +145,27 @@ def test_merge_keys_still_load_and_may_be_overridden(tmp_path):
     )
     a, b = load_suite(path).splits
     assert (a.name, b.name, b.rule.by, a.validation_size, b.validation_size) == ("a", "b", "time", 0.2, 0.25)
+
+
+def test_openml_docs_give_each_deep_models_fixed_budget_patience():
+    """The suite's comment, its results page and the research log state the patience the
+    `fixed-budget` models are built with: the `models:` parameters set no patience, so
+    TabM keeps its class default (16, the TabM paper's), the others 10."""
+    from pathlib import Path
+
+    from tabmoe.registry import get_model
+
+    patience = {
+        name: get_model(name).make(**params).get_params()["n_iter_no_change"]
+        for name, params in OPENML.models.items()
+        if params.get("early_stopping") is True
+    }
+    assert patience == {"tabmoe": 10, "ft_transformer": 10, "tab_transformer": 10, "tabm": 16}
+    root = Path(__file__).resolve().parents[1]
+    for path in (
+        "tabmoe/bench/suites/openml-ood.yaml",
+        "docs/results-openml-ood.md",
+        "docs/research.md",
+    ):
+        text = " ".join((root / path).read_text().split())
+        assert "patience 10, TabM 16" in text, path
