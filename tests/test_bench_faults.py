@@ -163,6 +163,43 @@ def test_sigterm_to_the_cli_stops_its_workers(tmp_path):
     assert not list(results.rglob("*.json"))
 
 
+@pytest.mark.slow  # two worker processes importing torch
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="alive() reads /proc/<pid>/status (Linux)")
+def test_sigkill_of_the_cli_ends_its_workers(tmp_path):
+    """`kill -9` of `tabmoe-bench run --jobs 2` releases the results lock at once; its loky
+    workers must not fit on, orphaned, beside the rerun that takes the lock (they did for as
+    long as their run lasted: loky notices a dead parent only when the run returns)."""
+    suite = tiny_suite(tmp_path, seeds=(0, 1))
+    results, pids, log = tmp_path / "results", tmp_path / "pids", tmp_path / "stderr"
+    pids.mkdir()
+    code = ("import sys; from tabmoe.bench import engines; from tests.bench_helpers import sleep_in_worker; "
+            "engines.safe_execute = sleep_in_worker; "
+            "from tabmoe.bench.cli import main; sys.argv[0] = 'tabmoe-bench'; main()")
+    with log.open("w") as err:  # not a pipe: orphaned workers would hold it open
+        cli = subprocess.Popen(
+            [sys.executable, "-c", code, "run", str(suite), "--results", str(results), "--no-progress", "--jobs", "2"],
+            cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), "TABMOE_TEST_PIDS": str(pids)},
+            stdout=subprocess.DEVNULL, stderr=err,
+        )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 180
+        while len(list(pids.iterdir())) < 2:
+            if cli.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"the workers did not start: {log.read_text()[-2000:]}")
+            time.sleep(0.2)
+        workers = [int(p.name) for p in pids.iterdir()]
+    finally:
+        cli.kill()
+        cli.wait(timeout=60)
+    deadline = time.monotonic() + 20  # the workers sleep 120 s in their run
+    while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    orphans = [pid for pid in workers if alive(pid)]
+    for pid in orphans:
+        os.kill(pid, signal.SIGKILL)
+    assert not orphans, "workers fit on after their parent was killed"
+
+
 # ------------------------------------------------------------------ 2. a full disk
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 def test_full_disk_while_writing_a_record(runner, tmp_path, monkeypatch):

@@ -8,7 +8,9 @@ completion order, so the caller stores each result the moment it exists:
   executor running one run at a time, so a worker that dies (SIGKILL, the out-of-memory
   killer, a crash in native code) fails exactly the run it held, with a ``WorkerDied``
   message; its slot gets a fresh worker and the other runs go on. Closing the generator
-  early (the caller stops) kills the workers and drops the runs in flight;
+  early (the caller stops) kills the workers and drops the runs in flight; a worker whose
+  parent died (SIGKILL, which nothing can catch) ends itself within a second, so no run
+  fits on, orphaned, beside the rerun that took the released results lock;
 * ``scheduler="tcp://host:port"`` — an existing Dask distributed scheduler. Dask was chosen
   over Ray because it is pure Python and pip-installable with no extra daemon,
   ``Client(address)`` attaches to a scheduler someone already runs (HPC job scripts,
@@ -20,7 +22,10 @@ completion order, so the caller stores each result the moment it exists:
 
 from __future__ import annotations
 
+import os
 import re
+import threading
+import time
 import traceback
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -64,6 +69,19 @@ def worker_died(exc: BaseException) -> str:
             "out-of-memory killer, or crashed in native code; rerun to retry it")
 
 
+def _die_with_parent(parent: int, every: float = 0.5) -> None:
+    """Worker initializer: a daemon thread ends this process once ``parent`` is no longer
+    its parent (it died and the worker was re-parented). loky does not notice a dead parent
+    until the run ends, and a run can fit (and write trials to the study storage) for hours."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os._exit(1)  # at once, from this thread: no cleanup that could wait on the run
+
+    threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
+
+
 def _local(specs: list[RunSpec], jobs: int) -> Iterator[Outcome]:
     """``specs`` on ``jobs`` single-worker loky executors (see the module docstring)."""
     from joblib.externals.loky import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -76,7 +94,8 @@ def _local(specs: list[RunSpec], jobs: int) -> Iterator[Outcome]:
     try:
         while todo or running:
             while todo and len(running) < jobs:
-                executor = idle.pop() if idle else ProcessPoolExecutor(max_workers=1, env=env)
+                executor = idle.pop() if idle else ProcessPoolExecutor(
+                    max_workers=1, env=env, initializer=_die_with_parent, initargs=(os.getpid(),))
                 spec = todo.pop()
                 # looked up here, not bound at import: tests patch it to register test models
                 running[executor.submit(safe_execute, spec)] = (executor, spec)
