@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import platform
 import re
 import sqlite3
 import subprocess
@@ -152,6 +153,23 @@ def test_busy_results_folder_exits_3(runner, tmp_path):
         result = runner.invoke(main, ["run", str(suite), "--results", str(tmp_path / "r")])
     assert result.exit_code == 3 and "in use by another tabmoe-bench run" in result.output
 
+
+
+def test_busy_results_folder_names_the_lock_file_and_the_process_holding_it(runner, tmp_path):
+    suite, results = tiny_suite(tmp_path), tmp_path / "r"
+    holder = subprocess.Popen(  # another process, as a second `tabmoe-bench run` would be
+        [sys.executable, "-c", "import sys; from tabmoe.bench.storage import results_lock\n"
+         f"with results_lock({str(results)!r}):\n    print('held', flush=True); sys.stdin.read()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout.readline() == "held\n"
+        result = runner.invoke(main, ["run", str(suite), "--results", str(results), "--no-progress"])
+    finally:
+        holder.communicate(timeout=60)
+    assert result.exit_code == 3, result.output
+    assert f"(pid {holder.pid} on {platform.node()} holds its lock file {results / '.lock'})" in result.output
+    assert not (results / "runs").exists()  # nothing ran
 
 def test_seed_lists():
     assert parse_seed_list("0,1,5-7,1") == [0, 1, 5, 6, 7]

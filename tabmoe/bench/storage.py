@@ -33,6 +33,7 @@ import errno
 import json
 import math
 import os
+import platform
 import tempfile
 import uuid
 from collections.abc import Iterator
@@ -459,10 +460,12 @@ def repair_journal(path: str | os.PathLike) -> bool:
 
 @contextlib.contextmanager
 def results_lock(results: str | os.PathLike) -> Iterator[None]:
-    """Hold ``<results>/.lock`` (flock) for the block; :class:`ResultsLocked` if it is taken,
-    :class:`StoreError` if the folder cannot be created or written.
+    """Hold ``<results>/.lock`` (flock) for the block; :class:`ResultsLocked` (naming the lock
+    file and the pid and host that hold it) if it is taken, :class:`StoreError` if the folder
+    cannot be created or written.
 
-    The kernel drops the lock when the holder dies, SIGKILL included.
+    The kernel drops the lock when the holder dies, SIGKILL included; the holder's pid and
+    host stay in the file, and are read only while the lock is held.
     """
     try:
         import fcntl
@@ -479,7 +482,16 @@ def results_lock(results: str | os.PathLike) -> Iterator[None]:
         try:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise ResultsLocked(f"{root} is in use by another tabmoe-bench run") from None
+            fh.seek(0)
+            pid, _, host = fh.read().strip().partition(" ")
+            holder = f"pid {pid}" + (f" on {host}" if host else "") if pid.isdigit() else "a process"
+            raise ResultsLocked(f"{root} is in use by another tabmoe-bench run ({holder} holds "
+                                f"its lock file {root / LOCK_FILE})") from None
+        with contextlib.suppress(OSError):  # who holds it, for the message of a run refused
+            fh.seek(0)
+            fh.truncate()
+            fh.write(f"{os.getpid()} {platform.node()}\n")
+            fh.flush()
         try:
             yield
         finally:
