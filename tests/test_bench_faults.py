@@ -399,6 +399,20 @@ def test_corrupted_failure_file_and_stale_temporaries(runner, tmp_path):
     assert not torn.exists() and not leftovers(results) and not failure.exists()
 
 
+
+def test_stale_study_journal_lock_is_cleared_before_any_run(runner, tmp_path):
+    """A worker killed (or Ctrl-C'd) while it held Optuna's journal lock leaves
+    optuna.journal.lock behind: every tuned run of the rerun then waited 30 s on it, warned,
+    and forced it open, each waiter on its own. `run` holds the results lock, so nobody else
+    writes: it deletes the stale lock, as it cuts a torn last line, before any run."""
+    suite = tiny_suite(tmp_path)
+    results = tmp_path / "results"
+    results.mkdir()
+    lock = results / "optuna.journal.lock"
+    lock.symlink_to(results / "optuna.journal")  # as optuna's JournalFileSymlinkLock makes it
+    assert run(runner, suite, results, "--no-report").exit_code == 0
+    assert not lock.is_symlink() and not lock.exists()
+
 def test_corrupted_database_record_is_redone(runner, tmp_path):
     suite = tiny_suite(tmp_path, seeds=(0, 1))
     db = tmp_path / "results.db"

@@ -92,6 +92,10 @@ def test_repair_journal_cuts_a_torn_last_line(tmp_path):
     assert repair_journal(journal) is True
     assert journal.read_text() == '{"op_code": 0}\n{"op_code": 1}\n'
     assert repair_journal(journal) is False and repair_journal(tmp_path / "missing") is False
+    lock = tmp_path / "optuna.journal.lock"
+    lock.symlink_to(journal)  # a writer killed while it held the lock
+    assert repair_journal(journal) is True and not lock.is_symlink()
+    assert journal.read_text() == '{"op_code": 0}\n{"op_code": 1}\n'
 
 
 def test_results_lock_is_exclusive(tmp_path):

@@ -442,18 +442,26 @@ def study_storage(results: str | os.PathLike, storage: str | None = None) -> str
 
 
 def repair_journal(path: str | os.PathLike) -> bool:
-    """Cut a partial last line off an Optuna journal file (a writer killed mid-append).
+    """Cut a partial last line off an Optuna journal file (a writer killed mid-append), and
+    delete its lock file ``<path>.lock`` (a writer killed, or interrupted, while holding it).
 
-    Optuna tolerates a torn last line only while nothing follows it; call this while no
-    other process writes (under :func:`results_lock`). Returns whether it cut anything.
+    Optuna tolerates a torn last line only while nothing follows it, and makes every writer
+    wait 30 s on a lock nobody will release before it forces the lock open (each waiter on
+    its own, so two may then write at once). Call this while no other process writes
+    (under :func:`results_lock`). Returns whether it repaired anything.
     """
     path = Path(path)
+    lock = path.with_name(path.name + ".lock")  # optuna's LOCK_FILE_SUFFIX: a symlink or a file
+    unlocked = lock.is_symlink() or lock.exists()
+    if unlocked:
+        with contextlib.suppress(FileNotFoundError):
+            lock.unlink()
     if not path.is_file() or path.stat().st_size == 0:
-        return False
+        return unlocked
     with open(path, "rb+") as fh:
         data = fh.read()
         if data.endswith(b"\n"):
-            return False
+            return unlocked
         fh.truncate(data.rfind(b"\n") + 1)
     return True
 
