@@ -472,3 +472,18 @@ def test_a_record_the_store_would_refuse_is_a_failed_run_not_a_finished_one(tmp_
     summary = runner_module.run_plan(specs, store, progress=False)
     assert summary.done == 0 and "RecordError: the run's record is invalid" in summary.failed[specs[0].run_id]
     assert store.finished("tiny") == {}
+
+
+def test_an_interrupted_run_exits_130_and_says_results_are_kept(runner, tmp_path, monkeypatch):
+    # click's own handling printed "Aborted!" and exited 1, the code of failed runs
+    import tabmoe.bench.runner as bench_runner
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(bench_runner, "run_plan", interrupted)
+    suite = tiny_suite(tmp_path, seeds=(0,), protocols=("fixed-budget",))
+    result = runner.invoke(main, ["run", str(suite), "--results", str(tmp_path / "r"), "--no-progress"])
+    assert result.exit_code == 130, result.output
+    assert "Interrupted: every result saved before is kept" in result.output
+    assert 130 in EXIT_CODES

@@ -36,6 +36,7 @@ EXIT_CODES = {
     2: "usage error (bad option, unknown suite / model / split, tuned protocol on a split "
     "without validation, unreachable scheduler, unwritable storage or results folder); nothing ran",
     3: "the results folder is in use by another tabmoe-bench run",
+    130: "interrupted (Ctrl-C): every result saved before is kept; rerun to resume",
 }
 #: ``report``'s exit codes (it runs nothing and takes no lock).
 REPORT_EXIT_CODES = {
@@ -352,6 +353,10 @@ def run_command(
     except ResultsLocked as exc:
         click.echo(f"Error: {exc}", err=True)
         ctx.exit(3)
+    except KeyboardInterrupt:  # click's own "Aborted!" exits 1, which reads as failed runs
+        click.echo("Interrupted: every result saved before is kept; rerun the same command to "
+                   "resume.", err=True)
+        ctx.exit(130)
     except StoreError as exc:  # before any run started (after, run_plan keeps it in the summary)
         raise BadUsage(_plain(exc)) from exc
     except OSError as exc:
