@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 import torch
 from hypothesis import settings
+from threadpoolctl import threadpool_limits
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -26,6 +27,14 @@ torch.set_num_threads(1)
 settings.register_profile("default", max_examples=100, deadline=None, print_blob=True)
 settings.register_profile("ci", max_examples=1000, deadline=None, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@pytest.fixture
+def one_thread():
+    """BLAS and OpenMP pools at one thread for the test (the baselines' libraries size
+    theirs from the machine): ``pytestmark = pytest.mark.usefixtures("one_thread")``."""
+    with threadpool_limits(1):
+        yield
 
 
 def find_shared() -> Path | None:

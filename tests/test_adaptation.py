@@ -6,17 +6,12 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.neighbors import KNeighborsClassifier
-from threadpoolctl import threadpool_limits
 
 from tabmoe.baselines import TabNetClassifier, reference
 from tabmoe.bench import adaptation
 from tabmoe.bench.adaptation import fit_adapted, importance_weights, split_adaptation
 
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    with threadpool_limits(1):
-        yield
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def shifted(n: int, mean: float, sd: float, rng) -> tuple[pd.DataFrame, np.ndarray]:

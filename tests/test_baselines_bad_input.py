@@ -13,7 +13,6 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-from threadpoolctl import threadpool_limits
 
 from tabmoe.baselines import TableEncoder
 
@@ -23,10 +22,7 @@ torch.set_num_threads(1)
 NAMES = sorted(BASELINE_FACTORIES)
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    with threadpool_limits(1):
-        yield
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def table(n: int = 120, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:

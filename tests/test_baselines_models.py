@@ -12,7 +12,6 @@ import sklearn
 import torch
 from scipy import sparse
 from sklearn.linear_model import LogisticRegression
-from threadpoolctl import threadpool_limits
 from torch import nn
 
 from tabmoe.baselines import (
@@ -42,10 +41,7 @@ SMALL_NETWORKS = {
 }
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    with threadpool_limits(1):
-        yield
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def mixed(n: int = 300, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:

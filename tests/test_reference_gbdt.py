@@ -7,15 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.base import clone
-from threadpoolctl import threadpool_limits
 
 from tabmoe.baselines import reference
 
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    with threadpool_limits(1):
-        yield
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def table(n: int = 120, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:

@@ -10,7 +10,6 @@ import pandas as pd
 import pytest
 import torch
 from sklearn.metrics import log_loss
-from threadpoolctl import threadpool_limits
 
 from tabmoe.baselines import TabNetClassifier
 from tabmoe.baselines.tabnet import ClassLogLoss, _trained_classes_only
@@ -18,10 +17,7 @@ from tabmoe.baselines.tabnet import ClassLogLoss, _trained_classes_only
 pytest.importorskip("pytorch_tabnet")  # an optional extra; the adapter imports without it
 
 
-@pytest.fixture(autouse=True)
-def one_thread():
-    with threadpool_limits(1):
-        yield
+pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
 
 def rare_class_table(n: int = 60) -> tuple[pd.DataFrame, np.ndarray]:
