@@ -124,3 +124,33 @@ def test_catboost_threads_follow_the_run():
 
     assert _thread_params(reference.catboost(), 2) == {"estimator__thread_count": 2}
     assert _thread_params(reference.lightgbm(), 2) == {}  # OpenMP: limited_threads covers it
+
+
+def test_a_kept_domain_column_reaches_the_models_fit(monkeypatch):
+    # keep_domain: true kept the column in the split's parts, but SplitData.features removed
+    # it, so no model saw the held-out values it was meant to extrapolate to
+    import dataclasses
+
+    import tabmoe.bench.execute as execute_module
+    from tabmoe.bench.plan import RunSpec
+    from tabmoe.bench.suites import load_suite
+
+    split = dataclasses.replace(load_suite("smoke").split("car-buying-vhigh"), keep_domain=True)
+    seen = {}
+    real = execute_module.set_random_states
+
+    def spy(estimator, seed):
+        estimator = real(estimator, seed)
+        fit = estimator.fit
+
+        def recording_fit(X, y, **kwargs):
+            seen["columns"] = list(X.columns)
+            return fit(X, y, **kwargs)
+
+        estimator.fit = recording_fit
+        return estimator
+
+    monkeypatch.setattr(execute_module, "set_random_states", spy)
+    spec = RunSpec(suite="smoke", split=split, model="logistic_regression", protocol="defaults", seed=0)
+    execute_module.execute(spec)
+    assert "buying" in seen["columns"]

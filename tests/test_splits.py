@@ -67,7 +67,12 @@ def test_value_split_id_values_only_and_keep_domain(table):
     split = define(ValueSplit("region", id_values=("south", "east")), keep_domain=True).make(0, table=table)
     assert set(split.ood_test["region"]) == {"north", "west"}
     assert set(split.train["region"]) <= {"south", "east"}
-    assert "region" not in split.features("train").columns and "label" not in split.features("train").columns
+    # the kept domain column is a feature: the model must extrapolate to its held-out values
+    # (features() removed it too, so no model ever saw it)
+    assert "region" in split.features("ood_test").columns and "label" not in split.features("train").columns
+    assert set(split.features("ood_test")["region"]) == {"north", "west"}
+    dropped = define(ValueSplit("region", id_values=("south", "east"))).make(0, table=table)
+    assert "region" not in dropped.features("train").columns
 
 
 def test_value_split_excludes_unlisted_and_missing(table):

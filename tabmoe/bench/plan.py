@@ -191,6 +191,8 @@ def split_config(split: SplitDefinition) -> dict[str, Any]:
     }
     if split.max_id_rows is not None or split.max_ood_rows is not None:  # absent: hashes of uncapped runs unchanged
         config["max_rows"] = [split.max_id_rows, split.max_ood_rows]
+    if split.keep_domain:  # runs made before the kept column reached the model are stale
+        config["domain_is_feature"] = True
     return config
 
 

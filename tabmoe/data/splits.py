@@ -108,9 +108,10 @@ class SplitData:
         return pd.concat([self.parts[p] for p in names if p in self.parts])
 
     def features(self, part: str) -> pd.DataFrame:
-        """Features of a part: label and (kept) domain column removed."""
-        drop = [self.target] + ([self.domain_column] if self.keep_domain and self.domain_column else [])
-        return self.parts[part].drop(columns=drop)
+        """Features of a part: every column but the label. A domain column kept with
+        ``keep_domain`` is one of them, so the model sees the held-out values it must
+        extrapolate to (before 2026-12-05 it was removed here too: no model saw it)."""
+        return self.parts[part].drop(columns=[self.target])
 
 
 def check_split(split: SplitData) -> None:
