@@ -1,0 +1,59 @@
+"""docs/research.md quotes `benchmarks/research.py summary`: a study's figures there are
+the ones `summary` prints now from the committed lines of benchmarks/results/research/ (a
+table computed another way, or left behind when `summary` began to leave out the pairs
+drawn on other rows, fails here)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from .test_research_rules import import_benchmark
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "research.md"
+
+STUDY_5 = ["--study", "r3-defaults,r5-numeric", "--baseline", "ordered20,default", "--seeds", "0-2"]
+#: (the section's heading, summary's arguments, the variant's row, whether the docs give
+#: the baseline minus the variant: signs and W/T/L turned round)
+CASES = [
+    ("## Study 2:", ["--study", "r2-combined", "--baseline", "cand"], "fb", False),
+    ("## Study 6:",
+     ["--study", "r3-defaults,r5-numeric,r6-stopping", "--baseline", "ordered20,default"],
+     "pat20", False),
+    *[("## The defaults after study 5", STUDY_5, v, True)
+      for v in ("fb", "ref_lr", "ref_ftt", "ref_hgb", "ref_xgb")],
+    ("## Study 51:", ["--study", "r51-last-weights", "--baseline", "def51"], "last", False),
+]
+
+
+def section(heading: str) -> str:
+    text = DOCS.read_text(encoding="utf8")
+    start = text.index(heading)
+    end = text.find("\n## ", start + 1)
+    return " ".join(text[start:end if end > 0 else None].split())  # lines wrapped anywhere
+
+
+def turned(figure: str) -> str:
+    """``-0.0179 (0.030)`` -> ``+0.0179 (0.030)``; ``4/13/22`` -> ``22/13/4``."""
+    if "/" in figure:
+        return "/".join(reversed(figure.split("/")))
+    return {"+": "-", "-": "+"}[figure[0]] + figure[1:]
+
+
+@pytest.mark.parametrize(("heading", "argv", "variant", "flip"), CASES)
+def test_docs_figures_are_what_summary_prints(heading, argv, variant, flip, capsys):
+    research = import_benchmark("research")
+    assert research.main(["summary", *argv]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith(f"| {variant} |")]
+    assert len(rows) == 1, rows
+    cells = [c.strip() for c in rows[0].strip("|").split("|")]
+    figures = [cells[i] for i in (5, 6, 7, 8)]  # ID-val diff (SD), W/T/L, OOD diff (SD), W/T/L
+    shape = r"[+-]\d\.\d{4} \(\d\.\d{3}\)|\d+/\d+/\d+"
+    assert all(re.fullmatch(shape, f) for f in figures), figures
+    text = section(heading)
+    for figure in figures:
+        quoted = turned(figure) if flip else figure
+        assert quoted in text, f"{heading} {variant}: {quoted} (summary {' '.join(argv)})"
