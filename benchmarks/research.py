@@ -20,6 +20,13 @@ beside it.
 every ID-validation row gets, in one categorical column drawn at random (seeded), a value
 never seen at fit, and the fitted network predicts those rows with ``unknown="token"`` and
 with ``"exclude"`` (``validation_unseen_token`` / ``_exclude``); ``unseen`` pairs the two.
+
+``run --held-out-value`` adds study 52's ID-only check of unseen values that are real: one
+(categorical column, value) a (split, seed), drawn by :func:`held_out_pick`, is taken out of
+training (every training row holding it is dropped), each variant is fitted again on the
+rest, and the ID-validation rows holding that value are scored with ``unknown="token"`` and
+``"exclude"`` (``held_out_token`` / ``held_out_exclude``; ``held_out_rest``: the other
+validation rows); ``held-out`` pairs the variants on them.
 """
 
 from __future__ import annotations
@@ -41,6 +48,7 @@ from ood_variants import parse_variant as parse_params  # "a=1,b=x" -> {"a": 1, 
 from sklearn.metrics import log_loss
 
 from tabmoe import TabularMoEClassifier
+from tabmoe._frame import is_categorical_dtype
 from tabmoe._paper_config import AUTO_VALIDATION_FRACTION, AUTO_VALIDATION_ROWS
 from tabmoe.bench import limited_threads
 from tabmoe.bench._environment import cpu_model
@@ -232,6 +240,60 @@ def unseen_scores(estimator, X: pd.DataFrame, y, seed: int) -> dict:
     return out
 
 
+#: Study 52's eligible values: a share of the training rows in this range (a real part of the
+#: table, not all of it), and at least this many ID-validation rows to score.
+HELD_OUT_SHARE = (0.05, 0.5)
+HELD_OUT_MIN_ROWS = 10
+
+
+def held_out_pick(X: pd.DataFrame, X_val: pd.DataFrame, seed: int) -> tuple[str, object] | None:
+    """Study 52's (column, value), drawn with ``RandomState(seed)`` from every eligible pair
+    of a categorical column and one of its observed values (missing values are not values):
+    a training share within ``HELD_OUT_SHARE``, at least ``HELD_OUT_MIN_ROWS`` validation rows,
+    and another value left in the column's training rows. None if no pair is eligible."""
+    pairs = []
+    for column in X.columns:
+        if not is_categorical_dtype(X[column].dtype):
+            continue
+        counts = X[column].dropna().astype(str).value_counts()
+        if len(counts) < 2:
+            continue
+        val_counts = X_val[column].dropna().astype(str).value_counts()
+        for value in sorted(counts.index):
+            share = counts[value] / len(X)
+            if HELD_OUT_SHARE[0] <= share <= HELD_OUT_SHARE[1] and val_counts.get(value, 0) >= HELD_OUT_MIN_ROWS:
+                pairs.append((str(column), value))
+    if not pairs:
+        return None
+    return pairs[np.random.RandomState(seed).randint(len(pairs))]
+
+
+def held_out_scores(config: dict, seed: int, X: pd.DataFrame, y, X_val: pd.DataFrame, y_val, pick) -> dict:
+    """Fit the variant ``config`` on the training rows without ``pick``'s value (its table
+    rules resolved on those rows); accuracy on the
+    validation rows holding it, read as the UNKNOWN token and left out (the same network), and
+    on the other validation rows."""
+    column, value = pick
+    has = X[column].astype(str).eq(value) & X[column].notna()
+    val_has = (X_val[column].astype(str).eq(value) & X_val[column].notna()).to_numpy()
+    X_fit, y_fit = X[~has.to_numpy()], np.asarray(y)[~has.to_numpy()]
+    y_val = np.asarray(y_val)
+    estimator = make_tabmoe(resolve_rules(config, len(X_fit), X.shape[1]), seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        start = time.perf_counter()
+        estimator.fit(X_fit, y_fit)
+        out = {"held_out_column": column, "held_out_value": value, "held_out_rows": int(val_has.sum()),
+               "held_out_train_dropped": int(has.sum()),
+               "held_out_fit_seconds": round(time.perf_counter() - start, 3)}
+        for mode in ("token", "exclude"):
+            reader = copy.copy(estimator).set_params(unknown=mode)
+            pred = reader.predict(X_val[val_has])
+            out[f"held_out_{mode}"] = float(np.mean(pred == y_val[val_has]))
+        out["held_out_rest"] = float(np.mean(estimator.predict(X_val[~val_has]) == y_val[~val_has]))
+    return out
+
+
 def run(args) -> int:
     suite = load_suite(args.suite)
     out_path = Path(args.out or RESULTS / f"{args.study}.jsonl")
@@ -252,6 +314,7 @@ def run(args) -> int:
             X, y = split.features("train"), split.train[split.target]
             parts = {p: (split.features(p), split.parts[p][split.target])
                      for p in PARTS if p in split.parts and len(split.parts[p])}
+            pick = held_out_pick(X, parts["validation"][0], seed) if args.held_out_value else None
             for variant, params in todo:
                 if args.model:
                     estimator = get_model(args.model).make(**params)
@@ -265,6 +328,8 @@ def run(args) -> int:
                     scores = fit_and_score(estimator, X, y, parts)
                     if args.unseen_check and hasattr(estimator, "tokenizer_") and "validation" in parts:
                         scores.update(unseen_scores(estimator, *parts["validation"], seed))
+                    if pick is not None and not args.model:
+                        scores.update(held_out_scores(config, seed, X, y, *parts["validation"], pick))
                 line = {"study": args.study, "variant": variant, "split": name, "seed": seed,
                         "params": config, **scores, "n_train": len(X), "cpu": cpu_model()}
                 with open(out_path, "a", encoding="utf8") as fh:
@@ -388,6 +453,47 @@ def unseen(args) -> int:
     return 0
 
 
+def held_out(args) -> int:
+    """Study 52: each reading of a held-out value paired with ``--baseline``'s token reading
+    on the same (split, seed) and value; the plain ID-validation difference beside it."""
+    lines = [r for f in args.study.split(",") for r in read_lines(RESULTS / f"{f}.jsonl")
+             if "held_out_token" in r]
+    if args.seeds:
+        seeds = set(parse_seed_list(args.seeds))
+        lines = [r for r in lines if r["seed"] in seeds]
+    by: dict = {}
+    for r in lines:
+        by.setdefault(r["variant"], {})[(r["split"], r["seed"])] = r
+    if args.baseline not in by:
+        raise SystemExit(f"no held-out lines of {args.baseline!r} in {sorted(by)}")
+    base = by[args.baseline]
+    print("| reading | n | held-out rows (mean) | held out | diff (SD) | W/T/L | rest diff | ID val diff (SD) "
+          "| W/T/L |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for variant, rows in by.items():
+        keys = sorted(set(rows) & set(base))
+        if not keys:
+            continue
+        def get(src: dict, part: str, keys: list = keys) -> np.ndarray:
+            return np.array([src[k][part] for k in keys], dtype=float)
+
+        dv = get(rows, "validation") - get(base, "validation")
+        rest = get(rows, "held_out_rest") - get(base, "held_out_rest")
+        for mode in ("token", "exclude"):
+            if variant == args.baseline and mode == "token":
+                continue
+            d = get(rows, f"held_out_{mode}") - get(base, "held_out_token")
+            print(f"| {variant}, {mode} | {len(keys)} | {get(rows, 'held_out_rows').mean():.0f} "
+                  f"| {get(rows, f'held_out_{mode}').mean():.3f} | {d.mean():+.4f} ({d.std():.3f}) | {wtl(d)} "
+                  f"| {rest.mean():+.4f} | {dv.mean():+.4f} ({dv.std():.3f}) | {wtl(dv)} |")
+            if args.by_split:
+                for split in sorted({k[0] for k in keys}):
+                    on = [i for i, k in enumerate(keys) if k[0] == split]
+                    print(f"|   {split} | {len(on)} | | | {d[on].mean():+.4f} | {wtl(d[on])} | | "
+                          f"{dv[on].mean():+.4f} | {wtl(dv[on])} |")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -405,6 +511,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--max-id-rows", type=int, default=None,
                    help="override the suite's cap on ID rows (0: every ID row; study 30)")
     r.add_argument("--unseen-check", action="store_true", help="add the unseen-value check (study 12)")
+    r.add_argument("--held-out-value", action="store_true",
+                   help="add study 52's check: a categorical value taken out of training, scored on ID validation")
     s = sub.add_parser("summary")
     s.add_argument("--study", required=True, help="study name(s), comma-separated")
     s.add_argument("--baseline", required=True)
@@ -413,6 +521,11 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--seeds", default=None, help="only these seeds' pairs (e.g. 0-2)")
     u = sub.add_parser("unseen", help="the unseen-value check: 'exclude' paired with 'token'")
     u.add_argument("--study", required=True)
+    h = sub.add_parser("held-out", help="study 52's check: each reading paired with the baseline's token")
+    h.add_argument("--study", required=True, help="study name(s), comma-separated")
+    h.add_argument("--baseline", required=True)
+    h.add_argument("--seeds", default=None)
+    h.add_argument("--by-split", action="store_true")
     i = sub.add_parser("import-records", help="committed harness records as study lines")
     i.add_argument("--study", required=True)
     i.add_argument("--variant", required=True, help="the name the records get in the study")
@@ -421,7 +534,7 @@ def main(argv: list[str] | None = None) -> int:
     i.add_argument("--protocol", required=True)
     i.add_argument("--out", default=None)
     args = parser.parse_args(argv)
-    commands = {"run": run, "summary": summary, "unseen": unseen, "import-records": import_records}
+    commands = {"run": run, "summary": summary, "unseen": unseen, "held-out": held_out, "import-records": import_records}
     return commands[args.command](args)
 
 
