@@ -61,8 +61,8 @@ class EstimatorStateMixin:
             self._masking(self.n_layers)
 
     def _resolve_n_layers(self, n_rows: int) -> None:
-        """Set ``n_layers_`` for a fit on ``n_rows`` labelled rows (before the early-stopping
-        hold-out, as ``validation_fraction="auto"`` counts them)."""
+        """Set ``n_layers_`` for a fit on ``n_rows`` labelled rows of non-zero weight (before
+        the early-stopping hold-out, as ``validation_fraction="auto"`` counts them)."""
         if self.n_layers == "auto":
             self.n_layers_ = 2 if n_rows > defaults.AUTO_LAYERS_ROWS else 1
         else:

@@ -442,7 +442,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
 
     def _initialize_front_end(self, inputs: FitInputs, X_unlabeled: Any = None) -> Any:
         """Resolve ``n_layers_``; fit ``tokenizer_`` (on ``X`` and ``X_unlabeled``) and ``label_token_ids_``."""
-        self._resolve_n_layers(len(inputs.frame))
+        self._resolve_n_layers(inputs.n_weighted)
         unlabeled = self._unlabeled_frame(inputs.frame, X_unlabeled)
         self.tokenizer_ = ColumnTokenizer(
             categorical_features=self.categorical_features,

@@ -138,6 +138,25 @@ def test_rows_of_weight_zero_change_nothing(early_stopping, n_members):
     np.testing.assert_allclose(padded.predict_proba(X), plain.predict_proba(X), rtol=0, atol=1e-6)
 
 
+def test_rows_of_weight_zero_do_not_count_in_the_table_size_rules(monkeypatch):
+    # n_layers="auto" and early_stopping="auto" read the table's size: 120 weighted rows and
+    # 120 of weight 0 are a 120-row table (both rules counted 240 rows).
+    from tabmoe import _paper_config as defaults
+
+    monkeypatch.setattr(defaults, "AUTO_LAYERS_ROWS", 120)
+    monkeypatch.setattr(defaults, "AUTO_EARLY_STOPPING_ROWS", 120)
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({c: rng.choice(list("abcd"), 240) for c in "pqr"})
+    y = np.where(X["p"] == "a", "yes", "no")
+    params = {**FAST, "max_epochs": 2, "n_layers": "auto", "early_stopping": "auto"}
+    plain = TabularMoEClassifier(**params).fit(X[:120], y[:120])
+    padded = TabularMoEClassifier(**params).fit(X, y, sample_weight=np.r_[np.ones(120), np.zeros(120)])
+    assert plain.n_layers_ == padded.n_layers_ == 1
+    assert "val_loss" not in padded.history_[0]
+    np.testing.assert_allclose(padded.predict_proba(X), plain.predict_proba(X), rtol=0, atol=1e-6)
+    assert TabularMoEClassifier(**params).fit(X, y).n_layers_ == 2  # 240 weighted rows
+
+
 def test_paper_config_is_the_papers(auto_mpg):
     cfg = paper_config()
     assert cfg | {} == {

@@ -278,6 +278,11 @@ class FitInputs:
     mixed_precision: bool = False  # resolved for the device (resolve_mixed_precision)
     compile: bool = False
 
+    @property
+    def n_weighted(self) -> int:
+        """Rows of non-zero weight: those training uses (:func:`weighted_rows`)."""
+        return int(np.count_nonzero(self.weight > 0))
+
 
 def start_fit(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> FitInputs:
     """Validate ``X`` and ``y`` and set ``classes_``, ``n_features_in_``, ``feature_names_in_``.
@@ -507,7 +512,8 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
             inputs = start_fit(self, X, y, sample_weight)
             inputs.weight = float32_weights(inputs.weight)  # the torch models' float32 tensors
             unlabeled = self._initialize_front_end(inputs, **fit_params)
-            early = use_early_stopping(self.early_stopping, eval_set is not None, len(inputs.frame))
+            # Rows of weight 0 are not trained on: the table-size rules do not count them.
+            early = use_early_stopping(self.early_stopping, eval_set is not None, inputs.n_weighted)
             validation = None
             if eval_set is not None:
                 X_val, y_val = _eval_pair(eval_set)
