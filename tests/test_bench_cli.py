@@ -474,6 +474,31 @@ def test_a_record_the_store_would_refuse_is_a_failed_run_not_a_finished_one(tmp_
     assert store.finished("tiny") == {}
 
 
+def test_a_failure_that_cannot_be_saved_keeps_the_runs_own_error(tmp_path, monkeypatch, capsys):
+    # The summary held only the StoreError: the run's traceback was in no file and on no screen.
+    from tabmoe.bench import runner as runner_module
+    from tabmoe.bench.plan import plan_runs
+    from tabmoe.bench.storage import StoreError
+    from tabmoe.bench.suites import load_suite
+
+    specs = plan_runs(load_suite(tiny_suite(tmp_path)), protocols=["fixed-budget"])
+
+    def fake_execute_all(todo, jobs, scheduler):
+        for spec in todo:
+            yield spec.run_id, None, "Traceback (most recent call last):\n  in fit\nValueError: boom"
+
+    def full_disk(*args):
+        raise StoreError("could not save the failure: disk full")
+
+    monkeypatch.setattr(runner_module, "execute_all", fake_execute_all)
+    store = open_store(tmp_path / "r")
+    monkeypatch.setattr(store, "write_failure", full_disk)
+    summary = runner_module.run_plan(specs, store, progress=False)
+    assert summary.aborted == "could not save the failure: disk full"
+    assert summary.failed == {specs[0].run_id: "Traceback (most recent call last):\n  in fit\nValueError: boom"}
+    assert "in fit\nValueError: boom" in capsys.readouterr().out
+
+
 def test_an_interrupted_run_exits_130_and_says_results_are_kept(runner, tmp_path, monkeypatch):
     # click's own handling printed "Aborted!" and exited 1, the code of failed runs
     import tabmoe.bench.runner as bench_runner

@@ -139,7 +139,11 @@ def run_plan(
                     else:
                         store.write_failure(by_id[run_id].suite, run_id, error or "unknown error")
                 except StoreError as exc:  # stop: closing the generator drops the runs in flight
-                    summary.failed[run_id] = f"StoreError: {exc}"
+                    if record is None:  # the run's own error is saved nowhere else: show it whole
+                        summary.failed[run_id] = error or "unknown error"
+                        bar.write(f"FAILED {run_id} (its failure could not be saved):\n{summary.failed[run_id]}")
+                    else:
+                        summary.failed[run_id] = f"StoreError: {exc}"
                     summary.aborted = str(exc)
                     break
                 if record is not None:
