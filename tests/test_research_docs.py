@@ -57,3 +57,15 @@ def test_docs_figures_are_what_summary_prints(heading, argv, variant, flip, caps
     for figure in figures:
         quoted = turned(figure) if flip else figure
         assert quoted in text, f"{heading} {variant}: {quoted} (summary {' '.join(argv)})"
+
+
+@pytest.mark.parametrize("reading", ["def52, exclude", "unk05, token"])
+def test_study_52_figures_are_what_held_out_prints(reading, capsys):
+    research = import_benchmark("research")
+    assert research.main(["held-out", "--study", "r52-held-out-value", "--baseline", "def52"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith(f"| {reading} |")]
+    assert len(rows) == 1, rows
+    cells = [c.strip() for c in rows[0].strip("|").split("|")]
+    text = section("## Study 52:")
+    for figure in (cells[4], cells[5], cells[7], cells[8]):  # held-out diff, W/T/L; ID-val diff, W/T/L
+        assert figure in text, f"study 52 {reading}: {figure}"

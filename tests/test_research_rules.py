@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from tabmoe.nn._base import validation_split
@@ -217,3 +218,30 @@ def test_restore_best_weights_variant_keeps_the_last_epoch(research):
     assert type(research.make_tabmoe({**small, "restore_best_weights": True}, 0)) is TabularMoEClassifier
     with pytest.raises(SystemExit, match="restore_best_weights"):
         research.make_tabmoe({"restore_best_weights": "no"}, 0)
+
+
+def test_held_out_pick_draws_only_eligible_values(research):
+    # Study 52: a categorical value holding 5-50% of the training rows, at least 10
+    # validation rows and another value beside it; numbers and missing values never.
+    X = pd.DataFrame({
+        "colour": ["red"] * 60 + ["blue"] * 30 + ["green"] * 2 + [None] * 8,  # 60% / 30% / 2%
+        "size": np.arange(100.0),  # numeric: not a value to hold out
+        "only": ["x"] * 100,  # one value: nothing would be left
+    })
+    X_val = pd.DataFrame({"colour": ["red"] * 20 + ["blue"] * 10 + ["green"] * 20,
+                          "size": np.zeros(50), "only": ["x"] * 50})
+    picks = {research.held_out_pick(X, X_val, seed) for seed in range(20)}
+    assert picks == {("colour", "blue")}
+    assert research.held_out_pick(X, X_val.assign(colour=["red"] * 41 + ["blue"] * 9), 0) is None
+
+
+def test_held_out_scores_fit_without_the_value_and_score_its_rows(research):
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.choice(list("pqr"), 300), "b": rng.choice(list("xy"), 300)})
+    y = np.where(X["b"] == "x", "yes", "no")
+    X_val, y_val = X[:60], y[:60]
+    out = research.held_out_scores({"max_epochs": 2}, 0, X, y, X_val, y_val, ("a", "q"))
+    assert out["held_out_train_dropped"] == int((X["a"] == "q").sum())
+    assert out["held_out_rows"] == int((X_val["a"] == "q").sum())
+    assert {"held_out_token", "held_out_exclude", "held_out_rest"} <= set(out)
+    assert all(0.0 <= out[k] <= 1.0 for k in ("held_out_token", "held_out_exclude", "held_out_rest"))
