@@ -21,9 +21,19 @@ from /proc/self/status VmHWM after resetting it through /proc/self/clear_refs (L
 and free heap pages returned to the OS first, so that the step cannot reuse them unseen);
 ``process_peak_mib`` is ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` at the end.
 
+``--mmap-threshold BYTES`` (glibc's ``mallopt(M_MMAP_THRESHOLD)``, set when the script
+starts): every allocation of at least BYTES is mmapped and unmapped on free, so the peak RSS
+follows the live allocations. By default glibc puts blocks under its dynamic threshold (up to
+32 MiB: predict's 2,570 x 51 x 64 float32 activations are 512 bytes under it) in its heap,
+which keeps them resident after free: the predict figures then sit 200-300 MiB above the
+live tensors and move by ~100 MiB from run to run (10^5 rows: 547-647 MiB; 352 MiB with a
+1 MiB threshold). The predict scenario
+reports its batch and network (``batch_rows``, ``network``), from which
+tests/test_resources.py computes its bound.
+
     python benchmarks/memory.py fit-ids --rows 1000000 --min-frequency 2
     python benchmarks/memory.py fit-wide --rows 1000000 --columns 50 --batch-size 4096
-    python benchmarks/memory.py predict --rows 1000000 --columns 50
+    python benchmarks/memory.py predict --rows 1000000 --columns 50 [--mmap-threshold 1048576]
 """
 
 from __future__ import annotations
@@ -55,6 +65,14 @@ def _status_mib(field: str) -> float | None:
         if line.startswith(field + ":"):
             return int(line.split()[1]) / 1024
     return None
+
+
+def set_mmap_threshold(n_bytes: int) -> bool:
+    """glibc ``mallopt(M_MMAP_THRESHOLD, n_bytes)``; False where there is no such call."""
+    try:
+        return bool(ctypes.CDLL("libc.so.6").mallopt(-3, n_bytes))  # M_MMAP_THRESHOLD = -3
+    except (OSError, AttributeError):
+        return False
 
 
 def reset_peak() -> bool:
@@ -174,8 +192,12 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--max-batches", type=int, default=None)
+    parser.add_argument("--mmap-threshold", type=int, default=None)
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
+    mmap_threshold = args.mmap_threshold
+    if mmap_threshold is not None and not set_mmap_threshold(mmap_threshold):
+        mmap_threshold = None  # not glibc: the report says so
     caught = warnings.catch_warnings(record=True)
     messages = caught.__enter__()
     warnings.simplefilter("always", UserWarning)
@@ -187,6 +209,7 @@ def main(argv: list[str] | None = None) -> dict:
         random_state=0,
     )
     report: dict = {"scenario": args.scenario, "rows": args.rows, **params}
+    report["mmap_threshold"] = mmap_threshold
     if args.scenario == "predict":
         report["columns"] = args.columns
         X, y = wide_table(20_000, args.columns, seed=1)
@@ -195,6 +218,11 @@ def main(argv: list[str] | None = None) -> dict:
         X, _ = wide_table(args.rows, args.columns)
         proba, figures = measure(lambda: clf.predict_proba(X))
         report["output_mib"] = round(proba.nbytes / 2**20, 1)
+        report["batch_rows"] = clf._predict_rows()
+        report["network"] = {
+            "positions": clf.n_features_in_ + 1, "n_layers": clf.n_layers_, "d_model": clf.d_model,
+            "n_heads": clf.n_heads, "ff_dim": clf.ff_dim, "gate": clf.gate, "n_members": clf.n_members,
+        }  # fmt: skip
     else:
         if args.scenario == "fit-ids":
             X, y = ids_table(args.rows)
