@@ -24,10 +24,9 @@ and free heap pages returned to the OS first, so that the step cannot reuse them
 ``--mmap-threshold BYTES`` (glibc's ``mallopt(M_MMAP_THRESHOLD)``, set when the script
 starts): every allocation of at least BYTES is mmapped and unmapped on free, so the peak RSS
 follows the live allocations. By default glibc puts blocks under its dynamic threshold (up to
-32 MiB: predict's 2,570 x 51 x 64 float32 activations are 512 bytes under it) in its heap,
-which keeps them resident after free: the predict figures then sit 200-300 MiB above the
-live tensors and move by ~100 MiB from run to run (10^5 rows: 547-647 MiB; 352 MiB with a
-1 MiB threshold). The predict scenario
+32 MiB: predict's 2^23-float batch tensors are just under it) in its heap, which keeps them
+resident after free: the predict figures then sit ~200 MiB above the live tensors and move
+by ~50 MiB from run to run (10^5 rows: 290-341 MiB; 113-116 MiB with a 1 MiB threshold). The predict scenario
 reports its batch and network (``batch_rows``, ``network``), from which
 tests/test_resources.py computes its bound.
 

@@ -577,7 +577,16 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         self._update_importances()
 
     def _predict_rows(self) -> int:
-        return predict_batch_rows(self.n_features_in_ + 1, self.d_model * self.n_members)
+        """Rows a forward pass, by the widest activation a position holds: ``d_model``, and in
+        a layer that computes every position's query (all but the last, which computes the
+        label's) the ``ff_dim`` hidden layer and ``n_heads`` x positions attention scores
+        (twice that for tanhmax's signed slots); per member."""
+        positions, width = self.n_features_in_ + 1, self.d_model
+        if self.n_layers_ > 1:
+            slots = 2 if self.gate == "tanhmax" else 1
+            hidden = self.ff_dim if self.block == "transformer" else 0
+            width = max(width, hidden, self.n_heads * positions * slots)
+        return predict_batch_rows(positions, width * self.n_members)
 
     def _prepare_X(self, X: Any) -> pd.DataFrame:
         """Validated frame in the fitted column order; absent columns -> NaN (``"exclude"``)."""

@@ -14,7 +14,10 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
+import tabmoe.nn._base
 import tabmoe.nn._batching
 from tabmoe import TabularMoEClassifier
 
@@ -82,8 +85,9 @@ def predict_batch_mib(report: dict) -> float:
     the first layer's softmax, which computes every position's query (the second and last
     layer computes the label's alone), B rows x L positions hold the input x and q, k, v
     (d_model floats each) and the scores and their softmax (n_heads x L floats each):
-    B x L x (4 d + 2 H L) float32. Counted by a torch dispatch mode over one batch: 333.2 MiB
-    at 2,570 x 51, d 64, 4 heads (this formula: 332.0)."""
+    B x L x (4 d + 2 H L) float32. Counted by a torch dispatch mode over one batch of 51
+    positions, d 64, 4 heads: 104.5 MiB at 806 rows (this formula: 104.1), 333.2 at 2,570
+    (332.0; the rows before they counted the scores)."""
     net = report["network"]
     # the formula is the two-layer softmax network's (20,000 training rows: n_layers="auto" -> 2)
     assert (net["n_layers"], net["gate"], net["n_members"]) == (2, "softmax", 1), net
@@ -94,19 +98,20 @@ def predict_batch_mib(report: dict) -> float:
 @pytest.mark.slow
 def test_predict_memory_is_flat_in_the_number_of_rows():
     """predict_proba tokenizes and runs the network batch by batch (predict_batch_rows), so
-    its memory is a constant, one batch's tensors (predict_batch_mib: 332 MiB here), plus
+    its memory is a constant, one batch's tensors (predict_batch_mib: 104 MiB here), plus
     what grows with the rows: the outputs (float32 logits, float64 log probabilities and
     probabilities: at most 28 bytes x 2 classes; at the peak, inside a batch, only the logits
     exist). 64 MiB more are allowed for one tokenized chunk and its tokenizer temporaries,
     the allocator's heap of blocks under 1 MiB and the interpreter.
 
     Measured with glibc mmapping every block of 1 MiB or more (--mmap-threshold), so that the
-    RSS follows the live allocations: 352 and 364 MiB above the start (10^5 and 10^6 rows,
-    input table included; bound 449). With glibc's default threshold the same steps took
-    547-647 and 586-675 MiB: blocks under its dynamic threshold (up to 32 MiB; a 2,570 x 51 x
-    64 float32 activation is 512 bytes under it) stay resident in its heap after free, in a
-    layout that changes from run to run (10^6 - 10^5 once grew 167 MiB), which no bound on
-    what tabmoe allocates can follow. Materialising all rows' int64 tokens at once would add
+    RSS follows the live allocations: 113-116 and 124-135 MiB above the start (10^5 and 10^6
+    rows, input table included; bound 222); 350-354 and 358-363 (bound 449) in the 2,570-row
+    batches sized before the rows counted the attention scores. With glibc's default
+    threshold the same steps took 290-341 and 382 MiB (before: 543-647 and 586-675): blocks
+    under its dynamic threshold (up to 32 MiB; a batch's 2^23-float tensors are just under
+    it) stay resident in its heap after free, in a layout that changes from run to run
+    (10^6 - 10^5 once grew 167 MiB), which no bound on what tabmoe allocates can follow. Materialising all rows' int64 tokens at once would add
     389 MiB at 10^6 rows, their activations gigabytes: both fail the growth bound. The exact,
     allocation-level bound is test_predict_memory_beyond_the_output_does_not_grow_with_rows."""
     threshold = ("--mmap-threshold", str(MIB))
@@ -119,6 +124,39 @@ def test_predict_memory_is_flat_in_the_number_of_rows():
     assert growth < (900_000 * per_row) / MIB + 64, (small, large)
     bound = predict_batch_mib(large) + (1_000_000 * per_row) / MIB + 64
     assert large["step_peak_above_before_mib"] < bound, (bound, large)
+
+
+class _LargestTensor(TorchDispatchMode):
+    """The most elements of any tensor an op returns while the mode is on."""
+
+    largest = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for t in out if isinstance(out, (tuple, list)) else [out]:
+            if isinstance(t, torch.Tensor):
+                self.largest = max(self.largest, t.numel())
+        return out
+
+
+@pytest.mark.parametrize("gate", ["softmax", "tanhmax"])
+@pytest.mark.parametrize("n_layers", [1, 2])
+def test_no_predict_tensor_exceeds_the_batch_floats(monkeypatch, n_layers, gate):
+    """Every tensor of a predict batch holds at most PREDICT_BATCH_FLOATS elements. A layer
+    that computes every position's query (a two-layer network's first) holds rows x heads x
+    positions^2 attention scores (twice that in tanhmax's slots): rows sized by d_model
+    alone gave 3.2 times the budget at 51 positions and the default widths (332 MiB a
+    batch; 19 times at 301 positions), here a batch of all 2,000 rows: 2.2 and 4.4 times it."""
+    monkeypatch.setattr(tabmoe.nn._base, "PREDICT_BATCH_FLOATS", 2**19)
+    X, y = _mixed_table(2_000, seed=0)  # 17 positions
+    clf = TabularMoEClassifier(
+        d_model=8, n_heads=2, ff_dim=16, n_layers=n_layers, gate=gate, max_epochs=1,
+        device="cpu", random_state=0,
+    ).fit(X, y)  # fmt: skip
+    assert clf._predict_rows() > 256  # above the floor: the budget binds
+    with _LargestTensor() as mode:
+        clf.predict_proba(X)
+    assert 0 < mode.largest <= 2**19, (clf._predict_rows(), mode.largest)
 
 
 def test_huge_output_layers_cap_rows_per_batch_with_a_warning(monkeypatch):

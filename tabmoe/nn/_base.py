@@ -325,7 +325,8 @@ def start_fit(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> FitI
 #: Rows per forward pass at prediction time (at most).
 PREDICT_BATCH_ROWS = 8192
 #: Floats in one (rows, positions, width) activation at prediction time: 8,192 rows of 51
-#: positions at the paper's width 20, whose memory tests/test_resources.py bounds.
+#: positions at the paper's width 20, whose memory tests/test_resources.py bounds. The width
+#: is the widest a position holds (TabularMoEClassifier._predict_rows: attention scores too).
 PREDICT_BATCH_FLOATS = 2**23
 
 
