@@ -27,7 +27,7 @@ follows the live allocations. By default glibc puts blocks under its dynamic thr
 32 MiB: predict's 2^23-float batch tensors are just under it) in its heap, which keeps them
 resident after free: the predict figures then sit ~200 MiB above the live tensors and move
 by ~50 MiB from run to run (10^5 rows: 290-341 MiB; 113-116 MiB with a 1 MiB threshold). The predict scenario
-reports its batch and network (``batch_rows``, ``network``), from which
+reports its batch, network and classes (``batch_rows``, ``network``, ``n_classes``), from which
 tests/test_resources.py computes its bound.
 
     python benchmarks/memory.py fit-ids --rows 1000000 --min-frequency 2
@@ -217,6 +217,7 @@ def main(argv: list[str] | None = None) -> dict:
         X, _ = wide_table(args.rows, args.columns)
         proba, figures = measure(lambda: clf.predict_proba(X))
         report["output_mib"] = round(proba.nbytes / 2**20, 1)
+        report["n_classes"] = len(clf.classes_)
         report["batch_rows"] = clf._predict_rows()
         report["network"] = {
             "positions": clf.n_features_in_ + 1, "n_layers": clf.n_layers_, "d_model": clf.d_model,
