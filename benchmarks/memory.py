@@ -26,7 +26,7 @@ starts): every allocation of at least BYTES is mmapped and unmapped on free, so 
 follows the live allocations. By default glibc puts blocks under its dynamic threshold (up to
 32 MiB: predict's 2^23-float batch tensors are just under it) in its heap, which keeps them
 resident after free: the predict figures then sit ~200 MiB above the live tensors and move
-by ~50 MiB from run to run (10^5 rows: 290-341 MiB; 113-116 MiB with a 1 MiB threshold).
+by ~50 MiB from run to run (10^5 rows: 290-341 MiB; 112-116 MiB with a 1 MiB threshold).
 The predict scenario reports its batch, network and classes (``batch_rows``, ``network``,
 ``n_classes``), from which tests/test_resources.py computes its bound.
 

@@ -114,8 +114,8 @@ def test_predict_memory_is_flat_in_the_number_of_rows():
     and the interpreter; from 10^5 to 10^6 rows it grows by the model's 7 MiB, plus 32.
 
     Measured with glibc mmapping every block of 1 MiB or more (--mmap-threshold), so that the
-    RSS follows the live allocations, three runs: 113-116 and 124-135 MiB above the start
-    (10^5 and 10^6 rows, input table included): 8-23 MiB over the model; 350-354 and
+    RSS follows the live allocations, nine runs: 112-116 and 123-135 MiB above the start
+    (10^5 and 10^6 rows, input table included): 7-23 MiB over the model; 350-354 and
     358-363 in the 2,570-row batches sized before the rows counted the attention scores
     (332 MiB a batch). With glibc's default threshold the same steps took 290-341 and 382 MiB
     (before: 543-647 and 586-675): blocks under its dynamic threshold (up to 32 MiB; a
