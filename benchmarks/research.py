@@ -374,6 +374,14 @@ def wtl(diff: np.ndarray, tie: float = 0.005) -> str:
     return f"{int((diff > tie).sum())}/{int((abs(diff) <= tie).sum())}/{int((diff < -tie).sum())}"
 
 
+def split_cells(keys: list, *diffs: np.ndarray, tie: float = 0.005):
+    """Per split of ``keys`` ((split, seed) pairs): the split, its pairs and, for each of
+    ``diffs``, the table cells "mean | W/T/L" of its paired differences."""
+    for split in sorted({k[0] for k in keys}):
+        on = [i for i, k in enumerate(keys) if k[0] == split]
+        yield split, len(on), [f"{np.nanmean(d[on]):+.4f} | {wtl(d[on], tie)}" for d in diffs]
+
+
 def summary(args) -> int:
     lines = [r for f in args.study.split(",") for r in read_lines(Path(RESULTS / f"{f}.jsonl"))]
     if args.seeds:  # e.g. the deciding seeds of a study whose replication shares its file
@@ -431,10 +439,8 @@ def summary(args) -> int:
             f"| {epochs_ratio} | {fit_ratio:.2f} | {log_loss_diff} | {single} |"
         )
         if args.by_split:
-            for split in sorted({k[0] for k in keys}):
-                on = [i for i, k in enumerate(keys) if k[0] == split]
-                print(f"|   {split} | {len(on)} | | | | {np.nanmean(dv[on]):+.4f} | {wtl(dv[on], tie)} "
-                      f"| {np.nanmean(do[on]):+.4f} | {wtl(do[on], tie)} | | | | | |")
+            for split, n, (v, o) in split_cells(keys, dv, do, tie=tie):
+                print(f"|   {split} | {n} | | | | {v} | {o} | | | | | |")
     return 0
 
 
@@ -487,10 +493,8 @@ def held_out(args) -> int:
                   f"| {get(rows, f'held_out_{mode}').mean():.3f} | {d.mean():+.4f} ({d.std():.3f}) | {wtl(d)} "
                   f"| {rest.mean():+.4f} | {dv.mean():+.4f} ({dv.std():.3f}) | {wtl(dv)} |")
             if args.by_split:
-                for split in sorted({k[0] for k in keys}):
-                    on = [i for i, k in enumerate(keys) if k[0] == split]
-                    print(f"|   {split} | {len(on)} | | | {d[on].mean():+.4f} | {wtl(d[on])} | | "
-                          f"{dv[on].mean():+.4f} | {wtl(dv[on])} |")
+                for split, n, (h, v) in split_cells(keys, d, dv):
+                    print(f"|   {split} | {n} | | | {h} | | {v} |")
     return 0
 
 
