@@ -274,9 +274,12 @@ def held_out_scores(config: dict, seed: int, X: pd.DataFrame, y, X_val: pd.DataF
     validation rows holding it, read as the UNKNOWN token and left out (the same network), and
     on the other validation rows."""
     column, value = pick
-    has = X[column].astype(str).eq(value) & X[column].notna()
-    val_has = (X_val[column].astype(str).eq(value) & X_val[column].notna()).to_numpy()
-    X_fit, y_fit = X[~has.to_numpy()], np.asarray(y)[~has.to_numpy()]
+
+    def holds(frame: pd.DataFrame) -> np.ndarray:  # as held_out_pick counts: str of non-missing
+        return (frame[column].astype(str).eq(value) & frame[column].notna()).to_numpy()
+
+    has, val_has = holds(X), holds(X_val)
+    X_fit, y_fit = X[~has], np.asarray(y)[~has]
     y_val = np.asarray(y_val)
     estimator = make_tabmoe(resolve_rules(config, len(X_fit), X.shape[1]), seed)
     with warnings.catch_warnings():
