@@ -45,6 +45,7 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 from ood_variants import parse_variant as parse_params  # "a=1,b=x" -> {"a": 1, "b": "x"}
+from row_scoring import RowScoredClassifier
 from sklearn.metrics import log_loss
 
 from tabmoe import TabularMoEClassifier
@@ -167,7 +168,8 @@ def trainer_extra(params: dict) -> dict:
 def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
     """The estimator of a variant; the research-only ``stop_on="error"`` (study 46) picks
     :class:`ErrorStoppedClassifier`, the trainer settings of :func:`trainer_extra` (studies
-    49-51) :class:`TrainerOptionsClassifier`."""
+    49-51) :class:`TrainerOptionsClassifier`, ``row_weight`` > 0 (study 53)
+    :class:`~row_scoring.RowScoredClassifier`."""
     params = dict(params)
     stop_on = params.pop("stop_on", "log_loss")
     if stop_on not in ("log_loss", "error"):
@@ -175,6 +177,15 @@ def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
     extra = trainer_extra(params)
     if extra and stop_on == "error":
         raise SystemExit(f"stop_on=error does not combine with {', '.join(extra)}")
+    row_weight = params.pop("row_weight", 0)
+    if isinstance(row_weight, bool) or not isinstance(row_weight, (int, float)) or not row_weight >= 0:
+        raise SystemExit(f"row_weight must be a number >= 0, got {row_weight!r}")
+    if row_weight > 0:
+        if extra or stop_on == "error":
+            raise SystemExit("row_weight does not combine with the research-only trainer settings")
+        model = RowScoredClassifier(**params, random_state=seed)
+        model.row_weight = float(row_weight)
+        return model
     if extra:
         model = TrainerOptionsClassifier(**params, random_state=seed)
         model.trainer_extra = extra
