@@ -223,3 +223,118 @@ def test_catboost_prior_names_scale_pos_weight_on_a_multiclass_target():
     binary = reference.catboost(iterations=2, thread_count=1, scale_pos_weight=3.0)
     proba = binary.fit(X, np.where(y == 1, 1, 2)).predict_proba(X.iloc[:1])[0]
     np.testing.assert_allclose(proba, [45 / 180, 45 * 3 / 180], rtol=1e-12)  # 45 rows each
+
+
+SMALL = {  # a few trees, one thread
+    "catboost": {"iterations": 3, "thread_count": 1},
+    "lightgbm": {"n_estimators": 3, "n_jobs": 1},
+    "xgboost": {"n_estimators": 3, "n_jobs": 1},
+    "hist_gradient_boosting": {"max_iter": 3},
+}
+
+
+#: The models that fail on the sparse one-hot matrix, whatever their parameters.
+ONE_HOT_FAILS = {
+    "catboost": "CatBoost's input is built from the native mask: IndexError",
+    "hist_gradient_boosting": "HistGradientBoosting takes dense data only",
+}
+
+
+def small_model(name: str, **params) -> reference.EncodedClassifier:
+    """The registry's model, ``params`` set on its inner estimator (the factory takes
+    ``categorical_features`` as the wrapper's)."""
+    from tabmoe.registry import get_model
+
+    spec = get_model(name)
+    if not spec.available():
+        pytest.skip(f"{name} needs {', '.join(spec.requires)}")
+    inner = {f"estimator__{key}": value for key, value in params.items()}
+    return spec.make_default(**SMALL[name]).set_params(**inner)
+
+
+@pytest.mark.parametrize("encoding", ["native", "onehot"])
+@pytest.mark.parametrize(
+    "name, param, value",
+    [
+        ("catboost", "cat_features", ["c"]),
+        ("catboost", "cat_features", [1]),
+        ("hist_gradient_boosting", "categorical_features", ["c"]),
+        ("hist_gradient_boosting", "categorical_features", [False, True]),
+        ("xgboost", "feature_types", ["q", "c"]),
+        ("lightgbm", "categorical_feature", ["c"]),
+        ("lightgbm", "categorical_feature", "auto"),  # fit's default, not the constructor's
+        ("lightgbm", "cat_feature", [1]),
+    ],
+)
+def test_an_estimator_parameter_naming_the_users_columns_is_named(name, param, value, encoding):
+    # the estimator sees the encoded matrix (f0, f1, ...): native encoding overwrote the
+    # declaration silently (LightGBM with a warning); on one-hot it named columns that are
+    # not there (XGBoost's "feature types must have the same length", LightGBM's Fatal
+    # "categorical_feature is not a number", HistGradientBoosting's "array of integers")
+    X, y = table()
+    clf = small_model(name, **{param: value}).set_params(categorical_encoding=encoding)
+    before = clf.estimator.get_params(deep=False)
+    estimator = type(clf.estimator).__name__
+    message = (
+        rf"^{estimator}\({param}=\.\.\.\) names columns of the encoded matrix, which "
+        r"EncodedClassifier builds; pass the categorical columns as "
+        r"EncodedClassifier\(categorical_features=\[\.\.\.\]\) instead"
+    )
+    with pytest.raises(ValueError, match=message):
+        clf.fit(X, y)
+    assert not hasattr(clf, "classes_") and not hasattr(clf, "estimator_")  # nothing fitted
+    assert clf.estimator.get_params(deep=False).keys() == before.keys()
+
+
+@pytest.mark.parametrize("class_names", [["no", "yes"], [0, 1]])
+def test_catboost_class_names_are_named(class_names):
+    # CatBoost sees class codes: the labels failed ("Not all class names are numeric"), and
+    # codes are the wrapper's to give
+    X, y = table()
+    clf = small_model("catboost", class_names=class_names)
+    message = (
+        r"^CatBoostClassifier\(class_names=\.\.\.\) names the labels of y, but "
+        r"EncodedClassifier passes CatBoostClassifier the class codes 0 \.\. n_classes - 1 "
+        r"and keeps the labels in classes_"
+    )
+    with pytest.raises(ValueError, match=message):
+        clf.fit(X, y)
+
+
+@pytest.mark.parametrize("encoding", ["native", "onehot"])
+@pytest.mark.parametrize(
+    "name, params",
+    [
+        ("catboost", {"cat_features": None, "class_names": None}),
+        ("hist_gradient_boosting", {"categorical_features": "from_dtype"}),
+        ("hist_gradient_boosting", {"categorical_features": None}),
+        ("xgboost", {"feature_types": None}),
+        ("lightgbm", {"categorical_feature": None}),
+    ],
+)
+def test_an_estimators_default_column_parameter_is_taken(name, params, encoding):
+    if encoding == "onehot" and name in ONE_HOT_FAILS:
+        pytest.skip(ONE_HOT_FAILS[name])
+    X, y = table()
+    clf = small_model(name, **params).set_params(categorical_encoding=encoding).fit(X, y)
+    assert clf.predict_proba(X).shape == (len(X), 2)
+
+
+@pytest.mark.parametrize("name", list(SMALL))
+def test_native_declaration_is_set_on_the_clone_only(name):
+    # the wrapper declares the categorical codes on estimator_: refitting, and a clone of
+    # the fitted model, see the user's estimator as it was
+    X, y = table()
+    clf = small_model(name)
+    before = clf.estimator.get_params(deep=False)
+    first = clf.fit(X, y).predict_proba(X)
+    np.testing.assert_array_equal(clf.fit(X, y).predict_proba(X), first)
+    np.testing.assert_array_equal(clone(clf).fit(X, y).predict_proba(X), first)
+    assert clf.estimator.get_params(deep=False).keys() == before.keys()
+
+
+def test_column_params_hold_lightgbms_aliases_of_categorical_feature():
+    pytest.importorskip("lightgbm")
+    from lightgbm.basic import _ConfigAliases
+
+    assert _ConfigAliases.get("categorical_feature") <= set(reference.COLUMN_PARAMS)

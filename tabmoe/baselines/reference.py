@@ -25,6 +25,7 @@ categorical support takes the GradientBoosting grid (``n_estimators`` -> ``max_i
 from __future__ import annotations
 
 import copy
+import inspect
 import numbers
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -100,7 +101,11 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     estimator : classifier
-        Cloned at fit; it sees the encoded matrix and integer class codes.
+        Cloned at fit; it sees the encoded matrix and integer class codes. Its parameters
+        that name the user's columns (CatBoost's ``cat_features``, scikit-learn's
+        ``categorical_features``, XGBoost's ``feature_types``, LightGBM's
+        ``categorical_feature`` and aliases) or labels (CatBoost's ``class_names``) are a
+        ValueError at fit; ``categorical_features`` below declares the categorical columns.
     categorical_encoding : {"onehot", "native"}, default="onehot"
         ``"onehot"``: sparse one-hot codes + numeric block. ``"native"``: the codes as
         categorical features of an estimator with a ``categorical_features``
@@ -151,6 +156,7 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> EncodedClassifier:
         """Encode ``X`` (n_samples, n_features) and fit the estimator on the class codes."""
+        _check_no_user_names(self.estimator)  # the user's: the wrapper sets some on its clone
         inputs = start_fit(self, X, y, sample_weight)
         one_hot = self.categorical_encoding == "onehot"
         self.encoder_ = TableEncoder(
@@ -250,6 +256,58 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         return tags
+
+
+#: Parameters naming columns of the estimator's input: CatBoost's, scikit-learn's,
+#: XGBoost's, and LightGBM's ``categorical_feature`` with its aliases (its own table).
+COLUMN_PARAMS = (
+    "cat_features",
+    "categorical_features",
+    "feature_types",
+    "categorical_feature",
+    "cat_feature",
+    "categorical_column",
+    "cat_column",
+)
+#: Parameters naming the classes of the estimator's target (CatBoost's).
+LABEL_PARAMS = ("class_names",)
+
+
+def _check_no_user_names(estimator: Any) -> None:
+    """ValueError naming a parameter of ``estimator`` that names the user's columns or class
+    labels: the estimator sees the encoded matrix (columns ``f0, f1, ...``, one-hot or
+    codes) and the class codes. With ``categorical_encoding="native"`` the wrapper's own
+    declaration overwrote them silently; with "onehot" they named columns that are not
+    there. CatBoost's ``class_names`` failed ("Not all class names are numeric") or were
+    codes. None and the estimator's own default (HistGradientBoosting's "from_dtype")
+    name nothing."""
+    params = estimator.get_params(deep=False)
+    name = type(estimator).__name__
+    for param in (*COLUMN_PARAMS, *LABEL_PARAMS):
+        if _names_nothing(estimator, param, params.get(param)):
+            continue
+        if param in LABEL_PARAMS:
+            raise ValueError(
+                f"{name}({param}=...) names the labels of y, but EncodedClassifier passes "
+                f"{name} the class codes 0 .. n_classes - 1 and keeps the labels in "
+                f"classes_; leave {param} unset."
+            )
+        raise ValueError(
+            f"{name}({param}=...) names columns of the encoded matrix, which "
+            "EncodedClassifier builds; pass the categorical columns as "
+            "EncodedClassifier(categorical_features=[...]) instead (with "
+            f"categorical_encoding='native' it declares their codes to {name} itself)."
+        )
+
+
+def _names_nothing(estimator: Any, param: str, value: Any) -> bool:
+    """Whether ``value`` of ``param`` is None or the default of the estimator's constructor
+    (LightGBM's and XGBoost's, passed through ``**kwargs``, have none: None)."""
+    if value is None:
+        return True
+    signature = inspect.signature(type(estimator).__init__).parameters.get(param)
+    default = None if signature is None else signature.default
+    return isinstance(value, str) and isinstance(default, str) and value == default
 
 
 def _class_weight_by_code(estimator: Any, classes: np.ndarray) -> None:
