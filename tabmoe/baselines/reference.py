@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.ensemble import (
     GradientBoostingClassifier,
@@ -41,6 +42,7 @@ from sklearn.ensemble import (
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.neural_network import MLPClassifier
+from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
@@ -193,8 +195,13 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
 
     def _estimator_input(self, Z: Any) -> Any:
         """CatBoost takes categorical features as integers: a DataFrame with int64 code
-        columns beside the float numeric block. Every other estimator takes ``Z`` as is."""
-        if library(self.estimator_) != "catboost":
+        columns beside the float numeric block. A scikit-learn estimator whose tags refuse
+        sparse input (HistGradientBoosting) takes the one-hot matrix dense. Every other
+        estimator, and CatBoost on the one-hot matrix (no categorical column), takes ``Z``
+        as is."""
+        if sparse.issparse(Z) and library(self.estimator_) == "sklearn":
+            return Z if get_tags(self.estimator_).input_tags.sparse else Z.toarray()
+        if library(self.estimator_) != "catboost" or self.categorical_encoding == "onehot":
             return Z
         mask = self.encoder_.categorical_output_mask
         return pd.DataFrame(
