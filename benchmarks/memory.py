@@ -114,11 +114,12 @@ def measure(step) -> tuple[object, dict]:
 
 class EnoughBatches(Exception):
     """Raised by the training loss after ``--max-batches`` batches, with the network's
-    vocabulary size (a fit that raises leaves the estimator unfitted, tokenizer included)."""
+    vocabulary size, depth and masking (a fit that raises leaves the estimator unfitted,
+    tokenizer included)."""
 
-    def __init__(self, n_tokens: int | None):
+    def __init__(self, n_tokens: int | None, n_layers: int | None = None, masking: str | None = None):
         super().__init__(n_tokens)
-        self.n_tokens = n_tokens
+        self.n_tokens, self.n_layers, self.masking = n_tokens, n_layers, masking
 
 
 @contextlib.contextmanager
@@ -132,7 +133,8 @@ def stop_after_batches(limit: int | None):
     def counted(self, model, batch):
         nonlocal seen
         if seen == limit:
-            raise EnoughBatches(model.heads.n_tokens)  # TabularMoE's vocabulary: the tokenizer's n_tokens_
+            # TabularMoE's vocabulary (the tokenizer's n_tokens_), depth and masking
+            raise EnoughBatches(model.heads.n_tokens, model.n_layers, self.masking)
         seen += 1
         return original(self, model, batch)
 
@@ -143,13 +145,15 @@ def stop_after_batches(limit: int | None):
         MaskedFeatureObjective.__call__ = original
 
 
-def fit_or_stop(clf: TabularMoEClassifier, X, y, limit: int | None) -> int | None:
-    """``clf.fit(X, y)``, or stopped after ``limit`` batches; the vocabulary size."""
+def fit_or_stop(clf: TabularMoEClassifier, X, y, limit: int | None) -> dict:
+    """``clf.fit(X, y)``, or stopped after ``limit`` batches; the vocabulary size, and the
+    network's depth and masking (``n_layers="auto"`` gives two layers above 10,000 rows)."""
     with stop_after_batches(limit):
         try:
-            return int(clf.fit(X, y).tokenizer_.n_tokens_)
+            clf.fit(X, y)
         except EnoughBatches as stop:
-            return stop.n_tokens
+            return {"n_tokens": stop.n_tokens, "n_layers": stop.n_layers, "masking": stop.masking}
+    return {"n_tokens": int(clf.tokenizer_.n_tokens_), "n_layers": clf.n_layers_, "masking": clf._masking()}
 
 
 def ids_table(n_rows: int, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
@@ -230,7 +234,8 @@ def main(argv: list[str] | None = None) -> dict:
             report["columns"] = args.columns
             X, y = wide_table(args.rows, args.columns)
         clf = TabularMoEClassifier(**params)
-        report["n_tokens"], figures = measure(lambda: fit_or_stop(clf, X, y, args.max_batches))
+        network, figures = measure(lambda: fit_or_stop(clf, X, y, args.max_batches))
+        report.update(network)
         report["stopped_after_batches"] = args.max_batches
     report["input_mib"] = round(X.memory_usage(deep=True).sum() / 2**20, 1)
     report.update(figures, process_peak_mib=round(process_peak_mib()))
