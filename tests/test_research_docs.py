@@ -25,6 +25,8 @@ CASES = [
     *[("## The defaults after study 5", STUDY_5, v, True)
       for v in ("fb", "ref_lr", "ref_ftt", "ref_hgb", "ref_xgb")],
     ("## Study 51:", ["--study", "r51-last-weights", "--baseline", "def51"], "last", False),
+    *[("## Study 53:", ["--study", "r53-row-scoring", "--baseline", "def53"], v, False)
+      for v in ("row01", "row1")],
 ]
 
 
