@@ -233,7 +233,6 @@ SMALL = {  # a few trees, one thread
 }
 
 
-#: The models that fail on the sparse one-hot matrix, whatever their parameters.
 def small_model(name: str, **params) -> reference.EncodedClassifier:
     """The registry's model, ``params`` set on its inner estimator (the factory takes
     ``categorical_features`` as the wrapper's)."""
@@ -343,3 +342,12 @@ def test_one_hot_encoding_fits_the_estimators_that_read_codes_or_dense_data(name
     np.testing.assert_allclose(proba.sum(1), 1.0)
     np.testing.assert_array_equal(clf.predict(X), clf.classes_[proba.argmax(1)])
     assert clf.score(X, y) > 0.9  # the label is x > 0: learnt from the numeric block
+
+
+def test_catboost_input_follows_the_fitted_encoding_not_the_parameter():
+    # predict builds CatBoost's input as fit did, whatever set_params changed since
+    X, y = table()
+    clf = small_model("catboost").fit(X, y)
+    proba = clf.predict_proba(X)
+    clf.set_params(categorical_encoding="onehot")
+    np.testing.assert_array_equal(clf.predict_proba(X), proba)

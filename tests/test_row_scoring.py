@@ -84,3 +84,18 @@ def test_research_variant_builds_the_reader(table):
     assert type(research.make_tabmoe({"row_weight": 0}, seed=2)).__name__ == "TabularMoEClassifier"
     with pytest.raises(SystemExit, match="row_weight"):
         research.make_tabmoe({"row_weight": -1}, seed=0)
+
+
+def test_scores_are_in_classes_order_when_label_ids_are_not(row_scoring):
+    # A shared vocabulary gives a class equal to a feature value that value's (lower) token
+    # id: "z" comes before "a" and "b" among the label ids, after them in classes_. A
+    # feature column copying the label then decides the row's likeliest completion.
+    rng = np.random.RandomState(1)
+    codes = rng.randint(0, 3, 400)
+    y = np.array(["a", "b", "z"])[codes]
+    X = pd.DataFrame({"copy": pd.Categorical(np.array(["A", "B", "Z"])[codes]),
+                      "noise": pd.Categorical(rng.choice(list("pqz"), 400))})
+    model = row_scoring.RowScoredClassifier(vocabulary="shared", max_epochs=30, random_state=0).fit(X, y)
+    assert not np.all(np.diff(model.label_token_ids_) > 0), model.label_token_ids_
+    likeliest = model.classes_[row_scoring.feature_log_likelihood(model, X).argmax(1)]
+    assert np.mean(likeliest == y) > 0.95

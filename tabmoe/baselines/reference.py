@@ -201,7 +201,7 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
         as is."""
         if sparse.issparse(Z) and library(self.estimator_) == "sklearn":
             return Z if get_tags(self.estimator_).input_tags.sparse else Z.toarray()
-        if library(self.estimator_) != "catboost" or self.categorical_encoding == "onehot":
+        if library(self.estimator_) != "catboost" or self.encoder_.one_hot:  # as fitted
             return Z
         mask = self.encoder_.categorical_output_mask
         return pd.DataFrame(
