@@ -183,6 +183,8 @@ def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
     if row_weight > 0:
         if extra or stop_on == "error":
             raise SystemExit("row_weight does not combine with the research-only trainer settings")
+        if params.get("n_layers", "auto") not in ("auto", 1) or params.get("n_members", 1) != 1:
+            raise SystemExit("row_weight reads one leave-one-out pass: n_layers 1 and n_members 1 only")
         model = RowScoredClassifier(**params, random_state=seed)
         model.row_weight = float(row_weight)
         return model

@@ -35,7 +35,7 @@ def table():
 @pytest.fixture(scope="module")
 def fitted(row_scoring, table):
     X, y = table
-    model = row_scoring.RowScoredClassifier(max_epochs=5, random_state=0)
+    model = row_scoring.RowScoredClassifier(max_epochs=5, device="cpu", random_state=0)
     return model.fit(X, y)
 
 
@@ -66,7 +66,7 @@ def test_feature_log_likelihood_is_the_masked_columns_log_probability(row_scorin
 def test_zero_weight_is_the_estimators_prediction(row_scoring, table, fitted):
     X, y = table
     plain = fitted.predict_proba(X)
-    reader = row_scoring.RowScoredClassifier(max_epochs=5, random_state=0).fit(X, y)
+    reader = row_scoring.RowScoredClassifier(max_epochs=5, device="cpu", random_state=0).fit(X, y)
     np.testing.assert_array_equal(reader.predict_proba(X), plain)
     reader.row_weight = 0.1
     scored = reader.predict_log_proba(X)
@@ -95,7 +95,9 @@ def test_scores_are_in_classes_order_when_label_ids_are_not(row_scoring):
     y = np.array(["a", "b", "z"])[codes]
     X = pd.DataFrame({"copy": pd.Categorical(np.array(["A", "B", "Z"])[codes]),
                       "noise": pd.Categorical(rng.choice(list("pqz"), 400))})
-    model = row_scoring.RowScoredClassifier(vocabulary="shared", max_epochs=30, random_state=0).fit(X, y)
+    model = row_scoring.RowScoredClassifier(
+        vocabulary="shared", max_epochs=30, device="cpu", random_state=0
+    ).fit(X, y)
     assert not np.all(np.diff(model.label_token_ids_) > 0), model.label_token_ids_
     likeliest = model.classes_[row_scoring.feature_log_likelihood(model, X).argmax(1)]
     assert np.mean(likeliest == y) > 0.95

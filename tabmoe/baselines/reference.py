@@ -196,7 +196,8 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
     def _estimator_input(self, Z: Any) -> Any:
         """CatBoost takes categorical features as integers: a DataFrame with int64 code
         columns beside the float numeric block. A scikit-learn estimator whose tags refuse
-        sparse input (HistGradientBoosting) takes the one-hot matrix dense. Every other
+        sparse input (HistGradientBoosting) takes the one-hot matrix dense: float64, one
+        column per kept category (bound it with ``max_categories``). Every other
         estimator, and CatBoost on the one-hot matrix (no categorical column), takes ``Z``
         as is."""
         if sparse.issparse(Z) and library(self.estimator_) == "sklearn":
@@ -308,9 +309,14 @@ def _check_no_user_names(estimator: Any) -> None:
 
 
 def _names_nothing(estimator: Any, param: str, value: Any) -> bool:
-    """Whether ``value`` of ``param`` is None or the default of the estimator's constructor
-    (LightGBM's and XGBoost's, passed through ``**kwargs``, have none: None)."""
+    """Whether ``value`` of ``param`` is None, an empty list of columns, or the default of
+    the estimator's constructor (LightGBM's and XGBoost's, passed through ``**kwargs``,
+    have none: None)."""
     if value is None:
+        return True
+    # An empty list of categorical columns names none; XGBoost's feature_types is a type
+    # per column, which an empty list gets wrong on the one-hot matrix.
+    if isinstance(value, (list, tuple, np.ndarray)) and len(value) == 0 and param != "feature_types":
         return True
     signature = inspect.signature(type(estimator).__init__).parameters.get(param)
     default = None if signature is None else signature.default
