@@ -27,6 +27,8 @@ CASES = [
     ("## Study 51:", ["--study", "r51-last-weights", "--baseline", "def51"], "last", False),
     *[("## Study 53:", ["--study", "r53-row-scoring", "--baseline", "def53"], v, False)
       for v in ("row01", "row1")],
+    ("## FT-Transformer at its authors'", ["--study", "r-ftt-schedule", "--baseline", "ftt"],
+     "ftt256p16", False),
 ]
 
 
