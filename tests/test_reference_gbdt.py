@@ -265,15 +265,19 @@ def test_an_estimator_parameter_naming_the_users_columns_is_named(name, param, v
     # declaration silently (LightGBM with a warning); on one-hot it named columns that are
     # not there (XGBoost's "feature types must have the same length", LightGBM's Fatal
     # "categorical_feature is not a number", HistGradientBoosting's "array of integers")
-    X, y = table()
     clf = small_model(name, **{param: value}).set_params(categorical_encoding=encoding)
-    before = clf.estimator.get_params(deep=False)
     estimator = type(clf.estimator).__name__
-    message = (
+    assert_refused(clf, (
         rf"^{estimator}\({param}=\.\.\.\) names columns of the encoded matrix, which "
         r"EncodedClassifier builds; pass the categorical columns as "
         r"EncodedClassifier\(categorical_features=\[\.\.\.\]\) instead"
-    )
+    ))  # fmt: skip
+
+
+def assert_refused(clf: reference.EncodedClassifier, message: str) -> None:
+    """``fit`` raises ``message`` before fitting anything, the user's estimator unchanged."""
+    X, y = table()
+    before = clf.estimator.get_params(deep=False)
     with pytest.raises(ValueError, match=message):
         clf.fit(X, y)
     assert not hasattr(clf, "classes_") and not hasattr(clf, "estimator_")  # nothing fitted
@@ -284,15 +288,11 @@ def test_an_estimator_parameter_naming_the_users_columns_is_named(name, param, v
 def test_catboost_class_names_are_named(class_names):
     # CatBoost sees class codes: the labels failed ("Not all class names are numeric"), and
     # codes are the wrapper's to give
-    X, y = table()
-    clf = small_model("catboost", class_names=class_names)
-    message = (
+    assert_refused(small_model("catboost", class_names=class_names), (
         r"^CatBoostClassifier\(class_names=\.\.\.\) names the labels of y, but "
         r"EncodedClassifier passes CatBoostClassifier the class codes 0 \.\. n_classes - 1 "
         r"and keeps the labels in classes_"
-    )
-    with pytest.raises(ValueError, match=message):
-        clf.fit(X, y)
+    ))  # fmt: skip
 
 
 @pytest.mark.parametrize("encoding", ["native", "onehot"])
