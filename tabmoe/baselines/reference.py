@@ -287,8 +287,8 @@ def _check_no_user_names(estimator: Any) -> None:
     codes) and the class codes. With ``categorical_encoding="native"`` the wrapper's own
     declaration overwrote them silently; with "onehot" they named columns that are not
     there. CatBoost's ``class_names`` failed ("Not all class names are numeric") or were
-    codes. None and the estimator's own default (HistGradientBoosting's "from_dtype")
-    name nothing."""
+    codes. None, an empty list of columns and the estimator's own default
+    (HistGradientBoosting's "from_dtype") name nothing (:func:`_names_nothing`)."""
     params = estimator.get_params(deep=False)
     name = type(estimator).__name__
     for param in (*COLUMN_PARAMS, *LABEL_PARAMS):
