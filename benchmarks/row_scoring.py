@@ -62,19 +62,20 @@ def feature_log_likelihood(estimator: TabularMoEClassifier, X: Any, rows: int = 
     position = estimator._positions(frame, label=True)  # (n, L) or None
     module, device = estimator.module_.eval(), estimator._module_device()
     out = np.zeros((len(frame), len(estimator.classes_)), dtype=np.float64)
-    for start in range(0, len(tokens), rows):
-        part = slice(start, start + rows)
-        feats = torch.from_numpy(tokens[part]).long().to(device)
-        att = None if attend is None else F.pad(torch.from_numpy(attend[part]), (0, 1), value=True).to(device)
-        frac = None if position is None else torch.from_numpy(position[part]).to(device)
-        for k, label in enumerate(estimator.label_token_ids_):
-            full = F.pad(feats, (0, 1), value=int(label))  # (B, L): the row completed with class k
-            hidden = module.hidden_loo(full, att, None, frac)  # (B, L, d)
-            nll, valid = module.heads.nll(hidden, full)  # (B, L)
-            if att is not None:
-                valid = valid & att
-            features = (nll * valid)[:, :-1].sum(1)  # (B,)
-            out[part, k] = -features.double().cpu().numpy()
+    with estimator._predict_autocast():  # as the label head's pass: bf16 where mixed_precision
+        for start in range(0, len(tokens), rows):
+            part = slice(start, start + rows)
+            feats = torch.from_numpy(tokens[part]).long().to(device)
+            att = None if attend is None else F.pad(torch.from_numpy(attend[part]), (0, 1), value=True).to(device)
+            frac = None if position is None else torch.from_numpy(position[part]).to(device)
+            for k, label in enumerate(estimator.label_token_ids_):
+                full = F.pad(feats, (0, 1), value=int(label))  # (B, L): the row completed with class k
+                hidden = module.hidden_loo(full, att, None, frac)  # (B, L, d)
+                nll, valid = module.heads.nll(hidden, full)  # (B, L)
+                if att is not None:
+                    valid = valid & att
+                features = (nll * valid)[:, :-1].sum(1)  # (B,)
+                out[part, k] = -features.double().cpu().numpy()
     return out
 
 
