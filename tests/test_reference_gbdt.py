@@ -21,8 +21,8 @@ def table(n: int = 120, seed: int = 0) -> tuple[pd.DataFrame, np.ndarray]:
 
 @pytest.mark.parametrize(
     "params",
-    [{"class_weights": [1.0, 2.0]}, {"custom_metric": ["AUC"]}, {"ignored_features": [0]}],
-    ids=["class_weights", "custom_metric", "ignored_features"],
+    [{"class_weights": [1.0, 2.0]}, {"custom_metric": ["AUC"]}],
+    ids=["class_weights", "custom_metric"],
 )
 def test_catboost_with_a_list_parameter_clones_and_fits(params):
     # CatBoost's get_params returns deep copies, which clone took for a constructor that
@@ -274,6 +274,40 @@ def test_an_estimator_parameter_naming_the_users_columns_is_named(name, param, v
     ))  # fmt: skip
 
 
+@pytest.mark.parametrize("encoding", ["native", "onehot"])
+@pytest.mark.parametrize(
+    "name, param, value",
+    [
+        ("catboost", "ignored_features", [0]),
+        ("catboost", "monotone_constraints", [1, 0]),
+        ("catboost", "feature_weights", [2.0, 1.0]),
+        ("catboost", "per_float_feature_quantization", ["0:border_count=8"]),
+        ("hist_gradient_boosting", "monotonic_cst", [1, 0]),
+        ("hist_gradient_boosting", "monotonic_cst", {"x": 1}),
+        ("hist_gradient_boosting", "interaction_cst", [[0], [1]]),
+        ("xgboost", "monotone_constraints", "(1,0)"),
+        ("xgboost", "interaction_constraints", [[0], [1]]),
+        ("xgboost", "feature_weights", [2.0, 1.0]),
+        ("lightgbm", "monotone_constraints", [1, 0]),
+        ("lightgbm", "mc", [1, 0]),
+        ("lightgbm", "feature_penalty", [0.5, 1.0]),
+        ("lightgbm", "forcedsplits_filename", "splits.json"),
+    ],
+)
+def test_an_estimator_parameter_indexing_the_users_columns_is_named(name, param, value, encoding):
+    # the encoded matrix puts the categorical codes first (native) or spreads a column over
+    # its one-hot columns: CatBoost(ignored_features=[0]) on ("x", "c") ignored "c" silently
+    # (accuracy 0.68 where "c" alone gives 1.0), HistGradientBoosting's monotonic_cst=[1, 0]
+    # constrained the categorical codes
+    clf = small_model(name, **{param: value}).set_params(categorical_encoding=encoding)
+    estimator = type(clf.estimator).__name__
+    assert_refused(clf, (
+        rf"^{estimator}\({param}=\.\.\.\) indexes columns of the encoded matrix, which "
+        r"EncodedClassifier builds \(the categorical columns' codes first, or their one-hot "
+        rf"columns\), so it would not reach the columns of your table; leave {param} unset"
+    ))  # fmt: skip
+
+
 def assert_refused(clf: reference.EncodedClassifier, message: str) -> None:
     """``fit`` raises ``message`` before fitting anything, the user's estimator unchanged."""
     X, y = table()
@@ -307,6 +341,10 @@ def test_catboost_class_names_are_named(class_names):
         ("catboost", {"cat_features": []}),
         ("hist_gradient_boosting", {"categorical_features": []}),
         ("lightgbm", {"categorical_feature": []}),
+        ("catboost", {"ignored_features": None, "monotone_constraints": None}),
+        ("hist_gradient_boosting", {"monotonic_cst": None, "interaction_cst": None}),
+        ("xgboost", {"monotone_constraints": None, "interaction_constraints": None}),
+        ("lightgbm", {"monotone_constraints": [], "forcedsplits_filename": ""}),
     ],
 )
 def test_an_estimators_default_column_parameter_is_taken(name, params, encoding):
@@ -328,11 +366,25 @@ def test_native_declaration_is_set_on_the_clone_only(name):
     assert str(clf.estimator.get_params(deep=False)) == str(before)  # unchanged, values too
 
 
-def test_column_params_hold_lightgbms_aliases_of_categorical_feature():
+def test_column_params_hold_lightgbms_aliases():
     pytest.importorskip("lightgbm")
     from lightgbm.basic import _ConfigAliases
 
     assert _ConfigAliases.get("categorical_feature") <= set(reference.COLUMN_PARAMS)
+    indexing = [
+        "monotone_constraints",
+        "interaction_constraints",
+        "tree_interaction_constraints",
+        "feature_contri",
+        "forcedsplits_filename",
+        "forcedbins_filename",
+        "max_bin_by_feature",
+        "cegb_penalty_feature_lazy",
+        "cegb_penalty_feature_coupled",
+        "ignore_column",
+    ]
+    for param in indexing:
+        assert _ConfigAliases.get(param) <= set(reference.INDEX_PARAMS), param
 
 
 @pytest.mark.parametrize("name", ["catboost", "hist_gradient_boosting"])

@@ -23,7 +23,7 @@ def clone_estimator(estimator: Any) -> Any:
 
     CatBoost's ``get_params`` returns deep copies, which ``clone`` takes for a constructor
     that changed its parameters: every list or dict parameter (``class_weights``,
-    ``custom_metric=["AUC"]``, ``ignored_features``, ...) was a RuntimeError "Cannot clone
+    ``custom_metric=["AUC"]``, ...) was a RuntimeError "Cannot clone
     object" at fit.
     """
     if library(estimator) != "catboost":

@@ -108,6 +108,10 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
         ``categorical_features``, XGBoost's ``feature_types``, LightGBM's
         ``categorical_feature`` and aliases) or labels (CatBoost's ``class_names``) are a
         ValueError at fit; ``categorical_features`` below declares the categorical columns.
+        So are those that index columns to ignore, constrain, weight or bin them
+        (:data:`INDEX_PARAMS`: ``ignored_features``, ``monotonic_cst``,
+        ``monotone_constraints``, ``interaction_constraints``, ``feature_weights``, ...):
+        the encoded matrix's columns are not the table's.
     categorical_encoding : {"onehot", "native"}, default="onehot"
         ``"onehot"``: sparse one-hot codes + numeric block. ``"native"``: the codes as
         categorical features of an estimator with a ``categorical_features``
@@ -279,6 +283,50 @@ COLUMN_PARAMS = (
 )
 #: Parameters naming the classes of the estimator's target (CatBoost's).
 LABEL_PARAMS = ("class_names",)
+#: Parameters that index or name columns of the estimator's input to ignore, constrain,
+#: weight or bin them: CatBoost's, HistGradientBoosting's, XGBoost's, and LightGBM's with
+#: their aliases (its own table). The encoded matrix puts the categorical columns' codes
+#: first (native) or spreads each over its one-hot columns, so an index meant for the
+#: user's table reached another column: CatBoost(ignored_features=[0]) on columns
+#: ("x", "c") ignored "c", silently.
+INDEX_PARAMS = (
+    # CatBoost
+    "ignored_features",
+    "text_features",
+    "embedding_features",
+    "monotone_constraints",
+    "feature_weights",
+    "per_feature_ctr",
+    "per_float_feature_quantization",
+    "first_feature_use_penalties",
+    "per_object_feature_penalties",
+    # scikit-learn's HistGradientBoosting (monotonic_cst is also LightGBM's alias)
+    "monotonic_cst",
+    "interaction_cst",
+    # XGBoost (monotone_constraints, feature_weights above)
+    "interaction_constraints",
+    # LightGBM (monotone_constraints, monotonic_cst, interaction_constraints above)
+    "mc",
+    "monotone_constraint",
+    "tree_interaction_constraints",
+    "feature_contri",
+    "feature_contrib",
+    "fc",
+    "fp",
+    "feature_penalty",
+    "forcedsplits_filename",
+    "fs",
+    "forced_splits_filename",
+    "forced_splits_file",
+    "forced_splits",
+    "forcedbins_filename",
+    "max_bin_by_feature",
+    "cegb_penalty_feature_lazy",
+    "cegb_penalty_feature_coupled",
+    "ignore_column",
+    "ignore_feature",
+    "blacklist",
+)
 
 
 def _check_no_user_names(estimator: Any) -> None:
@@ -287,13 +335,22 @@ def _check_no_user_names(estimator: Any) -> None:
     codes) and the class codes. With ``categorical_encoding="native"`` the wrapper's own
     declaration overwrote them silently; with "onehot" they named columns that are not
     there. CatBoost's ``class_names`` failed ("Not all class names are numeric") or were
-    codes. None, an empty list of columns and the estimator's own default
-    (HistGradientBoosting's "from_dtype") name nothing (:func:`_names_nothing`)."""
+    codes. The :data:`INDEX_PARAMS` (columns to ignore, constrain, weight or bin) reached
+    other columns. None, an empty list of columns, an empty string (LightGBM's file names)
+    and the estimator's own default (HistGradientBoosting's "from_dtype") name nothing
+    (:func:`_names_nothing`)."""
     params = estimator.get_params(deep=False)
     name = type(estimator).__name__
-    for param in (*COLUMN_PARAMS, *LABEL_PARAMS):
+    for param in (*COLUMN_PARAMS, *LABEL_PARAMS, *INDEX_PARAMS):
         if _names_nothing(estimator, param, params.get(param)):
             continue
+        if param in INDEX_PARAMS:
+            raise ValueError(
+                f"{name}({param}=...) indexes columns of the encoded matrix, which "
+                "EncodedClassifier builds (the categorical columns' codes first, or their "
+                "one-hot columns), so it would not reach the columns of your table; leave "
+                f"{param} unset, or fit {name} on a matrix you encode yourself."
+            )
         if param in LABEL_PARAMS:
             raise ValueError(
                 f"{name}({param}=...) names the labels of y, but EncodedClassifier passes "
@@ -309,10 +366,10 @@ def _check_no_user_names(estimator: Any) -> None:
 
 
 def _names_nothing(estimator: Any, param: str, value: Any) -> bool:
-    """Whether ``value`` of ``param`` is None, an empty list of columns, or the default of
-    the estimator's constructor (LightGBM's and XGBoost's, passed through ``**kwargs``,
-    have none: None)."""
-    if value is None:
+    """Whether ``value`` of ``param`` is None, an empty list of columns, an empty string, or
+    the default of the estimator's constructor (LightGBM's and XGBoost's, passed through
+    ``**kwargs``, have none: None)."""
+    if value is None or (isinstance(value, str) and value == ""):
         return True
     # An empty list of categorical columns names none; XGBoost's feature_types is a type
     # per column, which an empty list gets wrong on the one-hot matrix.
