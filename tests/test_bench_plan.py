@@ -95,6 +95,17 @@ def test_bad_budgets_are_named(tmp_path):
     assert plan_runs(suite)[0].run_id == "tiny/price/logistic_regression/fixed-budget/seed0"
 
 
+def test_budget_values_of_the_wrong_type_are_named():
+    """A quoted timeout ("60") and a metric written as a list were TypeErrors naming nothing
+    ("'>' not supported between instances of 'str' and 'int'", "unhashable type: 'list'"),
+    a traceback from `tabmoe-bench run`."""
+    with pytest.raises(ValueError, match=r"tuning.timeout must be positive seconds, got '60'"):
+        Budget.from_dict({"timeout": "60"})
+    with pytest.raises(ValueError, match=r"tuning.metric \['accuracy'\] is not one of"):
+        Budget.from_dict({"metric": ["accuracy"]})
+    assert Budget.from_dict({"timeout": 60, "metric": "accuracy"}).timeout == 60
+
+
 def test_current_config_hash_is_the_hash_run_plans_for_a_records_run():
     """What the report compares a record's config_hash with (its OLD CONFIGURATION note)."""
     protocols = ["defaults", "fixed-budget", "tuned", "unlabeled-target"]

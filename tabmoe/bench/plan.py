@@ -74,11 +74,13 @@ class Budget:
             isinstance(self.n_trials, bool) or not isinstance(self.n_trials, int) or self.n_trials < 1
         ):
             raise ValueError(f"tuning.n_trials must be a positive integer, got {self.n_trials!r}")
-        if self.timeout is not None and (isinstance(self.timeout, bool) or not self.timeout > 0):
+        if self.timeout is not None and (
+            isinstance(self.timeout, bool) or not isinstance(self.timeout, numbers.Real) or not self.timeout > 0
+        ):  # a quoted "60" in YAML: '>' not supported between 'str' and 'int'
             raise ValueError(f"tuning.timeout must be positive seconds, got {self.timeout!r}")
         if self.n_trials is None and self.timeout is None:
             raise ValueError("tuning: give n_trials, timeout or both")
-        if self.metric not in METRICS:
+        if not isinstance(self.metric, str) or self.metric not in METRICS:  # [accuracy]: unhashable
             raise ValueError(f"tuning.metric {self.metric!r} is not one of {sorted(METRICS)}")
 
     @classmethod
