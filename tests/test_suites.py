@@ -134,6 +134,24 @@ def test_an_empty_description_or_rationale_is_empty_and_other_types_are_named():
         suite_from_dict({**base, "splits": [{**split, "rationale": 2020}]})
 
 
+def test_file_and_path_entries_of_the_wrong_type_are_named():
+    """`file: null` (or a number) and an auto_mpg `path: 5` were TypeErrors of pathlib naming
+    nothing ("expected str, bytes or os.PathLike object, not NoneType"), a traceback from
+    `tabmoe-bench run`; `categorical: 5` failed every run with "'int' object is not iterable"."""
+    split = {"name": "a", "split": {"by": "time"}}
+    base = {"name": "x", "seeds": [0]}
+    for data, message in (
+        ({"file": None}, r"split 'a'.data: file must be a path \(text\), got None"),
+        ({"file": 2020}, r"split 'a'.data: file must be a path \(text\), got 2020"),
+        ({"file": "t.csv", "categorical": 5}, r"split 'a'.data: categorical must be a list of column names or 'all', got 5"),
+        ({"auto_mpg": {"path": 5}}, r"split 'a'.data.auto_mpg: path must be a path \(text\) or null, got 5"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            suite_from_dict({**base, "splits": [{**split, "data": data}]})
+    ok = {"file": "t.csv", "categorical": ["c"]}
+    assert suite_from_dict({**base, "splits": [{**split, "data": ok}]}).splits[0].data.categorical == ("c",)
+
+
 def test_merge_keys_still_load_and_may_be_overridden(tmp_path):
     """`<<: *anchor` is YAML's way to share settings; the duplicate-key loader failed on it
     ("could not determine a constructor for the tag 'tag:yaml.org,2002:merge'")."""

@@ -111,6 +111,15 @@ def source_from_dict(spec: dict[str, Any], *, base_dir: Path | None = None, wher
         return build(OpenMLSource, spec, where)
     if kind == "file":
         fields = dict(spec)
+        if not isinstance(fields["file"], str) or not fields["file"].strip():  # Path(None): a TypeError
+            raise ValueError(f"{where}: file must be a path (text), got {fields['file']!r}")
+        categorical = fields.get("categorical")
+        if categorical is not None and categorical != "all" and not (
+            isinstance(categorical, list) and all(isinstance(c, str) for c in categorical)
+        ):  # else at load time: "'int' object is not iterable"
+            raise ValueError(
+                f"{where}: categorical must be a list of column names or 'all', got {categorical!r}"
+            )
         path = Path(fields["file"])
         if not path.is_absolute() and base_dir is not None:
             path = base_dir / path
@@ -124,6 +133,8 @@ def source_from_dict(spec: dict[str, Any], *, base_dir: Path | None = None, wher
     if kind == "simulation":
         return build(SimulationSource, options, f"{where}.simulation")
     fields = dict(options)
+    if fields.get("path") is not None and not isinstance(fields["path"], str):
+        raise ValueError(f"{where}.auto_mpg: path must be a path (text) or null, got {fields['path']!r}")
     if fields.get("path") is not None and base_dir is not None and not Path(fields["path"]).is_absolute():
         fields["path"] = str((base_dir / fields["path"]).resolve())
     return build(AutoMpgSource, fields, f"{where}.auto_mpg")
