@@ -152,6 +152,16 @@ def test_cluster_split_by_default_skips_an_all_missing_column(empty_column_table
         ClusterSplit(2, (1,)).assign(only_empty)
 
 
+def test_time_and_threshold_splits_on_an_all_missing_column_name_it(empty_column_table):
+    """A time split on a column without values was an IndexError ("single positional indexer
+    is out-of-bounds"); a threshold split said "at nan: no OOD rows"."""
+    with pytest.raises(ValueError, match=r"time split: column 'empty' of table 'holes' has no values"):
+        TimeSplit(column="empty").assign(empty_column_table)
+    with pytest.raises(ValueError, match=r"threshold split: column 'empty' of table 'holes' has no values"):
+        ThresholdSplit(column="empty", quantile=0.5).assign(empty_column_table)
+    assert TimeSplit(column="x").assign(empty_column_table).ood.sum() == 12
+
+
 def test_a_seed_listed_twice_is_refused_naming_it():
     """[0, 0, 1] planned every run of seed 0 twice (the CLI's --seeds drops repeats)."""
     with pytest.raises(ValueError, match=r"suite.seeds: seeds \[0\] are listed more than once"):

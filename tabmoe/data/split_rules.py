@@ -223,6 +223,10 @@ class ThresholdSplit:
 
     def assign(self, table: Table) -> Assignment:
         values = _numeric(_column(table, self.column, "threshold"), "threshold").dropna()
+        if values.empty:  # else "at nan: no OOD rows"
+            raise ValueError(
+                f"threshold split: column {self.column!r} of table {table.name!r} has no values (all missing)"
+            )
         cut = self.threshold if self.threshold is not None else float(values.quantile(self.quantile))
         ood = values > cut if self.ood_side == "above" else values < cut
         _both_sides(ood, "threshold", f"{self.column!r} at {cut:g}")
@@ -260,6 +264,11 @@ class TimeSplit:
 
     def assign(self, table: Table) -> Assignment:
         key = self._key(table)
+        if key.empty:  # else an IndexError of the cut's iloc on the empty order
+            raise ValueError(
+                f"time split: column {self.column!r} of table {table.name!r} has no values (all missing)"
+                if self.column is not None else f"time split: table {table.name!r} has no rows"
+            )
         ordered_key = key.sort_values(kind="stable")
         cut = ordered_key.iloc[min(len(key) - 1, int(math.floor(len(key) * (1 - self.ood_fraction))))]
         ood = key >= cut
