@@ -128,3 +128,24 @@ def test_tabnet_pretrains_on_the_unlabeled_rows():
     assert record["unlabeled_rows"] and record["importance_weights"] and record["adapted"]
     assert len(model.pretrain_history_) == 2
     assert TabNetClassifier(max_epochs=2, device="cpu").fit(X, y).pretrain_history_ is None
+
+
+def test_tabnet_names_x_unlabeled_when_it_does_not_fit_x():
+    """TabNet's X_unlabeled reached its encoder unchecked: other or reordered columns gave
+    scikit-learn's "The feature names should match those that were passed during fit", an
+    empty or 1-d one "Found array with 0 sample(s)", naming neither X_unlabeled nor X (as
+    TabularMoEClassifier's own check does)."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"c": rng.choice(["p", "q"], 60), "v": rng.normal(size=60)})
+    y = np.where(X["v"] > 0, "yes", "no")
+    model = TabNetClassifier(max_epochs=1, random_state=0, device="cpu").fit(X, y)
+    expected = model.predict_proba(X)
+    for X_unlabeled, message in (
+        (X.rename(columns={"v": "w"}), r"^X_unlabeled must have the same columns as X.*lacks \['v'\]"),
+        (X[["v", "c"]], r"^X_unlabeled must have the same columns as X.*in another order"),
+        (X.iloc[:0], r"^X_unlabeled: Found array with 0 sample"),
+        (X.to_numpy()[:, :1], r"^X_unlabeled has 1 features, but X has 2"),
+    ):
+        with pytest.raises(ValueError, match=message):
+            model.fit(X, y, X_unlabeled=X_unlabeled)
+        np.testing.assert_array_equal(model.predict_proba(X), expected)  # the fit before kept

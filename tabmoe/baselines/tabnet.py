@@ -29,6 +29,7 @@ import torch
 from sklearn.metrics import log_loss
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._frame import check_other_columns
 from ..nn._base import FitInputs, weighted_validation_split
 from ..nn.trainer import float32_default, seeded
 from ..tokenizer import to_frame
@@ -423,7 +424,7 @@ class TabNetClassifier(TorchTabularClassifier):
         self.pretrain_history_ = None
         if X_unlabeled is None:
             return None
-        rows = np.vstack([Z, self._matrix(to_frame(X_unlabeled))])
+        rows = np.vstack([Z, self._matrix(self._unlabeled_frame(inputs.frame, X_unlabeled))])
         pretrainer = self._tabnet(inputs.seed, inputs.device, "pretraining.TabNetPretrainer")
         batch, virtual = tabnet_batch_sizes(len(rows), self.batch_size, self.virtual_batch_size)
         watch = early and validation is not None and len(validation[0]) >= batch
@@ -439,6 +440,21 @@ class TabNetClassifier(TorchTabularClassifier):
         )
         self.pretrain_history_ = [float(loss) for loss in pretrainer.history.history["loss"]]
         return pretrainer
+
+    def _unlabeled_frame(self, frame: Any, X_unlabeled: Any) -> Any:
+        """``X_unlabeled`` as a frame, checked against ``X`` as eval_set's X_val is, with
+        errors naming it (the encoder's own, at predict, say "X" and "feature names ... fit")."""
+        try:  # empty or 1-d: scikit-learn's words, which do not name X_unlabeled
+            unlabeled = to_frame(X_unlabeled)
+        except ValueError as exc:
+            raise ValueError(f"X_unlabeled: {exc}") from None
+        check_other_columns(frame, X_unlabeled, self._columns_by_label, "X_unlabeled")
+        if unlabeled.shape[1] != frame.shape[1]:
+            raise ValueError(
+                f"X_unlabeled has {unlabeled.shape[1]} features, but X has {frame.shape[1]}: "
+                "an array is read by position, as predict reads it."
+            )
+        return unlabeled
 
     def _record_history(self, validated: bool, early: bool) -> None:
         history = self.model_.history.history
