@@ -106,6 +106,15 @@ def test_budget_values_of_the_wrong_type_are_named():
     assert Budget.from_dict({"timeout": 60, "metric": "accuracy"}).timeout == 60
 
 
+def test_a_random_state_among_a_models_fixed_parameters_is_refused(tmp_path):
+    """The run set it to the seed, and its record stated the suite's value as the one used."""
+    for key in ("random_state", "estimator__random_state"):
+        suite = load_suite(tiny_suite(tmp_path, models={"random_forest": {key: 5, "n_estimators": 5}}))
+        with pytest.raises(ValueError, match=rf"models.random_forest: \['{key}'\] cannot be fixed"):
+            plan_runs(suite)
+    assert plan_runs(suite, models=["logistic_regression"])[0].model == "logistic_regression"
+
+
 def test_current_config_hash_is_the_hash_run_plans_for_a_records_run():
     """What the report compares a record's config_hash with (its OLD CONFIGURATION note)."""
     protocols = ["defaults", "fixed-budget", "tuned", "unlabeled-target"]

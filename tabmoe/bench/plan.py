@@ -255,6 +255,13 @@ def plan_runs(
     fixed_by_model = suite.models
     models = list(models) if models else list(fixed_by_model) or [n for n, s in MODELS.items() if s.available()]
     check_models(models)
+    for model in models:  # else the record states the suite's value, not the seed it ran with
+        seeded = [k for k in fixed_by_model.get(model, {}) if k == "random_state" or k.endswith("__random_state")]
+        if seeded:
+            raise ValueError(
+                f"suite {suite.name!r} models.{model}: {seeded} cannot be fixed; every random_state "
+                "is the run's seed (the suite's seeds, or --seeds)"
+            )
     protocols = canonical_protocols(
         list(protocols) if protocols else list(suite.protocols) or list(DEFAULT_PROTOCOLS)
     )
