@@ -442,7 +442,12 @@ def test_runs_made_with_a_command_line_budget_are_current_in_that_runs_report(ru
     assert alone.exit_code == 0 and "OLD CONFIGURATION" in (out / "report.md").read_text()
 
 
-@pytest.mark.parametrize("name, shown", [(2020, "2020"), ("cars/cluster", "'cars/cluster'"), ("..", "'..'")])
+@pytest.mark.parametrize("name, shown", [
+    (2020, "2020"), ("cars/cluster", "'cars/cluster'"), ("..", "'..'"),
+    # a NUL byte failed the record's write after the run (a traceback, the result lost);
+    # a newline made folders of two lines and split the failure file's run id
+    ("cars\0", "'cars\\x00'"), ("cars\nbuying", "'cars\\nbuying'"),
+])
 def test_a_split_name_that_cannot_name_a_result_is_refused(runner, tmp_path, name, shown):
     import yaml
 
