@@ -183,6 +183,17 @@ def test_target_override_and_errors(openml_cache):
             load_openml(bad, cache_dir=openml_cache)
 
 
+def test_a_given_target_that_is_not_a_column_name_is_named_as_given(openml_cache):
+    """target=5 (an unquoted number in a suite's data entry) was a TypeError ("argument of
+    type 'int' is not iterable"); an empty or comma target given was called the dataset's
+    "default target"."""
+    with pytest.raises(ValueError, match=r"target must be a column name \(text\) of OpenML dataset 31, got 5"):
+        load_openml(31, cache_dir=openml_cache, target=5)
+    for given in ("", "class,purpose"):
+        with pytest.raises(ValueError, match=rf"^target '{given}' is not a column of OpenML dataset 31"):
+            load_openml(31, cache_dir=openml_cache, target=given)
+
+
 def test_an_ignored_attribute_as_target_is_named(openml_cache):
     """splice's Instance_name is an ignore_attribute: it read as 'could not parse dataset.arff'."""
     with pytest.raises(ValueError, match="'Instance_name' is an ignored or row-id attribute of OpenML dataset 46") as info:

@@ -196,6 +196,8 @@ def load_openml(
     """
     if isinstance(dataset_id, bool) or not isinstance(dataset_id, int) or dataset_id <= 0:
         raise ValueError(f"dataset_id must be a positive int (an OpenML id), got {dataset_id!r}")
+    if target is not None and not isinstance(target, str):  # else "argument of type 'int' is not iterable"
+        raise ValueError(f"target must be a column name (text) of OpenML dataset {dataset_id}, got {target!r}")
     cache_root = Path(cache_dir) if cache_dir is not None else default_cache_root()
     entry = dataset_cache_dir(cache_root, dataset_id)
     problems = cache_problems(entry)
@@ -232,7 +234,7 @@ def load_openml(
                 + (f"; it lacks: {', '.join(problems)}." if problems else ".")
             ) from exc
         label = target if target is not None else dataset.default_target_attribute
-        if not label or "," in label:
+        if target is None and (not label or "," in label):  # a given one is checked below
             raise ValueError(
                 f"OpenML dataset {dataset_id} ({dataset.name}) has default target {label!r}; "
                 "pass target= with one column name."
