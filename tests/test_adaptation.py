@@ -118,6 +118,16 @@ def test_a_model_that_cannot_use_the_rows_is_fitted_plainly_and_marked():
     assert model.score(X, y) > 0.8
 
 
+def test_a_single_ood_row_cannot_be_halved_and_says_so():
+    """It failed as scikit-learn's "With n_samples=1, test_size=None and train_size=0.5, the
+    resulting train set will be empty", naming neither the OOD rows nor the protocol."""
+    X = pd.DataFrame({"x": [0.0]})
+    with pytest.raises(ValueError, match=r"unlabeled-target: 1 OOD test row\(s\) cannot be halved"):
+        split_adaptation(X, np.array(["a"]), 0)
+    adapt, test = split_adaptation(pd.DataFrame({"x": [0.0, 1.0]}), np.array(["a", "b"]), 0)
+    assert len(adapt) == len(test) == 1
+
+
 def test_tabnet_pretrains_on_the_unlabeled_rows():
     rng = np.random.default_rng(0)
     X = pd.DataFrame({"c": rng.choice(["p", "q", "r"], 300), "v": rng.normal(size=300)})

@@ -74,6 +74,11 @@ def split_adaptation(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(adaptation row positions, test row positions) of the OOD rows ``X``, ``y``:
     seeded, stratified by label (plain random halves when a class has a single row)."""
+    if len(X) < 2:  # else scikit-learn's "With n_samples=1, ... the resulting train set will be empty"
+        raise ValueError(
+            f"unlabeled-target: {len(X)} OOD test row(s) cannot be halved into adaptation and "
+            "test rows; the split needs at least 2 OOD test rows for this protocol"
+        )
     positions = np.arange(len(X))
     labels = np.asarray(y)
     _, counts = np.unique(labels.astype(str), return_counts=True)
