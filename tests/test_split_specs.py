@@ -180,6 +180,29 @@ def test_a_bad_random_state_of_a_cluster_split_is_named(seed):
         rule_from_dict({"by": "cluster", "n_clusters": 3, "ood_clusters": [2], "random_state": seed})
 
 
+def test_simulation_options_out_of_range_or_of_the_wrong_type_are_named():
+    """num_corefea "abc" failed each run with "can't multiply sequence by non-int of type
+    'str'", 6 with a broadcast error; corr 2 sampled from a covariance that is not positive
+    semi-definite (numpy warns and samples anyway)."""
+    import inspect
+
+    from tabmoe.data.paper import correlation_shift_simulation
+    from tabmoe.data.sources import SIMULATION_FEATURES, source_from_dict
+
+    assert inspect.signature(correlation_shift_simulation).parameters["d"].default == SIMULATION_FEATURES
+    for options, message in (
+        ({"num_corefea": "abc"}, r"num_corefea must be an integer in \[0, 5\], got 'abc'"),
+        ({"num_corefea": 6}, r"num_corefea must be an integer in \[0, 5\], got 6"),
+        ({"corr": 2}, r"corr must be a number in \[0, 1\], got 2"),
+        ({"x_noise": float("nan")}, r"x_noise must be a finite number >= 0, got nan"),
+        ({"x_noise": float("inf")}, r"x_noise must be a finite number >= 0, got inf"),
+    ):
+        spec = {"simulation": {"num_corefea": 1, "corr": 0.9, "x_noise": 0.5, **options}}
+        with pytest.raises(ValueError, match=rf"^simulation: {message}"):
+            source_from_dict(spec)
+    assert source_from_dict({"simulation": {"num_corefea": 5, "corr": 0.1, "x_noise": 0.0}}).corr == 0.1
+
+
 def test_more_clusters_than_rows_is_refused_naming_n_clusters(empty_column_table):
     definition = SplitDefinition(
         name="too-many", data=SimulationSource(1, 0.1, 0.0), rule=ClusterSplit(61, (1,), columns=("x",))
