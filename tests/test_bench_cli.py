@@ -200,6 +200,8 @@ def test_seed_lists():
         (["report", "smoke", "--results", "{tmp}/empty"], "no finished runs to report for 'smoke'"),
         (["run", "smoke", "--protocol", "oracle"], "Invalid value for '--protocol': 'oracle' is not one of"),
         (["report", "smoke", "--tie", "-1"], "report --help)"),
+        # accepted by click's FloatRange: no split counted as a win, tie or loss ("within ±nan")
+        (["report", "smoke", "--tie", "nan"], "Invalid value for '--tie': nan is not a finite number."),
         (["run"], "Missing argument 'SUITE'"),
         (["nosuch"], "No such command 'nosuch'"),
         (["--bogus", "suites"], "No such option '--bogus'"),

@@ -12,6 +12,7 @@ Heavy modules (torch, pandas, scikit-learn, optuna) are imported inside the comm
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -223,6 +224,14 @@ def _names(values: tuple[str, ...], option: str) -> list[str] | None:
 
 def _results_dir(results: Path | None, suite: str) -> Path:
     return results if results is not None else DEFAULT_RESULTS / Path(suite).stem
+
+
+def _finite(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    """A number option's value, refused when NaN or infinite (click's FloatRange takes both:
+    ``--tie nan`` counted no split as a win, tie or loss, and the report said "within ±nan")."""
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not a finite number.", ctx=ctx, param=param)
+    return value
 
 
 _RESULTS_HELP = ("Folder of this suite's results, studies and report. Default: results/<suite> "
@@ -457,7 +466,7 @@ def _write_report(suite: Any, store: Any, out: Path, planned: list[str] | None =
               help="Folder for report.md, the CSV tables and PNG plots. Default: the results folder.")
 @click.option("--reference", default="tabmoe", show_default=True,
               help="Model the others are compared with (win/tie/loss, Wilcoxon signed-rank test).")
-@click.option("--tie", type=click.FloatRange(0), default=0.005, show_default=True,
+@click.option("--tie", type=click.FloatRange(0), default=0.005, show_default=True, callback=_finite,
               help="Differences of mean OOD accuracy within this are counted as ties.")
 @click.pass_context
 def report_command(
