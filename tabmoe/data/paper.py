@@ -24,6 +24,9 @@ SIMULATION_GRID: tuple[tuple[int, float, float], ...] = tuple(
     (k, c, n) for k in (1, 5) for c in (0.1, 0.9) for n in (0.0, 0.5, 1.5)
 )
 AUTO_MPG_FEATURES = ["cylinders", "displacement", "horsepower", "weight", "acceleration", "model year"]
+#: Features of the simulation (``correlation_shift_simulation``'s ``d``), of which
+#: ``num_corefea`` drive the label.
+SIMULATION_FEATURES = 5
 #: Column of :func:`simulation_table` saying which distribution a row was drawn from.
 SIMULATION_DOMAIN = "domain"
 
@@ -65,7 +68,7 @@ def correlation_shift_simulation(
     seed: int,
     *,
     n: int = 2000,
-    d: int = 5,
+    d: int = SIMULATION_FEATURES,
     y_noise: float = 2.0,
     n_cat: int = 10,
     shift: bool = True,

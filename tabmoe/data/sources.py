@@ -23,12 +23,8 @@ from typing import Any
 
 from ._spec import build
 from .files import load_table_file
-from .paper import auto_mpg_table, simulation_table
+from .paper import SIMULATION_FEATURES, auto_mpg_table, simulation_table
 from .table import Table
-
-#: Features of the simulation (``correlation_shift_simulation``'s ``d``), of which
-#: ``num_corefea`` drive the label.
-SIMULATION_FEATURES = 5
 
 
 @dataclass(frozen=True)
