@@ -28,6 +28,11 @@ def to_frame(X: Any) -> pd.DataFrame:
                 "array or a pandas DataFrame."
             )
         arr = np.asarray(X) if not isinstance(X, np.ndarray) else X
+        if arr.dtype.kind in "US" and not isinstance(X, np.ndarray):
+            # A list of rows mixing numbers and text: numpy turned every value into text
+            # (1.5 -> '1.5', True -> 'True'), so numeric columns became categories, unless a
+            # None somewhere made the array object. Each value keeps its type as objects.
+            arr = np.asarray(X, dtype=object)
         if arr.ndim != 2:
             raise ValueError(
                 f"Expected 2D array, got {arr.ndim}D array instead. Reshape your data either "

@@ -81,6 +81,22 @@ def test_an_object_array_with_pd_na_keeps_its_numeric_columns_numeric():
     np.testing.assert_array_equal(from_frame.transform(X), from_array.transform(X.to_numpy()))
 
 
+def test_a_list_of_rows_mixing_numbers_and_text_keeps_its_numeric_columns_numeric():
+    # numpy made such a list a str array ('1.5', 'True'): its numeric columns were read as
+    # categories, unless one None made the array object, which keeps each value's type
+    X = pd.DataFrame({"n": [0.5, 1.5, 2.5] * 10, "c": list("abc") * 10, "b": [True, False, True] * 10})
+    rows = X.to_numpy().tolist()
+    with_none = [list(r) for r in rows]
+    with_none[0][1] = None
+    from_frame = ColumnTokenizer().fit(X)
+    for given in (rows, [tuple(r) for r in rows], with_none):
+        tok = ColumnTokenizer().fit(given)
+        assert tok.is_categorical_.tolist() == [False, True, True]
+        assert tok.bin_edges_[0].tolist() == from_frame.bin_edges_[0].tolist()
+        assert tok.categories_[2].tolist() == [False, True]
+    np.testing.assert_array_equal(ColumnTokenizer().fit(rows).transform(rows), from_frame.transform(X))
+
+
 def test_naive_and_time_zone_aware_datetimes_are_not_mixed():
     naive = pd.Series(pd.date_range("2020-06-01", periods=48, freq="h"))
     aware = naive.dt.tz_localize("Europe/Paris")
