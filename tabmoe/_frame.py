@@ -4,6 +4,7 @@ column kinds (categorical, number, datetime, timedelta) the tokenizer reads."""
 from __future__ import annotations
 
 import ast
+import sys
 from typing import Any
 
 import numpy as np
@@ -16,11 +17,19 @@ from ._numeric import numeric_kind, time_zone
 def to_frame(X: Any) -> pd.DataFrame:
     """Return ``X`` as a DataFrame without copying data or changing dtypes.
 
-    Arrays get integer column labels ``0..n_features-1``. Raises ``ValueError`` for 1-d,
+    Arrays get integer column labels ``0..n_features-1``; a pyarrow Table, whose column names
+    scikit-learn reads, becomes a frame of its columns (pyarrow dtypes, a copy). Raises ``ValueError`` for 1-d,
     3-d, complex or sparse input, naming what was received.
     """
     if isinstance(X, pd.DataFrame):
         frame = X
+    elif _is_arrow_table(X):
+        # scikit-learn reads a pyarrow Table's column names (feature_names_in_), so its
+        # columns are read as a frame's, with their types (as read_parquet(dtype_backend=
+        # "pyarrow") gives them): as an array they were objects (decimals categories), and the
+        # tokenizer, fitted on unnamed columns, warned at every predict. Every column of the
+        # table, as scikit-learn counts them (ignore_metadata: no pandas index restored).
+        frame = X.to_pandas(types_mapper=pd.ArrowDtype, ignore_metadata=True)
     else:
         if hasattr(X, "toarray") or hasattr(X, "tocsr"):
             raise TypeError(
@@ -58,6 +67,12 @@ def to_frame(X: Any) -> pd.DataFrame:
         if pd.api.types.is_complex_dtype(dtype):
             raise ValueError(f"Complex data not supported (column {name!r}).")
     return frame
+
+
+def _is_arrow_table(X: Any) -> bool:
+    """Whether ``X`` is a pyarrow Table (without importing pyarrow, an optional dependency)."""
+    pa = sys.modules.get("pyarrow")
+    return pa is not None and isinstance(X, pa.Table)
 
 
 def check_unique_columns(columns: pd.Index) -> None:

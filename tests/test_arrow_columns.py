@@ -4,6 +4,7 @@ durations are binned like datetime64 and timedelta64."""
 
 import datetime as dt
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -159,3 +160,29 @@ def test_an_arrow_time_of_day_column_is_refused_naming_it_and_its_dtype(unit):
         ColumnTokenizer().fit(X.assign(clock=np.arange(60.0))).transform(X)
     categorical = ColumnTokenizer(categorical_features=["cat", "clock"]).fit(X)  # declared: kept as it was
     assert categorical.is_categorical_[list(X.columns).index("clock")]
+
+
+def test_a_pyarrow_table_is_read_as_a_frame_of_its_columns():
+    # scikit-learn reads a Table's column names, but it was tokenized as np.asarray of it:
+    # object values (its decimals categories) and, the tokenizer fitted without the names,
+    # "X has feature names, but ColumnTokenizer was fitted without feature names" at every predict
+    from decimal import Decimal
+
+    frame = _arrow(_frame()).assign(price=pd.Series([Decimal(i) / 4 for i in range(120)], dtype=pd.ArrowDtype(pa.decimal128(6, 2))))
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    y = np.where(frame["cat"].astype(object) == "x", "yes", "no")
+    expected = TabularMoEClassifier(max_epochs=2, random_state=0, device="cpu").fit(frame, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf = TabularMoEClassifier(max_epochs=2, random_state=0, device="cpu").fit(table, y)
+        proba = clf.predict_proba(table)
+        np.testing.assert_array_equal(clf.predict_proba(frame), proba)
+        assert ColumnTokenizer().fit(table).transform(table).shape == (120, 4)
+    assert clf.feature_names_in_.tolist() == ["cat", "day", "wait", "price"]
+    np.testing.assert_array_equal(clf.tokenizer_.is_categorical_, [True, False, False, False])
+    np.testing.assert_array_equal(proba, expected.predict_proba(frame))
+    # a stored pandas index is a column of the table, as scikit-learn counts them
+    indexed = pa.Table.from_pandas(frame.set_index(frame.index + 7), preserve_index=True)
+    clf = TabularMoEClassifier(max_epochs=2, random_state=0, device="cpu").fit(indexed, y)
+    assert clf.n_features_in_ == len(clf.tokenizer_.is_categorical_) == 5
+    assert clf.predict(indexed).shape == (120,)
