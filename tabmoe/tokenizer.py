@@ -149,18 +149,21 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
             return np.ones(n, dtype=bool)
         if isinstance(spec, str) and spec == "auto":
             return np.array([is_categorical_dtype(dt) for dt in frame.dtypes], dtype=bool)
-        spec = np.asarray(spec)
-        if spec.dtype == bool:
+        # A list's entries as given: np.asarray made ["b", 2] all text (index 2 was refused as
+        # a column named '2') and a tuple label (a MultiIndex frame's) a row of text.
+        items = list(spec) if isinstance(spec, list | tuple) else np.asarray(spec).tolist()
+        if items and all(isinstance(item, bool | np.bool_) for item in items):
+            spec = np.asarray(items, dtype=bool)
             if spec.shape != (n,):
                 raise ValueError(
                     f"categorical_features as a boolean mask must have length {n} "
                     f"(n_features), got shape {spec.shape}."
                 )
-            return spec.copy()
+            return spec
         mask = np.zeros(n, dtype=bool)
         columns = list(frame.columns)
-        for item in spec.tolist():
-            if isinstance(item, str):
+        for item in items:
+            if isinstance(item, str | tuple):
                 if item not in columns:
                     raise ValueError(
                         f"categorical_features names column {item!r}, which is not in X "

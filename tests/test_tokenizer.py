@@ -2,6 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tabmoe import TabularMoEClassifier
 from tabmoe.tokenizer import MASK, MISSING, N_SPECIAL, UNKNOWN, ColumnTokenizer
 
 
@@ -199,6 +200,23 @@ def test_categorical_features_by_name_index_and_mask():
         ColumnTokenizer(categorical_features=["nope"]).fit(X)
     with pytest.raises(ValueError, match="index 5 is out of range"):
         ColumnTokenizer(categorical_features=[5]).fit(X)
+
+
+def test_categorical_features_lists_take_tuple_names_and_names_beside_indices():
+    # np.asarray of the list made a tuple label (a MultiIndex frame's) a row of text, refused
+    # as "entries must be column names or indices, got ['g', 'b']", and ["c", 0] all text,
+    # index 0 refused as a column named '0'
+    X = pd.DataFrame({("g", "a"): [1, 2, 3, 1], ("g", "b"): [0.5, 0.1, 0.2, 0.3], ("h", "c"): [4, 5, 6, 7]})
+    for spec in ([("g", "a"), ("h", "c")], (("g", "a"), 2), [2, ("g", "a")], np.array([True, False, True])):
+        tok = ColumnTokenizer(categorical_features=spec).fit(X)
+        assert tok.is_categorical_.tolist() == [True, False, True]
+    with pytest.raises(ValueError, match=r"names column \('g', 'x'\), which is not in X"):
+        ColumnTokenizer(categorical_features=[("g", "x")]).fit(X)
+    named = pd.DataFrame({"a": [1, 2, 3, 1], "b": [0.5, 0.1, 0.2, 0.3], "c": [4, 5, 6, 7]})
+    tok = ColumnTokenizer(categorical_features=["c", 0]).fit(named)
+    assert tok.is_categorical_.tolist() == [True, False, True]
+    clf = TabularMoEClassifier(max_epochs=1, device="cpu", random_state=0, categorical_features=[("h", "c")])
+    assert clf.fit(X, [0, 1, 0, 1]).tokenizer_.is_categorical_.tolist() == [False, False, True]
 
 
 def test_shared_vocabulary_is_one_code_space():
