@@ -179,6 +179,20 @@ def test_nan_or_infinite_class_weight_is_refused(name, bad):
         clf.set_params(class_weight={"no": bad, "yes": 1.0}).fit(X, y)
 
 
+def test_class_weight_leaving_every_row_weight_zero_is_refused_naming_it(name):
+    # tabmoe's default early stopping named validation_fraction ("set early_stopping=False"),
+    # which then failed with "Training made no optimisation step"
+    clf = CLASSIFIER_FACTORIES[name]()
+    if "class_weight" not in clf.get_params():
+        pytest.skip(f"{name} takes no class_weight")
+    X, y = frame()
+    with pytest.raises(ValueError, match=r"class_weight=\{'no': 0.0, 'yes': 0.0\} gives every row weight 0"):
+        clf.set_params(class_weight={"no": 0.0, "yes": 0.0}).fit(X, y)
+    with pytest.raises(ValueError, match=r"'yes': 1.0\} times sample_weight gives every row weight 0"):
+        clf.set_params(class_weight={"no": 0.0, "yes": 1.0}).fit(X, y, sample_weight=(y == "no").astype(float))
+    assert not hasattr(clf, "classes_")
+
+
 def test_sample_weight_as_a_series_fits_without_a_read_only_warning(name):
     # pandas copy-on-write gives a read-only array; torch.from_numpy warned about it.
     X, y = frame()

@@ -311,6 +311,13 @@ def start_fit(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> FitI
         # by the trainer's divergence check: the batch weight is NaN) left every weight NaN
         if not np.isfinite(weight).all() or (weight < 0).any():
             raise ValueError(f"class_weight must be finite and not negative: got {class_weight!r}.")
+        # every row weight 0 (sample_weight alone: scikit-learn's check above) trained nothing:
+        # "no optimisation step", or, with early stopping, validation_fraction was named
+        if not (weight > 0).any():
+            times = "" if sample_weight is None else " times sample_weight"
+            raise ValueError(
+                f"class_weight={class_weight!r}{times} gives every row weight 0: no row to train on."
+            )
     # An estimator without random_state (a scikit-learn wrapper) needs no seed: drawing one
     # would advance the caller's global numpy RNG.
     seed = 0
