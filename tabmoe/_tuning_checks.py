@@ -72,14 +72,23 @@ def _check_validation(validation: Any, X: Any) -> None:
     n_X_val = _n_rows(X_val, "validation's X_val")
     if n_X_val != n_val:
         raise ValueError(f"validation's X_val and y_val must have the same number of rows, got {n_X_val} and {n_val}")
-    if hasattr(X, "columns") and hasattr(X_val, "columns") and list(X_val.columns) != list(X.columns):
-        missing = [c for c in X.columns if c not in set(X_val.columns)]
-        extra = [c for c in X_val.columns if c not in set(X.columns)]
+    fitted, given = _column_names(X), _column_names(X_val)
+    if fitted is not None and given is not None and given != fitted:
+        missing = [c for c in fitted if c not in set(given)]
+        extra = [c for c in given if c not in set(fitted)]
         detail = f"missing {missing}, unexpected {extra}" if missing or extra else "in another order"
         raise ValueError(f"validation's X_val must have the columns of X in the same order: {detail}")
     widths = [shape[1] if len(shape := getattr(data, "shape", ())) == 2 else None for data in (X_val, X)]
     if None not in widths and widths[0] != widths[1]:
         raise ValueError(f"validation's X_val must have as many columns as X, got {widths[0]} and {widths[1]}")
+
+
+def _column_names(data: Any) -> list | None:
+    """The column labels of a DataFrame or a pyarrow Table (whose ``columns`` are its
+    data, unhashable: comparing them raised a TypeError); None for others."""
+    if hasattr(data, "column_names") and hasattr(data, "num_columns"):  # a pyarrow Table
+        return list(data.column_names)
+    return list(data.columns) if hasattr(data, "columns") else None
 
 
 def _check_metric_defined(metric: str, y_fit: Any, y_scored: Any, scored: str, fitted: str) -> None:
@@ -99,7 +108,9 @@ def _check_metric_defined(metric: str, y_fit: Any, y_scored: Any, scored: str, f
 
 
 def _rows(data: Any, index: np.ndarray) -> Any:
-    """Rows ``index`` of a DataFrame / Series (by position) or an array."""
+    """Rows ``index`` of a DataFrame / Series (by position), a pyarrow Table or an array."""
+    if hasattr(data, "column_names") and hasattr(data, "num_columns"):  # a Table, its names kept
+        return data.take(index)
     return data.iloc[index] if hasattr(data, "iloc") else np.asarray(data)[index]
 
 

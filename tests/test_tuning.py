@@ -290,6 +290,23 @@ def test_bad_arguments_are_named_before_the_study_starts(tmp_path, data, kwargs,
     assert not journal.exists()  # no study, so no trial of its budget spent
 
 
+def test_pyarrow_tables_are_tuned_as_their_frames(data):
+    # validation's check compared the Tables' columns (their data, unhashable): TypeError
+    # "unhashable type: 'pyarrow.lib.ChunkedArray'"; cv folds were object arrays, unnamed
+    pa = pytest.importorskip("pyarrow")
+    X, y, (X_val, y_val) = data
+    table, table_val = (pa.Table.from_pandas(f, preserve_index=False) for f in (X, X_val))
+    args = {"search_space": {"estimator__C": [0.5]}, "n_trials": 1, "random_state": 0}
+    for given, frames in (({"validation": (table_val, y_val)}, {"validation": (X_val, y_val)}), ({"cv": 2}, {"cv": 2})):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UserWarning)  # no "X has feature names, but ..."
+            tuned = tune(logistic_regression(), table, y, **given, **args)
+        assert tuned.best_score == tune(logistic_regression(), X, y, **frames, **args).best_score
+    reordered = table_val.select(table_val.column_names[::-1])
+    with pytest.raises(ValueError, match="validation's X_val must have the columns of X in the same order: in another order"):
+        tune(logistic_regression(), table, y, validation=(reordered, y_val), **args)
+
+
 def test_bad_search_spaces_are_named(data):
     X, y, val = data
     with pytest.raises(ValueError, match="search_space is required"):
