@@ -265,12 +265,9 @@ def test_an_estimator_parameter_naming_the_users_columns_is_named(name, param, v
     # declaration silently (LightGBM with a warning); on one-hot it named columns that are
     # not there (XGBoost's "feature types must have the same length", LightGBM's Fatal
     # "categorical_feature is not a number", HistGradientBoosting's "array of integers")
-    clf = small_model(name, **{param: value}).set_params(categorical_encoding=encoding)
-    estimator = type(clf.estimator).__name__
-    assert_refused(clf, (
-        rf"^{estimator}\({param}=\.\.\.\) names columns of the encoded matrix, which "
-        r"EncodedClassifier builds; pass the categorical columns as "
-        r"EncodedClassifier\(categorical_features=\[\.\.\.\]\) instead"
+    assert_param_refused(name, param, value, encoding, (
+        r"names columns of the encoded matrix, which EncodedClassifier builds; pass the "
+        r"categorical columns as EncodedClassifier\(categorical_features=\[\.\.\.\]\) instead"
     ))  # fmt: skip
 
 
@@ -299,13 +296,19 @@ def test_an_estimator_parameter_indexing_the_users_columns_is_named(name, param,
     # its one-hot columns: CatBoost(ignored_features=[0]) on ("x", "c") ignored "c" silently
     # (accuracy 0.68 where "c" alone gives 1.0), HistGradientBoosting's monotonic_cst=[1, 0]
     # constrained the categorical codes
+    assert_param_refused(name, param, value, encoding, (
+        r"indexes columns of the encoded matrix, which EncodedClassifier builds \(the "
+        r"categorical columns' codes first, or their one-hot columns\), so it would not reach "
+        rf"the columns of your table; leave {param} unset"
+    ))  # fmt: skip
+
+
+def assert_param_refused(name: str, param: str, value, encoding: str, reason: str) -> None:
+    """The registry model ``name`` with ``param=value`` on its inner estimator is refused at
+    fit with ``Estimator(param=...) <reason>``."""
     clf = small_model(name, **{param: value}).set_params(categorical_encoding=encoding)
     estimator = type(clf.estimator).__name__
-    assert_refused(clf, (
-        rf"^{estimator}\({param}=\.\.\.\) indexes columns of the encoded matrix, which "
-        r"EncodedClassifier builds \(the categorical columns' codes first, or their one-hot "
-        rf"columns\), so it would not reach the columns of your table; leave {param} unset"
-    ))  # fmt: skip
+    assert_refused(clf, rf"^{estimator}\({param}=\.\.\.\) {reason}")
 
 
 def assert_refused(clf: reference.EncodedClassifier, message: str) -> None:
