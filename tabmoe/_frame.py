@@ -4,7 +4,6 @@ column kinds (categorical, number, datetime, timedelta) the tokenizer reads."""
 from __future__ import annotations
 
 import ast
-import sys
 from typing import Any
 
 import numpy as np
@@ -17,19 +16,21 @@ from ._numeric import numeric_kind, time_zone
 def to_frame(X: Any) -> pd.DataFrame:
     """Return ``X`` as a DataFrame without copying data or changing dtypes.
 
-    Arrays get integer column labels ``0..n_features-1``; a pyarrow Table, whose column names
-    scikit-learn reads, becomes a frame of its columns (pyarrow dtypes, a copy). Raises ``ValueError`` for 1-d,
-    3-d, complex or sparse input, naming what was received.
+    Arrays get integer column labels ``0..n_features-1``; another dataframe whose column
+    names scikit-learn reads (a pyarrow Table, a polars DataFrame) becomes a frame of its
+    columns (pyarrow dtypes, a copy). Raises ``ValueError`` for 1-d, 3-d, complex or sparse
+    input, naming what was received.
     """
     if isinstance(X, pd.DataFrame):
         frame = X
-    elif _is_arrow_table(X):
-        # scikit-learn reads a pyarrow Table's column names (feature_names_in_), so its
-        # columns are read as a frame's, with their types (as read_parquet(dtype_backend=
-        # "pyarrow") gives them): as an array they were objects (decimals categories), and the
-        # tokenizer, fitted on unnamed columns, warned at every predict. Every column of the
-        # table, as scikit-learn counts them (ignore_metadata: no pandas index restored).
-        frame = X.to_pandas(types_mapper=pd.ArrowDtype, ignore_metadata=True)
+    elif (table := as_arrow_table(X)) is not None:
+        # scikit-learn reads the column names of a pyarrow Table or a polars DataFrame
+        # (feature_names_in_), so their columns are read as a frame's, with their types (as
+        # read_parquet(dtype_backend="pyarrow") gives them): as an array they were objects
+        # (decimals categories), and the tokenizer, fitted on unnamed columns, warned at every
+        # predict. Every column, as scikit-learn counts them (ignore_metadata: no pandas
+        # index restored).
+        frame = table.to_pandas(types_mapper=pd.ArrowDtype, ignore_metadata=True)
     else:
         if hasattr(X, "toarray") or hasattr(X, "tocsr"):
             raise TypeError(
@@ -69,10 +70,43 @@ def to_frame(X: Any) -> pd.DataFrame:
     return frame
 
 
-def _is_arrow_table(X: Any) -> bool:
-    """Whether ``X`` is a pyarrow Table (without importing pyarrow, an optional dependency)."""
-    pa = sys.modules.get("pyarrow")
-    return pa is not None and isinstance(X, pa.Table)
+def as_arrow_table(X: Any) -> Any:
+    """``X`` as a pyarrow Table when it is a dataframe other than pandas' whose column names
+    scikit-learn reads and which exports the Arrow stream interface (``__arrow_c_stream__``:
+    a pyarrow Table, a polars DataFrame); None for anything else, arrays included. pyarrow,
+    an optional dependency, is imported only for such an ``X``."""
+    if isinstance(X, np.ndarray) or not hasattr(type(X), "__arrow_c_stream__"):
+        return None
+    if _get_feature_names(X) is None:  # not read as named columns: as an array, as scikit-learn
+        return None
+    try:
+        import pyarrow as pa
+    except ImportError:
+        raise ImportError(
+            f"Reading a {type(X).__module__}.{type(X).__name__} needs pyarrow: pip install "
+            "pyarrow (tabmoe's 'data' extra), or pass a pandas DataFrame."
+        ) from None
+    return _without_view_types(X if isinstance(X, pa.Table) else pa.table(X))
+
+
+def _without_view_types(table: Any) -> Any:
+    """``table`` with its columns of Arrow's view types (``string_view``, ``binary_view``,
+    also as a dictionary's values: how polars exports text and categoricals) cast to the
+    large types, which pandas' ArrowDtype can hold (it raises NotImplementedError on a
+    view)."""
+    import pyarrow as pa
+
+    def plain(t: Any) -> Any:
+        if pa.types.is_string_view(t):
+            return pa.large_string()
+        if pa.types.is_binary_view(t):
+            return pa.large_binary()
+        if pa.types.is_dictionary(t):
+            return pa.dictionary(t.index_type, plain(t.value_type), t.ordered)
+        return t
+
+    schema = pa.schema([field.with_type(plain(field.type)) for field in table.schema])
+    return table if schema.equals(table.schema) else table.cast(schema)
 
 
 def check_unique_columns(columns: pd.Index) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 from sklearn.model_selection import StratifiedKFold
 
+from ._frame import as_arrow_table
 from .metrics import _labels
 
 
@@ -108,10 +109,14 @@ def _check_metric_defined(metric: str, y_fit: Any, y_scored: Any, scored: str, f
 
 
 def _rows(data: Any, index: np.ndarray) -> Any:
-    """Rows ``index`` of a DataFrame / Series (by position), a pyarrow Table or an array."""
-    if hasattr(data, "column_names") and hasattr(data, "num_columns"):  # a Table, its names kept
-        return data.take(index)
-    return data.iloc[index] if hasattr(data, "iloc") else np.asarray(data)[index]
+    """Rows ``index`` of a DataFrame / Series (by position), of another dataframe whose
+    names scikit-learn reads (a pyarrow Table, a polars DataFrame: as a Table, its names
+    kept) or of an array."""
+    if hasattr(data, "iloc"):
+        return data.iloc[index]
+    if (table := as_arrow_table(data)) is not None:
+        return table.take(index)
+    return np.asarray(data)[index]
 
 
 def _check_available(model: Any) -> None:

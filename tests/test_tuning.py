@@ -307,6 +307,20 @@ def test_pyarrow_tables_are_tuned_as_their_frames(data):
         tune(logistic_regression(), table, y, validation=(reordered, y_val), **args)
 
 
+def test_polars_frames_are_tuned_as_their_pandas_frames(data):
+    # cv folds of a polars frame were np.asarray of it (unnamed objects), the refit a frame
+    pl = pytest.importorskip("polars")
+    pytest.importorskip("pyarrow")
+    X, y, (X_val, y_val) = data
+    args = {"search_space": {"estimator__C": [0.5]}, "n_trials": 1, "random_state": 0}
+    for given in ({"validation": (pl.from_pandas(X_val), y_val)}, {"cv": 2}):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UserWarning)  # no "X has feature names, but ..."
+            tuned = tune(logistic_regression(), pl.from_pandas(X), y, **given, **args)
+        frames = {"validation": (X_val, y_val)} if "validation" in given else given
+        assert tuned.best_score == tune(logistic_regression(), X, y, **frames, **args).best_score
+
+
 def test_bad_search_spaces_are_named(data):
     X, y, val = data
     with pytest.raises(ValueError, match="search_space is required"):
