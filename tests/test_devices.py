@@ -4,6 +4,7 @@ MPS are stood in for by monkeypatching torch's queries."""
 from __future__ import annotations
 
 import contextlib
+import re
 
 import pytest
 import torch
@@ -102,3 +103,22 @@ def test_seeded_keeps_the_cuda_seed_queued_before_cuda_starts():
         torch.manual_seed(99)
         assert queued() == 99
     assert queued() == 123
+
+
+@pytest.mark.parametrize("device", ["meta", torch.device("meta"), "xpu", "hpu:0", "xla", "lazy"])
+def test_a_device_without_data_or_backend_is_refused_before_the_fit_works(device, monkeypatch):
+    """They passed resolve_device and failed at the network's .to(device), after the
+    tokenizer was fitted, with torch's words: "fused=True requires ... meta" (AdamW), an
+    AssertionError "Torch not compiled with XPU enabled", "No module named 'torch.hpu'"."""
+    from tabmoe import TabularMoEClassifier
+
+    from .moe_data import toy_table
+
+    monkeypatch.setattr(torch.xpu, "is_available", lambda: False)  # on a machine with one, too
+    with pytest.raises(ValueError, match=re.escape(f"device={device!r} ") + "(holds no data|was requested but this torch has no)"):
+        resolve_device(device)
+    X, y = toy_table(n=60)
+    clf = TabularMoEClassifier(max_epochs=1, device=device)
+    with pytest.raises(ValueError, match="device="):
+        clf.fit(X, y)
+    assert not hasattr(clf, "tokenizer_")

@@ -32,8 +32,8 @@ LossFn = Callable[[nn.Module, Batch], tuple[Tensor, Tensor]]
 
 def resolve_device(device: str | torch.device) -> torch.device:
     """``"auto"`` -> CUDA when available, else CPU; anything else is passed to torch, and a
-    CUDA or MPS device that this machine lacks is refused here rather than at the first
-    ``.to(device)``."""
+    device that this machine lacks (CUDA, MPS, or another backend whose ``is_available()``
+    says no) or ``"meta"`` is refused here rather than at the first ``.to(device)``."""
     if isinstance(device, str) and device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     try:
@@ -49,6 +49,15 @@ def resolve_device(device: str | torch.device) -> torch.device:
         )
     if resolved.type == "mps" and not torch.backends.mps.is_available():
         raise ValueError(f"device={device!r} was requested but MPS is not available.")
+    if resolved.type == "meta":  # torch's shapes-only device: training on it failed in AdamW
+        raise ValueError(f"device={device!r} holds no data: a model cannot be trained or run on it.")
+    if resolved.type not in ("cpu", "cuda", "mps"):
+        # xpu, hpu, xla, ...: torch's AssertionError or ModuleNotFoundError at the first
+        # .to(device), after the tokenizer was fitted
+        backend = getattr(torch, resolved.type, None)
+        is_available = getattr(backend, "is_available", None)
+        if not callable(is_available) or not is_available():
+            raise ValueError(f"device={device!r} was requested but this torch has no {resolved.type!r} device available.")
     return resolved
 
 
