@@ -117,12 +117,15 @@ class AdaptMixin:
             if isinstance(layer, torch.nn.Dropout):
                 layer.p = float(self.dropout)
         before = copy.deepcopy(self.module_.state_dict())
+        recorded = {k: v for k, v in vars(self).items() if k in ("adapt_history_", "feature_importances_")}
         try:
             with seeded(seed, device):
                 result = Trainer(config).fit(self.module_, data, self._objective(masking))
+            self.adapt_history_ = result.history
+            self._update_importances()  # interrupted here, the adapted weights stayed
         except BaseException:  # a diverged (or interrupted) adaptation leaves the fitted model as it was
             self.module_.load_state_dict(before)
+            vars(self).pop("adapt_history_", None)
+            vars(self).update(recorded)
             raise
-        self.adapt_history_ = result.history
-        self._update_importances()
         return self

@@ -205,3 +205,23 @@ def test_empty_or_1d_unlabeled_rows_are_named():
         make().fit(X, y, X_unlabeled=X.iloc[:0])
     with pytest.raises(ValueError, match=r"^X_unlabeled: Expected 2D array, got 1D array"):
         make().fit(X, y, X_unlabeled=X["size"])
+
+
+def test_an_adaptation_interrupted_after_training_changes_nothing(monkeypatch):
+    """A Ctrl-C while adapt() recomputed feature_importances_ left the adapted weights and
+    adapt_history_ beside the fit's importances: neither the fitted model nor the adapted one."""
+    X, y = toy_table()
+    fitted, adapted = make().fit(X, y), make().fit(X, y).adapt(X, max_epochs=1)
+    kept = [(clf, clf.predict_proba(X), clf.feature_importances_) for clf in (fitted, adapted)]
+    history = adapted.adapt_history_
+
+    def interrupted(self):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(TabularMoEClassifier, "_update_importances", interrupted)
+    for clf, before, importances in kept:
+        with pytest.raises(KeyboardInterrupt):
+            clf.adapt(X, max_epochs=1)
+        np.testing.assert_array_equal(clf.predict_proba(X), before)
+        assert clf.feature_importances_ is importances
+    assert not hasattr(fitted, "adapt_history_") and adapted.adapt_history_ is history
