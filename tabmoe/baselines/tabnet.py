@@ -191,7 +191,9 @@ class TabNetClassifier(TorchTabularClassifier):
         watches the validation log-loss and restores the best weights. TabNet has outputs
         only for the classes of its training rows, so validation rows of a class the
         hold-out took entirely are left out of that loss (theirs would be the same at every
-        epoch).
+        epoch). ``verbose`` is pytorch-tabnet's own: a line every ``verbose`` epochs and its
+        closing "best_epoch = k" counted from 0 (``best_epoch_`` counts from 1), not the
+        progress bar and summary line of the shared trainer.
 
     Attributes
     ----------
