@@ -80,6 +80,7 @@ class AdaptMixin:
         fresh. ``random_state`` (shuffling, dropout) defaults to the estimator's.
         """
         check_is_fitted(self)
+        self._validate_params()  # set_params validates nothing: fit's constraints, by name
         self._check_network_parameters("adapt")
         self._check_training_params()  # fit's checks: a combination fit refuses, adapt refuses
         if not isinstance(max_epochs, numbers.Integral) or isinstance(max_epochs, bool) or max_epochs < 1:

@@ -74,8 +74,8 @@ def test_adapt_clips_and_refuses_a_bad_norm_leaving_the_model_as_it_was():
     before = clf.predict_proba(X)
     clf.adapt(X, max_epochs=1)  # clips there too (no error)
     adapted = clf.predict_proba(X)
-    for bad in (0.0, -1.0):  # set_params does not validate; the trainer refuses
-        with pytest.raises(ValueError, match=r"max_grad_norm must be > 0 or None"):
+    for bad in (0.0, -1.0):  # set_params does not validate; adapt refuses, as fit does
+        with pytest.raises(ValueError, match=r"'max_grad_norm' parameter .* must be a float in the range \(0.0, inf\) or None"):
             clf.set_params(max_grad_norm=bad).adapt(X, max_epochs=1)
         np.testing.assert_array_equal(clf.predict_proba(X), adapted)
     assert not np.array_equal(adapted, before)

@@ -225,3 +225,19 @@ def test_an_adaptation_interrupted_after_training_changes_nothing(monkeypatch):
         np.testing.assert_array_equal(clf.predict_proba(X), before)
         assert clf.feature_importances_ is importances
     assert not hasattr(fitted, "adapt_history_") and adapted.adapt_history_ is history
+
+
+def test_adapt_validates_the_parameters_set_params_changed_as_fit_does():
+    """set_params validates nothing and adapt trained with whatever it left: a negative
+    weight_decay or mask_rate=5 trained silently, batch_size=0 was a ZeroDivisionError, and
+    dropout=2 was set on the network before training failed, so predict failed after."""
+    X, y = toy_table(n=120)
+    clf = make(max_epochs=2).fit(X, y)
+    before = clf.predict_proba(X)
+    for name, bad in [("weight_decay", -1.0), ("mask_rate", 5.0), ("batch_size", 0), ("dropout", 2.0)]:
+        good = clf.get_params()[name]
+        with pytest.raises(ValueError, match=rf"The '{name}' parameter of TabularMoEClassifier must be"):
+            clf.set_params(**{name: bad}).adapt(X, max_epochs=1)
+        clf.set_params(**{name: good})
+        np.testing.assert_array_equal(clf.predict_proba(X), before)
+    assert not hasattr(clf, "adapt_history_")
