@@ -90,3 +90,16 @@ def test_a_tiny_source_prior_gives_a_finite_estimate(source_prior):
     np.testing.assert_allclose(est.prior.sum(), 1.0)
     np.testing.assert_allclose(est.proba.sum(1), 1.0)
     assert est.prior[0] > 0.99  # the rows' class-0 posterior is huge next to its source prior
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e307, 1e308])
+def test_a_source_prior_of_huge_counts_is_normalised_not_overflowed(scale):
+    """source_prior is normalised here, but its sum overflowed to inf for counts near the
+    float limit: every class's prior became 0 and the estimate, "converged", was the plain
+    mean of proba ([0.73, 0.27] below, not [1, 0])."""
+    proba = [[0.9, 0.1], [0.6, 0.4], [0.7, 0.3]]
+    expected = em_label_shift(proba, [0.5, 0.5])
+    est = em_label_shift(proba, [scale, scale])
+    np.testing.assert_allclose(est.prior, expected.prior)
+    np.testing.assert_allclose(est.proba, expected.proba)
+    assert est.n_iter == expected.n_iter and est.converged

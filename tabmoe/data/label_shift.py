@@ -51,6 +51,7 @@ def _check_prior(prior: ArrayLike, n_classes: int, name: str) -> np.ndarray:
             f"{name} must be finite and positive for every class, got {q.tolist()} (a class "
             "with no training rows cannot be reweighted)."
         )
+    q = q / q.max()  # counts near the float limit: their sum would overflow to inf (prior 0)
     return q / q.sum()
 
 
