@@ -103,3 +103,18 @@ def test_a_source_prior_of_huge_counts_is_normalised_not_overflowed(scale):
     np.testing.assert_allclose(est.prior, expected.prior)
     np.testing.assert_allclose(est.proba, expected.proba)
     assert est.n_iter == expected.n_iter and est.converged
+
+
+@pytest.mark.parametrize(
+    ("proba", "prior", "message"),
+    [
+        ([["a", "b"]], [0.5, 0.5], r"^proba must hold numbers: could not convert string to float: 'a'\.$"),
+        ([[0.5 + 1j, 0.5]], [0.5, 0.5], r"^proba must hold numbers: .*complex"),
+        ([[0.5, 0.5]], ["a", "b"], r"^source_prior must hold numbers: could not convert string to float: 'a'\.$"),
+    ],
+)
+def test_values_that_are_no_numbers_are_refused_naming_the_argument(proba, prior, message):
+    # numpy's "could not convert string to float: 'a'" (a TypeError for complex numbers)
+    # named neither proba nor source_prior
+    with pytest.raises(ValueError, match=message):
+        em_label_shift(proba, prior)

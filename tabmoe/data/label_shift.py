@@ -29,8 +29,17 @@ class LabelShiftEstimate:
     converged: bool
 
 
+def _as_floats(values: ArrayLike, name: str) -> np.ndarray:
+    """``values`` as a float array; ValueError naming ``name`` for values that are no numbers
+    (numpy's "could not convert string to float: 'a'" named no argument)."""
+    try:
+        return np.asarray(values, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must hold numbers: {exc}.") from None
+
+
 def _check_proba(proba: ArrayLike) -> np.ndarray:
-    p = np.asarray(proba, dtype=float)
+    p = _as_floats(proba, "proba")
     if p.ndim != 2 or p.shape[0] == 0 or p.shape[1] < 2:
         raise ValueError(f"proba must be a 2-D array of n >= 1 rows and >= 2 classes, got shape {p.shape}.")
     if not np.isfinite(p).all() or (p < 0).any():
@@ -43,7 +52,7 @@ def _check_proba(proba: ArrayLike) -> np.ndarray:
 
 
 def _check_prior(prior: ArrayLike, n_classes: int, name: str) -> np.ndarray:
-    q = np.asarray(prior, dtype=float)
+    q = _as_floats(prior, name)
     if q.shape != (n_classes,):
         raise ValueError(f"{name} must have one entry per column of proba ({n_classes}), got shape {q.shape}.")
     if not np.isfinite(q).all() or (q <= 0).any():
