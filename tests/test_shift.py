@@ -158,6 +158,16 @@ def test_a_bad_cv_is_refused_naming_it(cv, error):
         covariate_auc(A, A, cv=cv)
 
 
+@pytest.mark.parametrize(("max_rows", "error"), [(50.5, TypeError), ("x", TypeError), (True, TypeError), (9, ValueError)])
+def test_a_bad_max_rows_is_refused_naming_it(max_rows, error):
+    # a float failed in numpy's choice ("expected a sequence of integers or a single integer,
+    # got '25.5'"), a string with "'<' not supported between instances of 'str' and 'int'"
+    rng = np.random.default_rng(0)
+    A = pd.DataFrame({"a": rng.normal(size=60)})
+    with pytest.raises(error, match=r"max_rows must be (an integer >= 2 \* cv = 10|at least 2 \* cv = 10), got"):
+        covariate_auc(A, A.iloc[:40], max_rows=max_rows)
+
+
 def test_no_feature_left_besides_the_domain_column_is_flagged_not_crashed():
     rng = np.random.RandomState(0)
     data = pd.DataFrame({"region": pd.Categorical(rng.choice(list("abcd"), 400)), "y": rng.choice(["p", "q"], 400)})

@@ -137,6 +137,8 @@ def covariate_auc(
             f"only in X_ood {_sorted(set(X_ood.columns) - set(X_id.columns))} (a column on one side only "
             "would separate the sides by itself)."
         )
+    if isinstance(max_rows, bool) or not isinstance(max_rows, (int, np.integer)):
+        raise TypeError(f"max_rows must be an integer >= 2 * cv = {2 * cv}, got {max_rows!r}.")
     if max_rows < 2 * cv:
         raise ValueError(f"max_rows must be at least 2 * cv = {2 * cv}, got {max_rows}.")
     if min(len(X_id), len(X_ood)) < cv or X_id.shape[1] == 0:
