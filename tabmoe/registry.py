@@ -123,14 +123,17 @@ class ModelSpec:
 
     def make_paper(self, n_jobs: int | None = None, **params: Any) -> BaseEstimator:
         """The paper's configuration (``paper_params`` overridden by ``params``), inside the
-        paper's grid search when the paper tuned this model. ``n_jobs`` is the grid search's
-        where there is one, the estimator's otherwise (as in :meth:`make`)."""
+        paper's grid search when the paper tuned this model; an axis of the grid that
+        ``params`` sets is searched at that value alone (as :func:`~tabmoe.tuning.tune`'s fixed
+        parameters win over its search). ``n_jobs`` is the grid search's where there is one,
+        the estimator's otherwise (as in :meth:`make`)."""
         if self.paper_grid is None:
             extra = {} if n_jobs is None else {"n_jobs": n_jobs}
             return self.factory(**{**self.paper_params, **params, **extra})
         estimator = self.factory(**{**self.paper_params, **params})
-        # lists of the caller's own: the search's param_grid holds them
-        grid = {key: list(values) for key, values in self.paper_grid.items()}
+        # lists of the caller's own: the search's param_grid holds them. An axis searched over
+        # a value params sets replaced it silently (the bench recorded the value as fixed).
+        grid = {key: [params[key]] if key in params else list(values) for key, values in self.paper_grid.items()}
         return reference.paper_grid_search(estimator, grid, n_jobs=n_jobs)
 
 

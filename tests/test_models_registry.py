@@ -101,6 +101,26 @@ def test_make_paper_wraps_grid_tuned_models_in_the_papers_search(name):
         assert not isinstance(estimator, GridSearchCV)
 
 
+@pytest.mark.parametrize("name", sorted(reference.PAPER_GRIDS))
+def test_make_paper_searches_an_axis_that_params_set_at_that_value_alone(name):
+    """make_paper(max_depth=7) built the estimator with max_depth=7 and searched max_depth
+    over the paper's grid all the same, which replaced it: the parameter was lost silently
+    (and the bench's paper protocol recorded the suite's fixed value as used)."""
+    spec = get_model(name)
+    axis, values = next(iter(spec.paper_grid.items()))
+    value = 7 if isinstance(values[0], int) else values[-1]
+    search = spec.make_paper(**{axis: value})
+    assert search.param_grid[f"estimator__{axis}"] == [value]
+    others = {k: list(v) for k, v in spec.paper_grid.items() if k != axis}
+    assert {k: search.param_grid[f"estimator__{k}"] for k in others} == others  # searched as before
+    if name == "random_forest":
+        X = pd.DataFrame({"a": np.arange(40.0)})
+        y = np.arange(40) % 2
+        fitted = spec.make_paper(n_estimators=5, max_depth=2, random_state=0).fit(X, y)
+        assert fitted.best_params_["estimator__max_depth"] == 2
+        assert fitted.best_estimator_.estimator.n_estimators == 5
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_make_paper_n_jobs_is_the_estimators_where_there_is_no_grid(name):
     """make_paper(n_jobs=2) was the grid search's n_jobs, and dropped silently where the paper
