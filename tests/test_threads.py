@@ -62,6 +62,22 @@ def test_bad_n_jobs_is_named():
         TabularMoEClassifier(n_jobs=0).fit(X, list("pqpq" * 5))
 
 
+@pytest.mark.parametrize("bad", ["many", 0, 1.5])
+def test_a_bad_n_jobs_set_after_fit_is_named_by_predict_and_adapt(restore_threads, bad):
+    """fit validates n_jobs, but set_params after it does not: predict, explain and adapt
+    failed in joblib with "'<' not supported between instances of 'str' and 'int'"."""
+    X = pd.DataFrame({"a": list("xyxy" * 5)})
+    clf = TabularMoEClassifier(max_epochs=1, device="cpu", random_state=0).fit(X, list("pqpq" * 5))
+    expected = clf.predict_proba(X)
+    clf.set_params(n_jobs=bad)
+    threads = torch.get_num_threads()
+    for call in (clf.predict_proba, clf.explain, lambda Z: clf.adapt(Z, max_epochs=1)):
+        with pytest.raises(ValueError, match=rf"^n_jobs must be an integer other than 0 .* got {bad!r}"):
+            call(X)
+        assert torch.get_num_threads() == threads
+    np.testing.assert_array_equal(clf.set_params(n_jobs=None).predict_proba(X), expected)
+
+
 def test_seeded_blocks_in_threads_take_turns():
     # A second thread's seeded block used to reseed torch's process-wide generator in the
     # middle of the first's: the first drew from the second's stream.

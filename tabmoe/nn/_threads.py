@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import numbers
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar, cast
 
@@ -23,7 +24,10 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def resolve_n_jobs(n_jobs: int | None) -> int:
-    """scikit-learn's convention: None -> 1 (or joblib's context), -1 -> all cores."""
+    """scikit-learn's convention: None -> 1 (or joblib's context), -1 -> all cores. A value
+    ``set_params`` left after fit is checked here, before joblib's words name no parameter."""
+    if n_jobs is not None and (not isinstance(n_jobs, numbers.Integral) or n_jobs == 0):
+        raise ValueError(f"n_jobs must be an integer other than 0 (-1: every core) or None, got {n_jobs!r}.")
     return max(1, int(effective_n_jobs(n_jobs)))
 
 
