@@ -213,7 +213,7 @@ def write_file(payload: dict, path: str | os.PathLike) -> None:
     folder, flushed and fsynced, then renamed over ``path`` (``os.replace``). A failed write
     leaves an existing ``path`` as it was and removes the temporary file; the error
     (an ``OSError``) names ``path`` in plain words."""
-    path = os.fspath(path)
+    path = os.fsdecode(path)  # a bytes path (load reads one) failed: "Can't mix strings and bytes"
     folder = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise IsADirectoryError(f"Cannot save the model to {path!r}: it is a folder; give a file name.")

@@ -733,6 +733,15 @@ def test_save_errors_name_the_path_in_plain_words(saved, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
 
 
+def test_save_takes_a_bytes_path_as_load_does(saved, tmp_path):
+    # open() and load take bytes paths; save failed with "Can't mix strings and bytes in path components"
+    path, clf, X = saved
+    target = os.fsencode(tmp_path / "m.tabmoe")
+    clf.save(target)
+    np.testing.assert_array_equal(TabularMoEClassifier.load(target).predict_proba(X), clf.predict_proba(X))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.tabmoe"]
+
+
 @pytest.mark.parametrize("unit", ["ns", "us", "D"])
 def test_datetime64_class_labels_round_trip(tmp_path, unit):
     # numpy's .item() made datetime64[ns] labels ints (the loaded model predicted
