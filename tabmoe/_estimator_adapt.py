@@ -80,6 +80,11 @@ class AdaptMixin:
         fresh. ``random_state`` (shuffling, dropout) defaults to the estimator's.
         """
         check_is_fitted(self)
+        if getattr(self, "train_sample_tokens_", None) is None:  # an AttributeError named no cause
+            raise ValueError(
+                "Cannot adapt: the model holds no stored training sample (train_sample_tokens_); "
+                "it was loaded from a file written before adapt() existed. Refit it first."
+            )
         self._validate_params()  # set_params validates nothing: fit's constraints, by name
         self._check_network_parameters("adapt")
         self._check_training_params()  # fit's checks: a combination fit refuses, adapt refuses

@@ -214,15 +214,14 @@ class EstimatorStateMixin:
             "fitted": fitted,
             "tokenizer": self.tokenizer_._get_state(),
         }
-        tensors = {
-            "state_dict": dict(self.module_.state_dict()),
-            "train_sample": {
+        tensors = {"state_dict": dict(self.module_.state_dict())}
+        if getattr(self, "train_sample_tokens_", None) is not None:  # absent: loaded from a file written before adapt()
+            tensors["train_sample"] = {
                 "tokens": torch.from_numpy(self.train_sample_tokens_),
                 "weight": torch.from_numpy(self.train_sample_weight_),
                 **({} if getattr(self, "train_sample_position_", None) is None
                    else {"position": torch.from_numpy(self.train_sample_position_)}),
-            },
-        }
+            }
         return documents, tensors
 
     @classmethod

@@ -190,7 +190,8 @@ def save(estimator: Any, path: str | os.PathLike) -> None:
 
     The estimator supplies its state, ``estimator._get_state() -> (documents, tensors)``:
     ``documents`` maps each of DOCUMENT_KEYS to JSON-able data, ``tensors`` each of
-    CHECKED_TENSORS to a dict of tensors. This module only writes them (with format, versions
+    CHECKED_TENSORS to a dict of tensors ("train_sample" only where the estimator holds one,
+    as a file written before adapt() existed does not). This module only writes them (with format, versions
     and checksum); it never reads the estimator's attributes itself.
     """
     documents, tensors = estimator._get_state()
@@ -201,7 +202,11 @@ def save(estimator: Any, path: str | os.PathLike) -> None:
             {"tabmoe": __version__, "torch": torch.__version__, "sklearn": sklearn.__version__}
         ),
         **{key: json.dumps(documents[key]) for key in DOCUMENT_KEYS},
-        **{key: {k: v.detach().cpu() for k, v in tensors[key].items()} for key in CHECKED_TENSORS},
+        **{
+            key: {k: v.detach().cpu() for k, v in tensors[key].items()}
+            for key in CHECKED_TENSORS
+            if key in tensors
+        },
     }
     payload["checksum"] = checksum(payload)
     write_file(payload, path)

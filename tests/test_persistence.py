@@ -240,6 +240,25 @@ def test_files_without_a_checksum_still_load(saved, tmp_path):
     )
 
 
+def test_a_file_written_before_adapt_existed_saves_again_and_adapt_says_why_it_cannot(saved, tmp_path):
+    """Such a file (no "train_sample") loads, but save failed after it with AttributeError
+    'train_sample_tokens_' (the model could not be re-saved), and so did adapt."""
+    path, clf, X = saved
+    payload = torch.load(path, weights_only=True)
+    del payload["train_sample"]
+    payload["checksum"] = checksum(payload)
+    torch.save(payload, tmp_path / "old.tabmoe")
+    old = TabularMoEClassifier.load(tmp_path / "old.tabmoe")
+    old.save(tmp_path / "again.tabmoe")
+    again = TabularMoEClassifier.load(tmp_path / "again.tabmoe")
+    assert "train_sample" not in torch.load(tmp_path / "again.tabmoe", weights_only=True)
+    np.testing.assert_array_equal(again.predict_proba(X), clf.predict_proba(X))
+    with pytest.raises(ValueError, match=r"^Cannot adapt: the model holds no stored training sample .* Refit it first"):
+        again.adapt(X, max_epochs=1)
+    np.testing.assert_array_equal(again.predict_proba(X), clf.predict_proba(X))
+    assert not hasattr(again, "adapt_history_")
+
+
 @pytest.mark.parametrize(
     "change, match",
     [
