@@ -356,6 +356,14 @@ def test_tabnet_needs_two_training_rows():
         TabNetClassifier(early_stopping=True, validation_fraction=0.5, device="cpu").fit(X, y)
 
 
+def test_tabnet_batch_of_one_row_is_refused_by_name():
+    """A batch of one row gave batch normalisation a one-row chunk: torch's "Expected more
+    than 1 value per channel when training", naming no parameter."""
+    X, y = mixed(40)
+    with pytest.raises(ValueError, match="'batch_size' parameter of TabNetClassifier"):
+        TabNetClassifier(batch_size=1, max_epochs=1, device="cpu").fit(X, y)
+
+
 # ---------------------------------------------------------- shared behaviour
 @pytest.mark.parametrize("name", sorted(SMALL_NETWORKS))
 def test_networks_learn_a_simple_rule(name):

@@ -180,7 +180,8 @@ class TabNetClassifier(TorchTabularClassifier):
         As in :class:`~tabmoe.baselines.encoding.TableEncoder`.
     max_epochs : int
     batch_size, virtual_batch_size : int
-        Upper bounds; see :func:`tabnet_batch_sizes` for what a small table gets.
+        Upper bounds, at least 2 (batch normalisation needs two rows); see
+        :func:`tabnet_batch_sizes` for what a small table gets.
     learning_rate : float
         Adam (TabNet's optimiser).
     early_stopping, validation_fraction, n_iter_no_change, class_weight, device,
@@ -230,6 +231,8 @@ class TabNetClassifier(TorchTabularClassifier):
         "lambda_sparse": [Interval(numbers.Real, 0, None, closed="left")],
         "mask_type": [StrOptions({"sparsemax", "entmax"})],
         "clip_value": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        # batch norm needs two rows: a batch of one row failed inside torch
+        "batch_size": [Interval(numbers.Integral, 2, None, closed="left")],
         "virtual_batch_size": [Interval(numbers.Integral, 2, None, closed="left")],
     }
 
