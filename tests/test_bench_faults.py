@@ -490,6 +490,17 @@ def test_unwritable_results_folder_exits_2(runner, tmp_path):
     assert f"cannot use the results folder {tmp_path / 'a-file' / 'results'}" in result.output
 
 
+def test_file_where_the_records_folder_should_be_exits_2_before_any_run(runner, tmp_path):
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "runs").write_text("not a folder")
+    suite = tiny_suite(tmp_path)
+    result = run(runner, suite, results)
+    assert result.exit_code == 2, result.output  # was 1, after computing runs it could not save
+    assert f"{results / 'runs'} is a file, not a folder" in result.output
+    assert "run now" not in result.output and (results / "runs").read_text() == "not a folder"
+
+
 def test_unwritable_report_folder_exits_1(runner, tmp_path):
     (tmp_path / "a-file").write_text("not a folder")
     suite = tiny_suite(tmp_path)

@@ -139,3 +139,17 @@ def test_concurrent_writers_of_one_run_never_collide(store):
         t.join()
     assert errors == []
     assert [r["ood_test"]["accuracy"] in (0.25, 0.75) for r in store.records(suite)] == [True]
+
+
+@pytest.mark.parametrize("blocker", ["runs", "failures", "runs/smoke", "failures/smoke"])
+def test_probe_refuses_a_file_where_a_records_folder_should_be(tmp_path, blocker):
+    """Only the root was probed: with a file at results/runs the probe passed, the first run
+    was computed, and its result could not be saved (lost; "Not a directory")."""
+    from tabmoe.bench.storage import StoreError
+
+    (tmp_path / blocker).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / blocker).write_text("not a folder")
+    store = DirectoryStore(tmp_path)
+    with pytest.raises(StoreError, match=f"{tmp_path / blocker} is a file, not a folder"):
+        store.probe("smoke")
+    DirectoryStore(tmp_path / "fresh").probe("smoke")  # folders that do not exist yet: made

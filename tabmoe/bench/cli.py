@@ -349,7 +349,7 @@ def run_command(
     report_error = report_path = None
     try:
         with results_lock(results):
-            store.probe()
+            store.probe(loaded.name)
             if storage is None:
                 repair_journal(study_storage(results))
             for warning in store.recover(loaded.name):

@@ -99,8 +99,9 @@ class RunStore(Protocol):
         Call it only while no other process writes (under :func:`results_lock`).
         """
 
-    def probe(self) -> None:
-        """:class:`StoreError` unless results can be written (call before running anything)."""
+    def probe(self, suite: str | None = None) -> None:
+        """:class:`StoreError` unless results (of ``suite``, where given) can be written
+        (call before running anything)."""
 
     def write(self, record: dict[str, Any]) -> None:
         """Store a finished run atomically (replacing an earlier record of the same run)."""
@@ -232,14 +233,22 @@ class DirectoryStore:
                     tmp.unlink()
         return warnings
 
-    def probe(self) -> None:
-        try:
-            self.root.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".probe.", suffix=".tmp")
-            os.close(fd)
-            os.unlink(tmp)
-        except OSError as exc:
-            raise StoreError(f"cannot use the results folder {self.root}: {os_error_text(exc)}") from exc
+    def probe(self, suite: str | None = None) -> None:
+        # the folders records and failures go to, too: a file standing where one of them
+        # should be passed a probe of the root alone, and the first run's result was lost
+        folders = [self.root, *(self.root / f / _safe(suite) if suite else self.root / f
+                                for f in ("runs", "failures"))]
+        for folder in folders:
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+                fd, tmp = tempfile.mkstemp(dir=folder, prefix=".probe.", suffix=".tmp")
+                os.close(fd)
+                os.unlink(tmp)
+            except OSError as exc:
+                blocker = next((p for p in [*reversed(folder.parents), folder]
+                                if p.exists() and not p.is_dir()), None)
+                reason = os_error_text(exc) if blocker is None else f"{blocker} is a file, not a folder"
+                raise StoreError(f"cannot use the results folder {self.root}: {reason}") from exc
 
     def _write(self, path: Path, text: str, what: str) -> None:
         try:
@@ -373,7 +382,7 @@ class SQLStore:
         return [f"corrupted {item.location} ({item.reason}); the run is redone and its new record "
                 "replaces it" for item in self.scan(suite)[1]]
 
-    def probe(self) -> None:
+    def probe(self, suite: str | None = None) -> None:
         import sqlalchemy as sa
 
         probe = f".probe-{uuid.uuid4().hex}"
