@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tabmoe.bench.suites import available_suites, load_suite, suite_from_dict
@@ -110,6 +112,15 @@ def test_a_key_repeated_in_a_suite_file_is_refused_naming_it(tmp_path):
         load_suite(path)
     path.write_text(path.read_text().replace("    split: {by: time}\n", ""))
     assert load_suite(path).splits[0].rule.column == "purpose"
+
+
+def test_a_suite_file_that_is_not_utf8_is_named(tmp_path):
+    """Its UnicodeDecodeError said "'utf-8' codec can't decode byte 0xff ...", naming no file
+    (`tabmoe-bench suites` printed only that, for any one bad file of the folder)."""
+    path = tmp_path / "latin.yaml"
+    path.write_bytes("name: latin\ndescription: caf\xe9\n".encode("latin-1"))
+    with pytest.raises(ValueError, match=rf"suite {re.escape(str(path))}: not UTF-8 text"):
+        load_suite(path)
 
 
 def test_defaults_and_by_of_the_wrong_type_are_named():

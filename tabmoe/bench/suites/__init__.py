@@ -147,6 +147,8 @@ def load_suite(name_or_path: str | os.PathLike, directory: str | os.PathLike | N
             spec = yaml.load(fh, Loader=_unique_keys_loader(yaml))
         except yaml.YAMLError as exc:
             raise ValueError(f"suite {path}: not valid YAML ({' '.join(str(exc).split())})") from exc
+        except UnicodeDecodeError as exc:  # its own words named no file
+            raise ValueError(f"suite {path}: not UTF-8 text ({exc.reason})") from exc
     return suite_from_dict(spec, base_dir=path.resolve().parent, path=path)
 
 
