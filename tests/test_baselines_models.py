@@ -28,6 +28,8 @@ from tabmoe.baselines.encoding import CODE_MISSING, CODE_UNKNOWN, N_RESERVED_COD
 from tabmoe.data import auto_mpg_origin_split
 from tabmoe.nn.trainer import param_groups
 
+from .baseline_factories import BASELINE_FACTORIES
+
 torch.set_num_threads(1)
 
 SMALL_NETWORKS = {
@@ -354,6 +356,23 @@ def test_tabnet_needs_two_training_rows():
     y = np.array(["a", "b", "b"])
     with pytest.raises(ValueError, match="at least 2 training rows"):
         TabNetClassifier(early_stopping=True, validation_fraction=0.5, device="cpu").fit(X, y)
+
+
+@pytest.mark.parametrize(
+    ("name", "size"),
+    [("ft_transformer", "d_block"), ("ft_transformer", "n_blocks"), ("tab_transformer", "dim"),
+     ("tabm", "k"), ("tabm", "d_block")],
+)
+def test_a_network_size_given_as_a_bool_is_refused_by_name(name, size):
+    """True passes scikit-learn's integer interval: as a width it failed inside torch with
+    "empty(): argument 'size' ... must be tuple of ints, not bool", naming no parameter."""
+    X, y = mixed(40)
+    clf = BASELINE_FACTORIES[name]().set_params(**{size: True})
+    if name == "ft_transformer":
+        clf.set_params(attention_n_heads=1)
+    with pytest.raises(ValueError, match=f"The '{size}' parameter of .* Got True instead"):
+        clf.fit(X, y)
+    assert not hasattr(clf, "classes_")
 
 
 def test_tabnet_batch_of_one_row_is_refused_by_name():

@@ -112,6 +112,8 @@ class FTTransformerClassifier(TorchTabularClassifier):
         "residual_dropout": [Interval(numbers.Real, 0, 1, closed="left")],
     }
 
+    _network_sizes = ("n_blocks", "d_block", "attention_n_heads")
+
     def __init__(
         self,
         n_blocks: int = 3,

@@ -137,6 +137,8 @@ class TabTransformerClassifier(TorchTabularClassifier):
         "mlp_hidden_mults": [tuple, list],
     }
 
+    _network_sizes = ("dim", "depth", "heads", "dim_head")
+
     def __init__(
         self,
         dim: int = 32,

@@ -144,6 +144,8 @@ class TabMClassifier(TorchTabularClassifier):
         "max_categories": [Interval(numbers.Integral, 3, None, closed="left"), None],
     }
 
+    _network_sizes = ("k", "n_blocks", "d_block")
+
     def __init__(
         self,
         k: int = 32,
