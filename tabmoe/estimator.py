@@ -26,6 +26,7 @@ from .nn._base import (
     predict_chunk_rows,
 )
 from .nn._batching import cap_rows_for_heads
+from .nn._sizes import check_network_sizes
 from .nn.ensemble import MemberLoss, StackedModel
 from .nn.network import BLOCKS, GATES, TabularMoE
 from .nn.objective import MASKINGS, MaskedFeatureObjective, label_loss
@@ -393,7 +394,10 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         sizes = self.tokenizer_.n_tokens_per_column_
         return cap_rows_for_heads(rows, sizes, len(self.classes_), self.n_members, labels)
 
+    _network_sizes = ("d_model", "n_heads", "ff_dim")  # refused as a bool (nn/_sizes.py)
+
     def _check_architecture(self) -> None:
+        check_network_sizes(self)
         if self.d_model % self.n_heads:
             raise ValueError(
                 f"d_model={self.d_model} must be divisible by n_heads={self.n_heads}."

@@ -361,15 +361,18 @@ def test_tabnet_needs_two_training_rows():
 @pytest.mark.parametrize(
     ("name", "size"),
     [("ft_transformer", "d_block"), ("ft_transformer", "n_blocks"), ("tab_transformer", "dim"),
-     ("tabm", "k"), ("tabm", "d_block")],
+     ("tabm", "k"), ("tabm", "d_block"), ("tabmoe", "d_model"), ("tabmoe", "n_heads"),
+     ("tabmoe", "ff_dim")],
 )
 def test_a_network_size_given_as_a_bool_is_refused_by_name(name, size):
     """True passes scikit-learn's integer interval: as a width it failed inside torch with
     "empty(): argument 'size' ... must be tuple of ints, not bool", naming no parameter."""
+    from .classifiers import CLASSIFIER_FACTORIES
+
     X, y = mixed(40)
-    clf = BASELINE_FACTORIES[name]().set_params(**{size: True})
-    if name == "ft_transformer":
-        clf.set_params(attention_n_heads=1)
+    clf = {**BASELINE_FACTORIES, **CLASSIFIER_FACTORIES}[name]().set_params(**{size: True})
+    if name in ("ft_transformer", "tabmoe") and size != "n_heads":
+        clf.set_params(**{"ft_transformer": {"attention_n_heads": 1}, "tabmoe": {"n_heads": 1}}[name])
     with pytest.raises(ValueError, match=f"The '{size}' parameter of .* Got True instead"):
         clf.fit(X, y)
     assert not hasattr(clf, "classes_")

@@ -23,7 +23,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from sklearn.base import _fit_context
-from sklearn.utils._param_validation import Interval, InvalidParameterError
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 from torch import Tensor, nn
 
@@ -34,6 +34,7 @@ from ..nn._base import (
     FitInputs,
     TorchClassifier,
 )
+from ..nn._sizes import check_network_sizes
 from ..nn.trainer import LossFn
 from .encoding import TableEncoder
 
@@ -149,19 +150,9 @@ class TorchTabularClassifier(TorchClassifier):
 
     _adam_eps = 1e-8  # torch's AdamW default (only tabmoe's paper model uses Keras' 1e-7)
 
-    #: Integer sizes of the network (each an int >= 1), refused as a bool at ``fit``.
+    #: Integer sizes of the network (each an int >= 1), refused as a bool at ``fit``
+    #: (:func:`~tabmoe.nn._sizes.check_network_sizes`).
     _network_sizes: tuple[str, ...] = ()
-
-    def _check_network_sizes(self) -> None:
-        """True passes scikit-learn's integer interval: as a width it failed inside torch
-        (``empty(): argument 'size' ... must be tuple of ints, not bool``), naming nothing."""
-        for name in self._network_sizes:
-            value = getattr(self, name)
-            if isinstance(value, (bool, np.bool_)):
-                raise InvalidParameterError(
-                    f"The {name!r} parameter of {type(self).__name__} must be an int in the "
-                    f"range [1, inf). Got {value!r} instead."
-                )
 
     def _training_rows(self, X: Any, y_codes: np.ndarray, weight: np.ndarray) -> dict[str, Tensor]:
         codes, numeric = self.encoder_.encode(X)
@@ -185,7 +176,7 @@ class TorchTabularClassifier(TorchClassifier):
         ``eval_set=(X_val, y_val)`` replaces the internal validation split for early
         stopping (and turns ``early_stopping="auto"`` on).
         """
-        self._check_network_sizes()
+        check_network_sizes(self)
         return self._fit(X, y, sample_weight, eval_set)
 
     def _initialize_front_end(self, inputs: FitInputs) -> None:

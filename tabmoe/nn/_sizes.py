@@ -1,0 +1,22 @@
+"""Integer sizes of a network given as a bool: True passes scikit-learn's integer interval."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.utils._param_validation import InvalidParameterError
+
+
+def check_network_sizes(estimator: Any) -> None:
+    """InvalidParameterError naming the first of ``estimator._network_sizes`` (widths, depths
+    and head counts, each an int >= 1) given as a bool: as a width True failed inside torch
+    (``empty(): argument 'size' ... must be tuple of ints, not bool``), naming nothing, and as
+    a count it silently meant 1."""
+    for name in getattr(estimator, "_network_sizes", ()):
+        value = getattr(estimator, name)
+        if isinstance(value, (bool, np.bool_)):
+            raise InvalidParameterError(
+                f"The {name!r} parameter of {type(estimator).__name__} must be an int in the "
+                f"range [1, inf). Got {value!r} instead."
+            )
