@@ -67,6 +67,14 @@ def test_the_estimator_warms_up():
     assert not np.array_equal(warm.predict_proba(X), expected)
 
 
+def test_the_rate_is_recorded_when_the_warmup_is_a_single_step():
+    # batches of the whole table: lr_warmup_epochs=1 is one step at the full rate (no
+    # scheduler), and history_ still has the lr its docstring promises with lr_warmup_epochs
+    X, y = toy_table(n=60, seed=0)
+    model = TabularMoEClassifier(**{**FAST, "batch_size": 1000}, lr_warmup_epochs=1).fit(X, y)
+    assert [h["lr"] for h in model.history_] == pytest.approx([1e-3] * len(model.history_))
+
+
 @pytest.mark.parametrize("bad", [-1, 0.5, "1"])
 def test_a_bad_warmup_is_refused_by_name(bad):
     X, y = toy_table(n=60, seed=0)

@@ -518,7 +518,7 @@ class Trainer:
                 break
             if validation is not None:
                 record["val_loss"] = self.evaluate(scored, validation, val_loss_fn)
-            if scheduler is not None or warmup is not None:
+            if scheduler is not None or cfg.lr_warmup_epochs > 0:  # a one-step warm-up too
                 record["lr"] = lr_at_start  # the rate this epoch's first step trained at
             if scheduler is not None:
                 scheduler.step(record.get("val_loss", record["train_loss"]))
