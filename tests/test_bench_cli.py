@@ -218,6 +218,17 @@ def test_usage_errors_are_one_plain_line_with_exit_2(runner, tmp_path, args, mes
     assert sorted(tmp_path.rglob("*")) == before  # nothing created
 
 
+def test_suites_says_when_a_folder_holds_none(runner, tmp_path):
+    # an empty listing and exit 0 said nothing about the folder; a folder named x.yaml was
+    # listed as a suite, then "suite file not found"
+    (tmp_path / "x.yaml").mkdir()
+    result = runner.invoke(main, ["--suites-dir", str(tmp_path), "suites"])
+    assert result.exit_code == 0, result.output
+    assert result.output == f"no suites: {tmp_path} holds no *.yaml file\n"
+    result = runner.invoke(main, ["run", str(tmp_path / "x.yaml")])
+    assert result.exit_code == 2 and f"suite {tmp_path / 'x.yaml'} is a folder, not a suite file" in result.output
+
+
 def test_report_creates_nothing_and_defaults_to_runs_folder(runner, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = runner.invoke(main, ["report", "smoke"])

@@ -140,6 +140,8 @@ def suites_command(ctx: click.Context) -> None:
 
     with _user_errors():
         suites = [load_suite(name, ctx.obj["suites_dir"]) for name in available_suites(ctx.obj["suites_dir"])]
+    if not suites:  # else an empty listing, as for a folder that holds suites it cannot see
+        click.echo(f"no suites: {ctx.obj['suites_dir']} holds no *.yaml file")
     for suite in suites:
         click.echo(f"{suite.name}: {suite.description}")
         for split in suite.splits:

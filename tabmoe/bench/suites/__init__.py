@@ -70,11 +70,12 @@ def default_suites_dir() -> Path:
 
 
 def available_suites(directory: str | os.PathLike | None = None) -> dict[str, Path]:
-    """Suite name -> file, for every ``*.yaml`` in ``directory`` (sorted by name)."""
+    """Suite name -> file, for every ``*.yaml`` file in ``directory`` (sorted by name; a
+    folder so named is not a suite)."""
     directory = Path(directory) if directory is not None else default_suites_dir()
     if not directory.is_dir():
         raise FileNotFoundError(f"suites directory not found: {directory} (set TABMOE_SUITES_DIR)")
-    return {path.stem: path for path in sorted(directory.glob("*.yaml"))}
+    return {path.stem: path for path in sorted(directory.glob("*.yaml")) if path.is_file()}
 
 
 def suite_from_dict(spec: dict[str, Any], *, base_dir: Path | None = None, path: Path | None = None) -> Suite:
@@ -140,6 +141,8 @@ def load_suite(name_or_path: str | os.PathLike, directory: str | os.PathLike | N
         if str(name_or_path) not in suites:
             raise KeyError(f"no suite {str(name_or_path)!r}; available: {sorted(suites)}")
         path = suites[str(name_or_path)]
+    if path.is_dir():
+        raise FileNotFoundError(f"suite {path} is a folder, not a suite file")
     if not path.is_file():
         raise FileNotFoundError(f"suite file not found: {path}")
     with path.open(encoding="utf8") as fh:
