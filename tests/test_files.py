@@ -70,3 +70,11 @@ def test_errors_name_the_problem(csv_path, tmp_path):
     (tmp_path / "data.json").write_text("{}")
     with pytest.raises(ValueError, match="unknown suffix"):
         load_table_file(tmp_path / "data.json")
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "utf-16"])
+def test_a_csv_that_is_not_utf8_is_named(tmp_path, encoding):
+    path = tmp_path / "cafes.csv"
+    path.write_text("name,label\ncafé,yes\nnaïve,no\n", encoding=encoding)
+    with pytest.raises(ValueError, match=r"cannot read .*cafes\.csv: not UTF-8 text"):
+        load_table_file(path)

@@ -29,7 +29,10 @@ def read_frame(path: str | os.PathLike) -> pd.DataFrame:
         raise FileNotFoundError(f"data file not found: {path}")
     name = path.name.lower()
     if name.endswith(CSV_SUFFIXES):
-        return pd.read_csv(path, na_values=list(EXTRA_NA_VALUES), skipinitialspace=True)
+        try:
+            return pd.read_csv(path, na_values=list(EXTRA_NA_VALUES), skipinitialspace=True)
+        except UnicodeDecodeError as exc:  # the codec's words named no file
+            raise ValueError(f"cannot read {path}: not UTF-8 text ({exc.reason}); save it as UTF-8") from exc
     if name.endswith(PARQUET_SUFFIXES):
         return pd.read_parquet(path)
     raise ValueError(
