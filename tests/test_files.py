@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gzip
+import re
+
 import pandas as pd
 import pytest
 
@@ -77,4 +80,22 @@ def test_a_csv_that_is_not_utf8_is_named(tmp_path, encoding):
     path = tmp_path / "cafes.csv"
     path.write_text("name,label\ncafé,yes\nnaïve,no\n", encoding=encoding)
     with pytest.raises(ValueError, match=r"cannot read .*cafes\.csv: not UTF-8 text"):
+        load_table_file(path)
+
+
+@pytest.mark.parametrize(("name", "content", "message"), [
+    ("empty.csv", b"", "the file is empty"),
+    ("ragged.csv", b"a,b,label\n1,2,x\n1,2,3,4\n", r"not valid CSV \(.*Expected 3 fields in line 3"),
+    ("quote.csv", b'a,b,label\n"1,2,x\n1,2,3\n', "not valid CSV"),
+    ("plain.csv.gz", b"a,b,label\n1,2,x\n", r"not compressed as its suffix says \(BadGzipFile"),
+    ("plain.csv.bz2", b"a,b,label\n1,2,x\n", "not compressed as its suffix says"),
+    ("plain.csv.xz", b"a,b,label\n1,2,x\n", "not compressed as its suffix says"),
+    ("plain.csv.zip", b"a,b,label\n1,2,x\n", "not compressed as its suffix says"),
+    ("cut.csv.gz", gzip.compress(b"a,b,label\n" + b"1,2,x\n" * 2000)[:-9], r"not compressed .* \(EOFError"),
+], ids=lambda value: value if isinstance(value, str) and not value.count(" ") else "")
+def test_a_csv_that_cannot_be_parsed_or_decompressed_is_named(tmp_path, name, content, message):
+    # before: pandas' or the codec's words naming no file; a bad .gz escaped tabmoe-bench as a traceback
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match=rf"cannot read .*{re.escape(name)}: (damaged, or )?{message}"):
         load_table_file(path)

@@ -7,7 +7,9 @@ stay numeric unless listed in ``categorical``. Parquet keeps its stored dtypes (
 
 from __future__ import annotations
 
+import lzma
 import os
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -33,6 +35,18 @@ def read_frame(path: str | os.PathLike) -> pd.DataFrame:
             return pd.read_csv(path, na_values=list(EXTRA_NA_VALUES), skipinitialspace=True)
         except UnicodeDecodeError as exc:  # the codec's words named no file
             raise ValueError(f"cannot read {path}: not UTF-8 text ({exc.reason}); save it as UTF-8") from exc
+        except pd.errors.EmptyDataError as exc:  # "No columns to parse from file"
+            raise ValueError(f"cannot read {path}: the file is empty, not even a header line") from exc
+        except pd.errors.ParserError as exc:  # ragged rows, an unclosed quote: named no file
+            raise ValueError(f"cannot read {path}: not valid CSV ({' '.join(str(exc).split())})") from exc
+        except (OSError, EOFError, lzma.LZMAError, zipfile.BadZipFile) as exc:
+            if isinstance(exc, OSError) and exc.errno is not None:  # a system error names the file
+                raise
+            # a damaged or mislabelled .gz / .bz2 / .xz / .zip: a traceback out of tabmoe-bench
+            raise ValueError(
+                f"cannot read {path}: damaged, or not compressed as its suffix says "
+                f"({type(exc).__name__}: {exc})"
+            ) from exc
     if name.endswith(PARQUET_SUFFIXES):
         return pd.read_parquet(path)
     raise ValueError(
