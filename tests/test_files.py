@@ -99,3 +99,15 @@ def test_a_csv_that_cannot_be_parsed_or_decompressed_is_named(tmp_path, name, co
     path.write_bytes(content)
     with pytest.raises(ValueError, match=rf"cannot read .*{re.escape(name)}: (damaged, or )?{message}"):
         load_table_file(path)
+
+
+def test_a_file_with_a_header_and_no_rows_is_named(tmp_path):
+    # before: a CSV loaded with every column a category, and a threshold split on a numeric
+    # column said "has dtype category, not numeric"
+    csv = tmp_path / "header.csv"
+    csv.write_text("a,b,label\n\n")
+    parquet = tmp_path / "header.parquet"
+    pd.DataFrame({"a": pd.Series([], dtype=float), "label": pd.Series([], dtype=int)}).to_parquet(parquet)
+    for path in (csv, parquet):
+        with pytest.raises(ValueError, match=rf"{re.escape(path.name)} has no rows, only its header"):
+            load_table_file(path)

@@ -80,6 +80,8 @@ def load_table_file(
     frame = read_frame(path)
     if frame.shape[1] < 2:
         raise ValueError(f"{path} has {frame.shape[1]} column(s); need features and a label")
+    if len(frame) == 0:  # else every column of a CSV is read as text: "has dtype category, not numeric"
+        raise ValueError(f"{path} has no rows, only its header: no table to split")
     label = target if target is not None else str(frame.columns[-1])
     if label not in frame.columns:
         raise ValueError(f"target column {label!r} not in {path}; columns are {list(frame.columns)}")
