@@ -111,3 +111,9 @@ def test_a_file_with_a_header_and_no_rows_is_named(tmp_path):
     for path in (csv, parquet):
         with pytest.raises(ValueError, match=rf"{re.escape(path.name)} has no rows, only its header"):
             load_table_file(path)
+
+
+def test_a_folder_given_as_the_data_file_is_named_a_folder(tmp_path):
+    (tmp_path / "tables.csv").mkdir()  # before: "data file not found", though it exists
+    with pytest.raises(FileNotFoundError, match=r"tables\.csv is a folder, not a file"):
+        load_table_file(tmp_path / "tables.csv")

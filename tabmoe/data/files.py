@@ -27,6 +27,8 @@ EXTRA_NA_VALUES = ("?",)
 def read_frame(path: str | os.PathLike) -> pd.DataFrame:
     """Read a CSV or Parquet file by its suffix; "?" also counts as missing in CSV."""
     path = Path(path)
+    if path.is_dir():  # else "not found", for a path that exists
+        raise FileNotFoundError(f"data file {path} is a folder, not a file")
     if not path.is_file():
         raise FileNotFoundError(f"data file not found: {path}")
     name = path.name.lower()
