@@ -213,3 +213,26 @@ def test_an_arff_truncated_at_a_line_end_is_warned_not_loaded_silently(openml_ca
     with pytest.warns(UserWarning, match=r"dataset\.arff in .*13 is not the file its description\.xml describes"):
         assert len(load_openml(13, cache_dir=root).data) == 113
     assert arff.read_bytes() == data[: data.rfind(b"\n", 0, len(data) // 2) + 1]
+
+
+def test_an_all_missing_numeric_attribute_stays_numeric(openml_cache, tmp_path):
+    """openml-python returns an all-missing numeric attribute as object: read as nominal."""
+    root, entry = _one_entry(openml_cache, tmp_path, 13)
+    arff = entry / "dataset.arff"
+    head, rows = arff.read_text().split("@data\n", 1)
+    rows = "".join(f"{row},?\n" for row in rows.splitlines() if row.strip())
+    arff.write_text(f"{head}@attribute empty numeric\n@data\n{rows}")
+    features = entry / "features.xml"
+    features.write_text(features.read_text().replace("</oml:data_features>", (
+        "<oml:feature><oml:index>10</oml:index><oml:name>empty</oml:name>"
+        "<oml:data_type>numeric</oml:data_type><oml:is_target>false</oml:is_target>"
+        "<oml:is_ignore>false</oml:is_ignore><oml:is_row_identifier>false</oml:is_row_identifier>"
+        "</oml:feature></oml:data_features>"
+    )))
+    description = entry / "description.xml"
+    text = description.read_text()
+    start, end = text.index("<oml:md5_checksum>"), text.index("</oml:md5_checksum>")
+    description.write_text(text[:start] + text[end + len("</oml:md5_checksum>"):])
+    table = load_openml(13, cache_dir=root)
+    assert table.data["empty"].dtype == float and table.data["empty"].isna().all()
+    assert "empty" in table.numeric_columns and "empty" not in table.categorical_columns

@@ -257,6 +257,10 @@ def load_openml(
             ) from exc
     data = X.copy()
     data[label] = y
+    for feature in dataset.features.values():  # openml gives an all-missing numeric one as object
+        column = feature.name
+        if feature.data_type == "numeric" and column in data and data[column].dtype == object and data[column].isna().all():
+            data[column] = data[column].astype(float)
     return Table(
         data=data,
         target=label,
