@@ -187,3 +187,29 @@ def test_numpy_and_list_inputs_give_what_tensors_give():
         moe.gates([["a", "b"]])
     with pytest.raises(TypeError, match="attend must be a tensor or an array-like"):
         moe.gates(tokens, attend="all")
+
+
+def test_a_bad_target_or_token_shape_is_refused_naming_it():
+    """A target out of range raised torch's 'index 7 is out of bounds for dimension 1 with
+    size 6', a str target 'new(): invalid data type', True meant position 1; one row as a
+    1-d tensor 'tuple index out of range', a wrong width a size mismatch of two tensors:
+    none named the argument."""
+    model = make_model()
+    moe = MixtureOfExperts.from_model(model)
+    tokens = random_tokens(8)
+    with torch.no_grad():
+        for target in (N_FEATURES + 1, -(N_FEATURES + 2), "y", True, 1.0):
+            with pytest.raises(ValueError, match=r"target must be a position in \[-6, 6\)"):
+                moe.gates(tokens, target=target)
+        with pytest.raises(ValueError, match=r"target must be a position"):
+            moe.experts(tokens, target=N_FEATURES + 1)
+        torch.testing.assert_close(moe.gates(tokens, target=np.int64(-6)), moe.gates(tokens, target=0))
+        for bad in (tokens[0], tokens[:, :3]):
+            with pytest.raises(ValueError, match=r"tokens must be 2-d, \(rows, 5\) features"):
+                moe.gates(bad)
+            with pytest.raises(ValueError, match=r"tokens must be 2-d"):
+                label_gates(model, bad)
+        with pytest.raises(ValueError, match=r"attend must be 2-d"):
+            moe.gates(tokens, attend=torch.ones(8, 2, dtype=torch.bool))
+        with pytest.raises(ValueError, match=r"attend must be 2-d"):
+            label_gates(model, tokens, torch.ones(8, 2, dtype=torch.bool))

@@ -32,6 +32,7 @@ query over the positions, which is what ``TabularMoEClassifier.explain`` shows.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -51,6 +52,16 @@ def _as_tensor(value: object, name: str, device: torch.device) -> Tensor:
         raise TypeError(
             f"{name} must be a tensor or an array-like of numbers, got {type(value).__name__} ({exc})."
         ) from exc
+
+
+def _check_width(values: Tensor, name: str, n_columns: int) -> None:
+    """A ValueError naming ``name`` unless ``values`` is (B, L) or (B, L-1) (torch's own
+    errors named no argument: 'tuple index out of range', a size mismatch of two tensors)."""
+    if values.ndim != 2 or values.shape[1] not in (n_columns - 1, n_columns):
+        raise ValueError(
+            f"{name} must be 2-d, (rows, {n_columns - 1}) features or (rows, {n_columns}) with the "
+            f"label position, got shape {tuple(values.shape)}."
+        )
 
 
 def _per_head(linear: torch.nn.Linear, x: Tensor, n_heads: int, bias: bool) -> Tensor:
@@ -137,9 +148,23 @@ class MixtureOfExperts:
         """The expert of value ``token`` in ``column``: (H, K)."""
         return self.token_experts[:, token] + self.column_experts[:, column]
 
+    def _target(self, target: int) -> int:
+        """``target`` as a position in [0, L) (negative counts from the label's, -1); a
+        ValueError naming it otherwise (torch's IndexError named no argument, a str failed
+        with 'invalid data type', True meant position 1)."""
+        n = self.n_columns
+        if isinstance(target, bool) or not isinstance(target, numbers.Integral) or not -n <= target < n:
+            raise ValueError(
+                f"target must be a position in [{-n}, {n}) ({n} positions, -1 the label), got {target!r}."
+            )
+        return int(target) % n
+
     def _masked(self, tokens: Tensor, target: int) -> Tensor:
         """(B, L) or (B, L-1) features -> (B, L) long with the target position set to MASK."""
-        tokens = _as_tensor(tokens, "tokens", self.token_experts.device).long()
+        target = self._target(target)
+        tokens = _as_tensor(tokens, "tokens", self.token_experts.device)
+        _check_width(tokens, "tokens", self.n_columns)
+        tokens = tokens.long()
         if tokens.shape[1] == self.n_columns - 1:
             tokens = torch.nn.functional.pad(tokens, (0, 1), value=MASK)
         tokens = tokens.clone()
@@ -153,11 +178,12 @@ class MixtureOfExperts:
 
     def gate_scores(self, tokens: Tensor, target: int = -1, attend: Tensor | None = None) -> Tensor:
         """Scores s[h, target, j]: (B, L) -> (B, H, L); not-attended positions are -inf."""
-        tokens = self._masked(tokens, target)
+        tokens, target = self._masked(tokens, target), self._target(target)
         keys = self.token_keys[:, tokens].transpose(0, 1) + self.column_keys  # (B, H, L, K)
         scores = (keys * self.queries[:, target, None, :]).sum(-1)  # (B, H, L)
         if attend is not None:
             attend = _as_tensor(attend, "attend", self.token_experts.device)
+            _check_width(attend, "attend", self.n_columns)
             attend = _pad_attend(attend, self.n_columns).clone()
             attend[:, target] = True  # the target's own MASK is always attended
             scores = scores.masked_fill(~attend[:, None, :], -math.inf)
@@ -231,6 +257,9 @@ def label_gates(
     weight = model.heads.weight  # the device (and, for fraction, the dtype) to take them to
     tokens = _as_tensor(tokens, "tokens", weight.device)
     attend = None if attend is None else _as_tensor(attend, "attend", weight.device)
+    for values, name in ((tokens, "tokens"), (attend, "attend")):
+        if values is not None:
+            _check_width(values, name, model.n_columns)
     fraction = None if fraction is None else _as_tensor(fraction, "fraction", weight.device).to(weight.dtype)
     tokens, attend = model.label_inputs(tokens, attend)
     x = model.embed(tokens, model.label_fraction(fraction))
