@@ -132,3 +132,19 @@ def test_batch_size_must_be_a_positive_integer(batch_size):
     emb, words, questions = planted()
     with pytest.raises(ValueError, match=r"batch_size must be a positive integer, got"):
         analogy_scores(emb, words, questions[:3], batch_size=batch_size)
+
+
+def test_model_vocabulary_refuses_a_member_that_is_not_an_integer():
+    """On an ensemble ``member=True`` silently gave member 1, ``"a"`` failed with "'<=' not
+    supported between instances of 'int' and 'str'" and 1.5 with torch's "only integers,
+    slices ... are valid indices"; on one model ``"a"`` read "member a out of range"."""
+    X, y = toy_table()
+    ensemble = TabularMoEClassifier(block="attention", max_epochs=2, d_model=8, n_heads=2, n_members=2,
+                                    random_state=0, device="cpu").fit(X, y)
+    single = TabularMoEClassifier(block="attention", max_epochs=2, d_model=8, n_heads=2,
+                                  random_state=0, device="cpu").fit(X, y)
+    for clf in (ensemble, single):
+        for member in (True, "a", 1.5, None):
+            with pytest.raises(ValueError, match=r"member must be an integer \(the ensemble member\), got"):
+                model_vocabulary(clf, "experts", member=member)
+    np.testing.assert_array_equal(model_vocabulary(ensemble, member=np.int64(1))[0], model_vocabulary(ensemble, member=1)[0])

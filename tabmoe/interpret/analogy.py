@@ -142,6 +142,9 @@ def model_vocabulary(
     ``member`` picks the ensemble member.
     """
     check_is_fitted(clf)  # an unfitted estimator: NotFittedError, not "no attribute 'module_'"
+    if isinstance(member, bool) or not isinstance(member, numbers.Integral):
+        # True picked member 1; a str or float failed inside the ensemble or torch
+        raise ValueError(f"member must be an integer (the ensemble member), got {member!r}.")
     module = clf.module_
     if isinstance(module, StackedModel):
         module = module.member(member)
