@@ -133,6 +133,29 @@ def test_paired_differences_use_each_baselines_own_seeds():
     assert rf.paper_difference == pytest.approx(published["tabmoe"]["accuracy"] - published["random_forest"]["accuracy"])
 
 
+def test_paired_table_names_the_protocol_of_each_row_where_there_are_several(tmp_path):
+    """With two protocols the paired table printed one row per protocol for each split and
+    baseline, without the protocol: two rows that read the same but for their (here opposite)
+    numbers. One protocol keeps the table as it was (the committed paper report)."""
+    records = []
+    for protocol, sign in (("fixed-budget", -1), ("tuned", 1)):
+        for model in ("tabmoe", "logistic_regression"):
+            for seed in (0, 1):
+                record = make_record("sim-1-0.1-0.0", model, seed, protocol)
+                record["ood_test"]["accuracy"] = 0.5 + 0.1 * sign * (model == "tabmoe")
+                records.append(record)
+    text = (tmp_path / "two" / "report.md")
+    write_report(records, text.parent, title="two")
+    table = text.read_text().split("[start:paper-paired] -->")[1].split("<!--")[0]
+    assert "| split | protocol | against | seeds |" in table
+    assert "| sim-1-0.1-0.0 | fixed-budget | logistic_regression | 2 | -0.100 (-0.100, -0.100) | 0 of 2 |" in table
+    assert "| sim-1-0.1-0.0 | tuned | logistic_regression | 2 | +0.100 (+0.100, +0.100) | 2 of 2 |" in table
+    one = [r for r in records if r["protocol"] == "tuned"]
+    write_report(one, tmp_path / "one", title="one")
+    table = (tmp_path / "one" / "report.md").read_text().split("[start:paper-paired] -->")[1].split("<!--")[0]
+    assert "| split | against | seeds |" in table and "| sim-1-0.1-0.0 | logistic_regression | 2 |" in table
+
+
 def test_no_records_is_an_error(tmp_path):
     with pytest.raises(ValueError, match="no finished runs to report"):
         write_report([], tmp_path, title="empty")

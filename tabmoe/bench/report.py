@@ -207,10 +207,14 @@ def paired_with_paper(
 
 
 def _paired_md(rows: pd.DataFrame) -> str:
+    """The paired table; a protocol column where it holds more than one protocol (one row
+    per split, baseline and protocol: without it, the rows of two protocols read the same)."""
+    protocols = rows["protocol"].nunique() > 1
     return markdown(
-        ["split", "against", "seeds", "ours: tabmoe - baseline, mean (min, max over seeds)",
-         "seeds tabmoe ahead", "paper: difference of means"],
-        [[r.split, r.baseline, count(r.seeds), f"{num(r.our_difference, 3, '+')} ({num(r.our_min, 3, '+')}, {num(r.our_max, 3, '+')})",
+        ["split", *(["protocol"] if protocols else []), "against", "seeds",
+         "ours: tabmoe - baseline, mean (min, max over seeds)", "seeds tabmoe ahead", "paper: difference of means"],
+        [[r.split, *([r.protocol] if protocols else []), r.baseline, count(r.seeds),
+          f"{num(r.our_difference, 3, '+')} ({num(r.our_min, 3, '+')}, {num(r.our_max, 3, '+')})",
           f"{int(r.seeds_model_ahead)} of {int(r.seeds)}", num(r.paper_difference, 3, "+")]
          for r in rows.itertuples()],
     )
