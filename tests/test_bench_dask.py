@@ -66,3 +66,24 @@ def test_run_in_local_worker_processes(tmp_path):
     records = [json.loads(p.read_text()) for p in (results / "runs").rglob("*.json")]
     assert len({r["run_id"] for r in records}) == 4
     assert os.getpid() not in {r["pid"] for r in records}  # ran in worker processes
+
+
+def test_run_on_a_scheduler_without_a_default_client(tmp_path, monkeypatch):
+    """The command's client is not the process's default one: waiting on its tasks failed
+    with "ValueError: No clients found" (the cluster fixture's Client hid it)."""
+    distributed = pytest.importorskip("distributed")
+    import weakref
+
+    # no default client in this process, whatever other tests left
+    monkeypatch.setattr(distributed.client, "_global_clients", weakref.WeakValueDictionary())
+    suite = tiny_suite(tmp_path)
+    results = tmp_path / "results"
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, protocol="tcp", host="127.0.0.1",
+        dashboard_address=None, worker_dashboard_address=None,
+    ) as cluster:
+        result = CliRunner().invoke(main, ["run", str(suite), "--results", str(results), "--scheduler",
+                                           cluster.scheduler_address, "--no-progress", "--no-report"])
+    assert result.exit_code == 0, result.output
+    assert "tiny: 1 planned, 0 already finished, 1 run now, 0 failed" in result.output
+    assert len(list((results / "runs").rglob("*.json"))) == 1

@@ -135,7 +135,9 @@ def _dask(specs: list[RunSpec], scheduler: str) -> Iterator[Outcome]:
     client = connect(scheduler)
     try:
         futures = {client.submit(safe_execute, spec, pure=False): spec for spec in specs}
-        for future in as_completed(futures):
+        # the client's own loop: as_completed's default is the process's default client, and
+        # this one is not set as default (without one: "ValueError: No clients found")
+        for future in as_completed(futures, loop=client.loop):
             try:
                 yield future.result()
             except Exception:  # the worker died (KilledWorker), or the task could not run
