@@ -151,3 +151,9 @@ def test_plan_runs_takes_numpy_seeds():
     runs = plan_runs(SMOKE, models=["logistic_regression"], seeds=np.array([3, 4]))
     assert {r.seed for r in runs} == {3, 4}
     assert all(type(r.seed) is int for r in runs)
+
+
+def test_a_name_or_seed_given_twice_plans_its_runs_once():
+    runs = plan_runs(SMOKE, models=["logistic_regression", "logistic_regression"],
+                     splits=["car-cluster", "car-cluster"], seeds=[0, 0], protocols=["fixed-budget", "untuned"])
+    assert [r.run_id for r in runs] == ["smoke/car-cluster/logistic_regression/fixed-budget/seed0"]

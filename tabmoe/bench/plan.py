@@ -251,10 +251,13 @@ def plan_runs(
         and not all(isinstance(s, numbers.Integral) and not isinstance(s, bool) for s in seeds)
     ):
         raise TypeError(f"plan_runs' seeds must be a list of integers, got {seeds!r}")
-    seeds = None if seeds is None else [int(s) for s in seeds]
+    # duplicates dropped (as for protocols): a name given twice planned its runs twice, each
+    # executed and saved over the other
+    seeds = None if seeds is None else list(dict.fromkeys(int(s) for s in seeds))
     fixed_by_model = suite.models
     models = list(models) if models else list(fixed_by_model) or [n for n, s in MODELS.items() if s.available()]
     check_models(models)
+    models = list(dict.fromkeys(models))
     for model in models:  # else the record states the suite's value, not the seed it ran with
         seeded = [k for k in fixed_by_model.get(model, {}) if k == "random_state" or k.endswith("__random_state")]
         if seeded:
@@ -266,6 +269,7 @@ def plan_runs(
         list(protocols) if protocols else list(suite.protocols) or list(DEFAULT_PROTOCOLS)
     )
     definitions = [suite.split(name) for name in splits] if splits else list(suite.splits)
+    definitions = list({d.name: d for d in definitions}.values())
     if budget is None:
         budget = Budget.from_dict(suite.tuning, f"suite {suite.name!r} tuning")
     if "tuned" in protocols:
