@@ -21,7 +21,9 @@ A record is one JSON-able dict (the row of the results table)::
 the OOD rows): records with equal digests were scored on the same rows. ``cpu`` names the
 CPU model: a torch model's fit is bit-identical only on the same CPU kind.
 
-``fit_seconds`` is the fit of the final model (for tuned runs: the best trial's fit);
+``fit_seconds`` is the fit of the final model (for tuned runs: the best trial's fit; for
+``paper`` runs of a model the paper tuned: the whole 5-fold grid search and its refit,
+``tune_seconds`` None);
 ``predict_seconds`` the ``predict_proba`` calls on id_test and ood_test.
 """
 
