@@ -129,9 +129,10 @@ def _bin_edges(values: np.ndarray, n_bins: int) -> np.ndarray:
         return np.where((low < mid) & (mid <= high), mid, high)
     quantiles = np.quantile(finite, np.linspace(0, 1, n_bins + 1)[1:-1])
     edges, repeats = np.unique(quantiles, return_counts=True)
-    # A value holding a quantile step of the rows or more (0 in a column of mostly zeros)
-    # makes several quantiles equal: it gets a bin of its own, an edge on it (values below
-    # go to the bin before) and one a float above it (values above go to the bin after).
+    # A value holding two quantile steps of the rows or more (0 in a column of mostly zeros)
+    # makes several quantiles equal (one step may hold a single quantile): it gets a bin of
+    # its own, an edge on it (values below go to the bin before) and one a float above it
+    # (values above go to the bin after).
     # One edge alone would leave it in a bin with its neighbours on one side: with the
     # minimum, a column of 92% zeros was one token for every row. An edge on the minimum
     # is moved above it even when one quantile put it there: the bin below it is empty.

@@ -13,9 +13,11 @@ Categorical columns map each value seen at fit to a token; values seen fewer tha
 ``min_frequency`` times and values unseen at fit map to UNKNOWN (unseen ones with a
 ``UserWarning`` naming the column and the rate). Numeric columns are cut into at most
 ``n_bins`` quantile bins fitted on the training data; a column with at most ``n_bins``
-distinct values gets one bin per value, and a value that holds a quantile step of the rows
-or more (the zeros of a mostly-zero column) a bin of its own. NaN / None / NaT map to
-MISSING.
+distinct values gets one bin per value, and a value on which two or more of the quantiles
+fall (the zeros of a mostly-zero column) a bin of its own: one that holds two quantile steps
+of the rows or more always does, the column's minimum or maximum from one step on; inside
+the range, a value holding between one and two steps may share its bin with the values
+above it. NaN / None / NaT map to MISSING.
 """
 
 from __future__ import annotations

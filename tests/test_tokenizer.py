@@ -3,6 +3,7 @@ import pandas as pd
 import pytest
 
 from tabmoe import TabularMoEClassifier
+from tabmoe import tokenizer as tokenizer_module
 from tabmoe.tokenizer import MASK, MISSING, N_SPECIAL, UNKNOWN, ColumnTokenizer
 
 
@@ -387,3 +388,20 @@ def test_match_kinds_refuses_periods_of_another_freq():
             match_kinds(X, pd.DataFrame({"month": other}), "X_unlabeled")
     other = match_kinds(X, pd.DataFrame({"month": [None, None]}), "X_unlabeled")
     assert other["month"].dtype == X["month"].dtype and other["month"].isna().all()
+
+
+def test_the_docstring_says_which_values_get_a_bin_of_their_own():
+    # Two quantile steps of the rows (20% at n_bins=10) inside the range: always a bin of its own.
+    rng = np.random.RandomState(2)
+    for _ in range(50):
+        start = rng.randint(1, 70)
+        x = np.concatenate([np.arange(start, dtype=float), np.full(21, 500.0), 1000.0 + np.arange(79 - start)])
+        _, t = _bins_of(x)
+        assert not set(t[x == 500]) & (set(t[x < 500]) | set(t[x > 500]))
+    # One and a half steps: here one quantile only falls on it, and it shares its bin with
+    # the values above it. The module docstring said a quantile step of the rows sufficed.
+    x = np.concatenate([np.arange(21.0), np.full(15, 50.0), np.arange(60.0, 124.0)])
+    _, t = _bins_of(x)
+    assert set(t[x == 50]) & set(t[x > 50])
+    doc = " ".join(tokenizer_module.__doc__.split())
+    assert "two quantile steps of the rows or more always does" in doc
