@@ -413,7 +413,13 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         return ids.astype(np.int64)
 
     def token_id(self, j: int, value: Any) -> int | None:
-        """Token id of a categorical ``value`` in column ``j`` (None if unknown)."""
+        """Token id of a categorical ``value`` in column ``j`` (None if unknown); ValueError
+        for a numeric column ``j`` (its values are binned: :meth:`transform` gives their ids)."""
+        check_is_fitted(self)
+        if not 0 <= j < len(self._lookup) or self._lookup[j] is None:
+            what = "no column" if not 0 <= j < len(self._lookup) else "a numeric column"
+            raise ValueError(f"token_id: column {j} is {what} of the {len(self._lookup)} fitted; "
+                             "it takes a categorical column's index")
         index, token = self._lookup[j]
         code = index.get_indexer(pd.Index([value], dtype=object))[0]
         return None if code < 0 else int(token[code])

@@ -405,3 +405,19 @@ def test_the_docstring_says_which_values_get_a_bin_of_their_own():
     assert set(t[x == 50]) & set(t[x > 50])
     doc = " ".join(tokenizer_module.__doc__.split())
     assert "two quantile steps of the rows or more always does" in doc
+
+
+def test_token_id_names_an_unfitted_tokenizer_and_a_column_it_cannot_read():
+    # AttributeError "_lookup" before fit; a numeric column (no lookup) gave "cannot unpack
+    # non-iterable NoneType"; an index past the columns an IndexError naming nothing
+    from sklearn.exceptions import NotFittedError
+
+    frame = pd.DataFrame({"c": list("abca"), "x": [0.5, 1.0, 2.0, 3.0]})
+    with pytest.raises(NotFittedError):
+        ColumnTokenizer().token_id(0, "a")
+    tok = ColumnTokenizer().fit(frame)
+    assert tok.token_id(0, "a") == tok.transform(frame)[0, 0] and tok.token_id(0, "z") is None
+    with pytest.raises(ValueError, match=r"^token_id: column 1 is a numeric column of the 2 fitted"):
+        tok.token_id(1, 0.5)
+    with pytest.raises(ValueError, match=r"^token_id: column 2 is no column of the 2 fitted"):
+        tok.token_id(2, "a")
