@@ -8,7 +8,12 @@ from __future__ import annotations
 
 import importlib.util
 
+import numpy as np
+import pandas as pd
+import pytest
+import sklearn
 import torch
+from sklearn.model_selection import GridSearchCV
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from threadpoolctl import threadpool_limits
 
@@ -20,6 +25,8 @@ from tabmoe.baselines import (
     TabTransformerClassifier,
     reference,
 )
+
+from .baseline_factories import BASELINE_FACTORIES
 
 torch.set_num_threads(1)
 
@@ -88,3 +95,22 @@ def expected_failed_checks(estimator) -> dict[str, str]:
 def test_sklearn_compatible(estimator, check):
     with threadpool_limits(1):
         check(estimator)
+
+
+@pytest.mark.parametrize("name", ["logistic_regression", "tabm"])
+def test_metadata_routing_routes_sample_weight_to_the_baselines(name):
+    # The encoder fitted its numeric Pipeline with step__sample_weight, which Pipeline.fit
+    # refuses under metadata routing: every baseline's fit on a numeric column raised
+    # "TypeError: Pipeline.fit got unexpected argument(s) {'standardscaler__sample_weight'}".
+    rng = np.random.RandomState(0)
+    X = pd.DataFrame({"a": rng.randn(60), "b": rng.choice(["x", "y"], 60)})
+    y = np.where(X["a"] > 0, "hi", "lo")
+    weight = np.where(y == "hi", 5.0, 0.2)
+    with sklearn.config_context(enable_metadata_routing=True):
+        model = BASELINE_FACTORIES[name]().set_fit_request(sample_weight=True)
+        search = GridSearchCV(model.set_score_request(sample_weight=False), {}, cv=2)
+        search.fit(X, y, sample_weight=weight)
+        routed = search.best_estimator_.predict_proba(X)
+    with threadpool_limits(1):
+        direct = BASELINE_FACTORIES[name]().fit(X, y, sample_weight=weight).predict_proba(X)
+    np.testing.assert_allclose(routed, direct)

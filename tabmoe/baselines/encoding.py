@@ -145,9 +145,11 @@ class TableEncoder(TransformerMixin, BaseEstimator):
         self.numeric_ = None
         self.n_numeric_ = 0
         if numeric.shape[1]:
-            self.numeric_ = _numeric_pipeline().fit(
-                numeric, standardscaler__sample_weight=sample_weight
-            )
+            # step__param is refused by Pipeline.fit under scikit-learn's metadata routing
+            with config_context(enable_metadata_routing=False):
+                self.numeric_ = _numeric_pipeline().fit(
+                    numeric, standardscaler__sample_weight=sample_weight
+                )
             self.n_numeric_ = int(self.numeric_.transform(numeric[:1]).shape[1])
         self.one_hot_ = None
         if self.one_hot and codes.shape[1]:
