@@ -243,9 +243,13 @@ def check_other_columns(X: pd.DataFrame, other: Any, by_label: bool, what: str) 
     """ValueError naming the columns of a DataFrame ``other`` (``what``: eval_set's X_val,
     X_unlabeled) that are not ``X``'s, or not in its order, where predict matches columns by
     label: string names (every estimator), and other labels where ``by_label`` (a
-    tokenizer's rule, :func:`fitted_columns`). Others are read by position, as at predict."""
+    tokenizer's rule, :func:`fitted_columns`). A pyarrow Table or polars frame is checked by
+    its names, as :func:`to_frame` reads it. Others are read by position, as at predict."""
     if not isinstance(other, pd.DataFrame):
-        return
+        table = as_arrow_table(other)
+        if table is None:
+            return
+        other = pd.DataFrame(columns=pd.Index(table.column_names, dtype=object))  # names only
     check_unique_columns(other.columns)
     named = _get_feature_names(X) is not None
     fitted, got = label_reprs(X.columns), label_reprs(other.columns)

@@ -230,3 +230,17 @@ def test_a_polars_frame_is_read_as_the_pandas_frame_it_holds():
         np.testing.assert_array_equal(clf.predict_proba(frame), expected.predict_proba(frame))
     assert clf.feature_names_in_.tolist() == frame.columns.tolist()
     np.testing.assert_array_equal(clf.tokenizer_.is_categorical_, expected.tokenizer_.is_categorical_)
+
+
+def test_a_reordered_table_as_eval_set_or_unlabeled_rows_is_named():
+    # read by name since pyarrow Tables are read as frames, but the check of eval_set's
+    # X_val and X_unlabeled skipped anything but a DataFrame: scikit-learn's "The feature
+    # names should match those that were passed during fit", naming neither argument
+    frame = _frame()
+    y = np.where(frame["cat"] == "x", "yes", "no")
+    reordered = pa.Table.from_pandas(frame.iloc[:30][["wait", "day", "cat"]], preserve_index=False)
+    clf = TabularMoEClassifier(max_epochs=1, random_state=0, device="cpu")
+    with pytest.raises(ValueError, match=r"^eval_set's X_val must have the same columns as X, in the same order"):
+        clf.fit(frame, y, eval_set=(reordered, y[:30]))
+    with pytest.raises(ValueError, match=r"^X_unlabeled must have the same columns as X, in the same order"):
+        clf.fit(frame, y, X_unlabeled=reordered)

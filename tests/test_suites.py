@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -161,6 +162,11 @@ def test_file_and_path_entries_of_the_wrong_type_are_named():
             suite_from_dict({**base, "splits": [{**split, "data": data}]})
     ok = {"file": "t.csv", "categorical": ["c"]}
     assert suite_from_dict({**base, "splits": [{**split, "data": ok}]}).splits[0].data.categorical == ("c",)
+    # a suite built in Python may name its files with pathlib: that check refused them
+    as_path = {"file": Path("/data/t.csv")}
+    assert suite_from_dict({**base, "splits": [{**split, "data": as_path}]}).splits[0].data.file == str(Path("/data/t.csv").resolve())
+    auto = suite_from_dict({**base, "splits": [{**split, "data": {"auto_mpg": {"path": Path("/data/a.csv")}}}]})
+    assert auto.splits[0].data.path == "/data/a.csv"
 
 
 def test_merge_keys_still_load_and_may_be_overridden(tmp_path):

@@ -60,7 +60,8 @@ def _check_prior(prior: ArrayLike, n_classes: int, name: str) -> np.ndarray:
             f"{name} must be finite and positive for every class, got {q.tolist()} (a class "
             "with no training rows cannot be reweighted)."
         )
-    q = q / q.max()  # counts near the float limit: their sum would overflow to inf (prior 0)
+    if not np.isfinite(q.sum()):  # counts near the float limit: the sum overflowed (prior 0)
+        q = q / q.max()
     return q / q.sum()
 
 

@@ -125,6 +125,8 @@ def source_from_dict(spec: dict[str, Any], *, base_dir: Path | None = None, wher
         return build(OpenMLSource, spec, where)
     if kind == "file":
         fields = dict(spec)
+        if isinstance(fields["file"], os.PathLike):  # a suite built in Python
+            fields["file"] = os.fspath(fields["file"])
         if not isinstance(fields["file"], str) or not fields["file"].strip():  # Path(None): a TypeError
             raise ValueError(f"{where}: file must be a path (text), got {fields['file']!r}")
         categorical = fields.get("categorical")
@@ -147,6 +149,8 @@ def source_from_dict(spec: dict[str, Any], *, base_dir: Path | None = None, wher
     if kind == "simulation":
         return build(SimulationSource, options, f"{where}.simulation")
     fields = dict(options)
+    if isinstance(fields.get("path"), os.PathLike):  # a suite built in Python
+        fields["path"] = os.fspath(fields["path"])
     if fields.get("path") is not None and not isinstance(fields["path"], str):
         raise ValueError(f"{where}.auto_mpg: path must be a path (text) or null, got {fields['path']!r}")
     if fields.get("path") is not None and base_dir is not None and not Path(fields["path"]).is_absolute():
