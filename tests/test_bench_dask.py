@@ -71,7 +71,7 @@ def test_run_in_local_worker_processes(tmp_path):
 def test_run_on_a_scheduler_without_a_default_client(tmp_path, monkeypatch):
     """The command's client is not the process's default one: waiting on its tasks failed
     with "ValueError: No clients found" (the cluster fixture's Client hid it)."""
-    distributed = pytest.importorskip("distributed")
+    distributed = pytest.importorskip("distributed")  # extra "bench", as the cluster fixture above
     import weakref
 
     # no default client in this process, whatever other tests left

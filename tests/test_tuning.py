@@ -293,7 +293,7 @@ def test_bad_arguments_are_named_before_the_study_starts(tmp_path, data, kwargs,
 def test_pyarrow_tables_are_tuned_as_their_frames(data):
     # validation's check compared the Tables' columns (their data, unhashable): TypeError
     # "unhashable type: 'pyarrow.lib.ChunkedArray'"; cv folds were object arrays, unnamed
-    pa = pytest.importorskip("pyarrow")
+    pa = pytest.importorskip("pyarrow")  # extra "data"; CI installs it
     X, y, (X_val, y_val) = data
     table, table_val = (pa.Table.from_pandas(f, preserve_index=False) for f in (X, X_val))
     args = {"search_space": {"estimator__C": [0.5]}, "n_trials": 1, "random_state": 0}
@@ -309,8 +309,8 @@ def test_pyarrow_tables_are_tuned_as_their_frames(data):
 
 def test_polars_frames_are_tuned_as_their_pandas_frames(data):
     # cv folds of a polars frame were np.asarray of it (unnamed objects), the refit a frame
-    pl = pytest.importorskip("polars")
-    pytest.importorskip("pyarrow")
+    pl = pytest.importorskip("polars")  # not a dependency (181 MB installed): runs where present
+    pytest.importorskip("pyarrow")  # polars frames are read through pyarrow (extra "data")
     X, y, (X_val, y_val) = data
     args = {"search_space": {"estimator__C": [0.5]}, "n_trials": 1, "random_state": 0}
     for given in ({"validation": (pl.from_pandas(X_val), y_val)}, {"cv": 2}):
