@@ -185,6 +185,19 @@ def test_d_block_must_divide_into_heads():
         FTTransformerClassifier(d_block=30, device="cpu").fit(X, y)
 
 
+def test_feed_forward_width_of_zero_is_refused_by_name():
+    """rtdl truncates d_block * ffn_d_hidden_multiplier: 8 * 0.1 gave a zero-width
+    feed-forward (its blocks were a bias alone), which trained without a word."""
+    X, y = mixed(30)
+    clf = FTTransformerClassifier(
+        n_blocks=1, d_block=8, attention_n_heads=8, ffn_d_hidden_multiplier=0.1, device="cpu"
+    )
+    with pytest.raises(ValueError, match=r"ffn_d_hidden_multiplier=0\.1 with d_block=8 .* = 0"):
+        clf.fit(X, y)
+    assert not hasattr(clf, "module_")
+    clf.set_params(ffn_d_hidden_multiplier=0.125).fit(X, y)  # int(8 * 0.125) = 1 trains
+
+
 # ------------------------------------------------------------ TabTransformer
 def test_tab_transformer_defaults_are_the_papers():
     defaults = defaults_of(TabTransformerClassifier)

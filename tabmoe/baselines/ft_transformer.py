@@ -172,6 +172,13 @@ class FTTransformerClassifier(TorchTabularClassifier):
                 f"d_block={self.d_block} must be a multiple of "
                 f"attention_n_heads={self.attention_n_heads}."
             )
+        # rtdl truncates the feed-forward width: at 0 its blocks train without one
+        if int(self.d_block * self.ffn_d_hidden_multiplier) < 1:
+            raise ValueError(
+                f"ffn_d_hidden_multiplier={self.ffn_d_hidden_multiplier!r} with d_block="
+                f"{self.d_block} gives a feed-forward width of int(d_block * "
+                "ffn_d_hidden_multiplier) = 0; raise either so that it is at least 1."
+            )
 
     def _build_network(self, cardinalities: list[int], n_numeric: int, n_classes: int) -> nn.Module:
         return FTTransformerNetwork(
