@@ -391,6 +391,16 @@ def test_a_network_size_given_as_a_bool_is_refused_by_name(name, size):
     assert not hasattr(clf, "classes_")
 
 
+@pytest.mark.parametrize("mults", [(True, 2), (4, True), [True]])
+def test_tab_transformer_mlp_multiple_given_as_a_bool_is_refused_by_name(mults):
+    """True passed the positive-integer check and widened its layer 1x without a word."""
+    X, y = mixed(40)
+    clf = SMALL_NETWORKS["tab_transformer"](mlp_hidden_mults=mults, max_epochs=1)
+    with pytest.raises(ValueError, match=r"mlp_hidden_mults must hold positive integers"):
+        clf.fit(X, y)
+    assert not hasattr(clf, "classes_")
+
+
 def test_tabnet_batch_of_one_row_is_refused_by_name():
     """A batch of one row gave batch normalisation a one-row chunk: torch's "Expected more
     than 1 value per channel when training", naming no parameter."""

@@ -193,8 +193,9 @@ class TabTransformerClassifier(TorchTabularClassifier):
 
     def _check_params(self) -> None:
         mults = self.mlp_hidden_mults
-        if not all(isinstance(m, numbers.Integral) and m >= 1 for m in mults):
-            raise ValueError(f"mlp_hidden_mults must hold positive integers, got {mults!r}.")
+        # a bool is an Integral: True would widen a layer 1x without a word
+        if not all(isinstance(m, numbers.Integral) and not isinstance(m, bool) and m >= 1 for m in mults):
+            raise ValueError(f"mlp_hidden_mults must hold positive integers (not bools), got {mults!r}.")
 
     def _training_rows(self, X: Any, y_codes: np.ndarray, weight: np.ndarray) -> dict[str, Tensor]:
         rows = super()._training_rows(X, y_codes, weight)
