@@ -99,6 +99,13 @@ class FTTransformerClassifier(TorchTabularClassifier):
     openml-ood splits (seeds 0-2, 42 pairs): -0.0038 ID-validation accuracy (8/24/10) at
     1.55x the fit time (docs/research.md, "FT-Transformer at its authors' batch and
     patience").
+
+    Two more differences from the authors' runs are not parameters: numeric columns are
+    standardised (the shared :class:`~tabmoe.baselines.encoding.TableEncoder`, which keeps
+    values outside the training range where they are under shift) where the authors' runs
+    used scikit-learn's quantile transform with a little noise on the training rows
+    (``normalization = 'quantile'`` in their default configurations); and a binary task has
+    two logits under softmax cross-entropy, where theirs had one under binary cross-entropy.
     """
 
     _parameter_constraints: dict = {
