@@ -26,7 +26,11 @@ the baselines' shared trainer does not do for them (no baseline takes ``max_grad
 numerics are standardised where they used a noisy quantile transform (the shared encoder's
 rule, which keeps out-of-range values under shift); early stopping watches the validation
 log loss with ``tol=1e-4`` and a 200-epoch cap, where they stop on validation accuracy
-without a cap. The committed benchmark runs were made so.
+without a cap; a category unseen at fit sets its column's UNKNOWN one-hot slot (trained
+only where the column had values rarer than ``min_frequency``), where the ``tabm``
+package's one-hot has no slot for it (its codes must lie in the fitted range); they
+trained with mixed precision (bf16 AMP), here float32. The committed benchmark runs were
+made so.
 
 Shapes: B rows, k members, C classes.
 """
