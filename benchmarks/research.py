@@ -390,6 +390,17 @@ def wtl(diff: np.ndarray, tie: float = 0.005) -> str:
     return f"{int((diff > tie).sum())}/{int((abs(diff) <= tie).sum())}/{int((diff < -tie).sum())}"
 
 
+def one_class_cell(rows: dict, keys: list) -> str:
+    """The one-class OOD column: fits of ``keys`` that predicted one class for every OOD row.
+    Lines without the flag (imported harness records) are not counted as "no": "-" when no
+    line has it, else the count and how many lines lack it."""
+    known = [rows[k]["ood_single_class"] for k in keys if rows[k].get("ood_single_class") is not None]
+    if not known:
+        return "-"
+    single = sum(bool(flag) for flag in known)
+    return str(single) if len(known) == len(keys) else f"{single} ({len(keys) - len(known)} unknown)"
+
+
 def split_cells(keys: list, *diffs: np.ndarray, tie: float = 0.005):
     """Per split of ``keys`` ((split, seed) pairs): the split, its pairs and, for each of
     ``diffs``, the table cells "mean | W/T/L" of its paired differences."""
@@ -447,12 +458,11 @@ def summary(args) -> int:
         fit_ratio = np.nanmedian(fit / get(base, "fit_seconds"))
         dl = get(rows, "validation_log_loss") - get(base, "validation_log_loss")  # study 30 on
         log_loss_diff = f"{dl.mean():+.4f} ({int((dl < 0).sum())} lower)" if np.isfinite(dl).all() else "-"
-        single = sum(bool(rows[k].get("ood_single_class")) for k in keys)
         print(
             f"| {variant} | {len(keys)} | {get(rows, 'validation').mean():.3f} | {get(rows, 'id_test').mean():.3f} "
             f"| {get(rows, 'ood_test').mean():.3f} | {dv.mean():+.4f} ({dv.std():.3f}) | {wtl(dv, tie)} "
             f"| {do.mean():+.4f} ({do.std():.3f}) | {wtl(do, tie)} | {fit.mean():.1f} / {fit.max():.0f} "
-            f"| {epochs_ratio} | {fit_ratio:.2f} | {log_loss_diff} | {single} |"
+            f"| {epochs_ratio} | {fit_ratio:.2f} | {log_loss_diff} | {one_class_cell(rows, keys)} |"
         )
         if args.by_split:
             for split, n, (v, o) in split_cells(keys, dv, do, tie=tie):

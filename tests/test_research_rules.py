@@ -245,3 +245,23 @@ def test_held_out_scores_fit_without_the_value_and_score_its_rows(research):
     assert out["held_out_rows"] == int((X_val["a"] == "q").sum())
     assert {"held_out_token", "held_out_exclude", "held_out_rest"} <= set(out)
     assert all(0.0 <= out[k] <= 1.0 for k in ("held_out_token", "held_out_exclude", "held_out_rest"))
+
+
+def test_summary_does_not_count_lines_without_the_one_class_flag_as_no(research, tmp_path, monkeypatch, capsys):
+    """Imported harness records carry no ``ood_single_class``: the one-class column said 0 for
+    them (fixed-budget tabmoe, which predicts one class on connect-4 and tic-tac-toe)."""
+    import json
+
+    def line(variant, split, flag):
+        return {"variant": variant, "split": split, "seed": 0, "validation": 0.8, "id_test": 0.8,
+                "ood_test": 0.7, "fit_seconds": 1.0, "ood_single_class": flag}
+
+    lines = [line("base", "a", True), line("base", "b", False),
+             line("imported", "a", None), line("imported", "b", None),
+             line("mixed", "a", True), line("mixed", "b", None)]
+    (tmp_path / "s.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    monkeypatch.setattr(research, "RESULTS", tmp_path)
+    assert research.main(["summary", "--study", "s", "--baseline", "base"]) == 0
+    cells = {row.split("|")[1].strip(): row.strip("|").split("|")[-1].strip()
+             for row in capsys.readouterr().out.splitlines()[2:]}
+    assert cells == {"base": "1", "imported": "-", "mixed": "1 (1 unknown)"}
