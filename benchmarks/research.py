@@ -385,7 +385,10 @@ def import_records(args) -> int:
 
 
 def wtl(diff: np.ndarray, tie: float = 0.005) -> str:
-    """Wins / ties / losses of paired differences, "W/T/L" (a tie within ``tie``)."""
+    """Wins / ties / losses of paired differences, "W/T/L" (a tie within ``tie``); "-" when
+    no pair has the part (the paper simulation has no validation part: 0/0/0 read as counts)."""
+    if not np.isfinite(diff).any():
+        return "-"
     diff = np.round(diff, DECIMALS)  # 5 of 1,000 rows is 0.0050000000000000044 unrounded: a tie
     return f"{int((diff > tie).sum())}/{int((abs(diff) <= tie).sum())}/{int((diff < -tie).sum())}"
 

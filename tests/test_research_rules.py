@@ -265,3 +265,8 @@ def test_summary_does_not_count_lines_without_the_one_class_flag_as_no(research,
     cells = {row.split("|")[1].strip(): row.strip("|").split("|")[-1].strip()
              for row in capsys.readouterr().out.splitlines()[2:]}
     assert cells == {"base": "1", "imported": "-", "mixed": "1 (1 unknown)"}
+
+
+def test_wtl_of_a_part_no_pair_has_is_a_dash_not_zero_counts(research):
+    assert research.wtl(np.array([np.nan, np.nan])) == "-"
+    assert research.wtl(np.array([0.01, np.nan, -0.001])) == "1/1/0"
