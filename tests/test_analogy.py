@@ -1,6 +1,7 @@
 """3CosAdd analogy scores on planted analogies."""
 
 import itertools
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -70,6 +71,22 @@ def test_model_experts_make_column_shift_analogies_exact_before_normalising():
     assert tokens.shape == (len(token_names), clf.d_model) and "red" in token_names
     res = analogy_scores(emb, names, [("color=a", "color=red", "noise0=a", "noise0=red")])
     assert res.n_questions == 1
+
+
+def test_column_shift_analogies_are_exact_only_with_a_shared_vocabulary_as_the_moe_page_says():
+    """docs/moe.md said the column-shift analogy holds exactly for any trained one-layer
+    model; with the default per-column vocabulary "noise0=a" and "noise1=a" are two tokens,
+    and it did not hold."""
+    X, y = toy_table()
+    X = X.drop(columns="size")
+    clf = TabularMoEClassifier(n_layers=1, max_epochs=2, random_state=0, device="cpu").fit(X, y)
+    emb, names = model_vocabulary(clf, "experts")
+    index = {n: i for i, n in enumerate(names)}
+    a, b, c, d = (index[n] for n in ("noise1=a", "noise1=b", "noise0=a", "noise0=b"))
+    assert np.abs(emb[b] - emb[a] + emb[c] - emb[d]).max() > 1e-3
+    page = (Path(__file__).resolve().parents[1] / "docs" / "moe.md").read_text()
+    (claim,) = [p for p in page.split("\n\n") if "column-shift" in p]
+    assert 'vocabulary="shared"' in claim and 'vocabulary="per_column"' in claim
 
 
 def test_zero_rows_never_rank_first():
