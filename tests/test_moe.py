@@ -213,3 +213,24 @@ def test_a_bad_target_or_token_shape_is_refused_naming_it():
             moe.gates(tokens, attend=torch.ones(8, 2, dtype=torch.bool))
         with pytest.raises(ValueError, match=r"attend must be 2-d"):
             label_gates(model, tokens, torch.ones(8, 2, dtype=torch.bool))
+
+
+def test_an_attend_mask_not_boolean_or_of_another_row_count_is_refused_naming_it():
+    """A 0/1 integer attend failed inside torch with 'masked_fill_ only supports boolean
+    masks', a float one with '~ (operator.invert) is only implemented on integer and
+    Boolean-type tensors', one with another row count with 'The size of tensor a (8) must
+    match the size of tensor b (3)': none named attend."""
+    model = make_model()
+    moe = MixtureOfExperts.from_model(model)
+    tokens = random_tokens(8)
+    mask = torch.rand(tokens.shape, generator=torch.Generator().manual_seed(3)) > 0.3
+    with torch.no_grad():
+        for bad in (mask.long(), mask.to(torch.uint8), mask.double(), mask.long().numpy(), mask.long().tolist()):
+            with pytest.raises(TypeError, match=r"attend must be a boolean mask .*attend != 0"):
+                moe.gates(tokens, attend=bad)
+            with pytest.raises(TypeError, match=r"attend must be a boolean mask"):
+                label_gates(model, tokens, bad)
+        for method in (moe.gates, lambda t, attend: label_gates(model, t, attend)):
+            with pytest.raises(ValueError, match=r"attend has 3 rows for 8 rows of tokens"):
+                method(tokens, attend=mask[:3])
+            torch.testing.assert_close(method(tokens, attend=mask.numpy()), method(tokens, attend=mask))

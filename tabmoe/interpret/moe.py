@@ -64,6 +64,23 @@ def _check_width(values: Tensor, name: str, n_columns: int) -> None:
         )
 
 
+def _as_attend(value: object, n_rows: int, n_columns: int, device: torch.device) -> Tensor:
+    """``attend`` as a (B, L) or (B, L-1) bool tensor with one row per row of the tokens; a
+    TypeError or ValueError naming it otherwise (0/1 integers and floats failed inside torch
+    naming no argument: 'masked_fill_ only supports boolean masks', '~ is only implemented
+    on integer and Boolean-type tensors'; another row count, 'The size of tensor a ...')."""
+    attend = _as_tensor(value, "attend", device)
+    if attend.dtype != torch.bool:
+        raise TypeError(
+            f"attend must be a boolean mask (True: the column is attended), got dtype {attend.dtype}; "
+            "pass attend != 0 for a 0/1 mask."
+        )
+    _check_width(attend, "attend", n_columns)
+    if attend.shape[0] != n_rows:
+        raise ValueError(f"attend has {attend.shape[0]} rows for {n_rows} rows of tokens.")
+    return attend
+
+
 def _per_head(linear: torch.nn.Linear, x: Tensor, n_heads: int, bias: bool) -> Tensor:
     """(N, d) through a (H*K, d) projection -> (H, N, K)."""
     y = x @ linear.weight.T
@@ -78,7 +95,8 @@ class MixtureOfExperts:
 
     Shapes: H heads, V token ids, L positions (label last), K key dim. ``tokens``,
     ``attend`` and ``output_ids`` may be tensors or array-likes (a tokenizer's numpy
-    output, lists), taken with :func:`torch.as_tensor` onto the parameters' device.
+    output, lists), taken with :func:`torch.as_tensor` onto the parameters' device;
+    ``attend`` is boolean (True: attended), one row per row of ``tokens``.
     """
 
     token_experts: Tensor  # (H, V, K)   W_V^h e_w
@@ -182,8 +200,7 @@ class MixtureOfExperts:
         keys = self.token_keys[:, tokens].transpose(0, 1) + self.column_keys  # (B, H, L, K)
         scores = (keys * self.queries[:, target, None, :]).sum(-1)  # (B, H, L)
         if attend is not None:
-            attend = _as_tensor(attend, "attend", self.token_experts.device)
-            _check_width(attend, "attend", self.n_columns)
+            attend = _as_attend(attend, len(tokens), self.n_columns, self.token_experts.device)
             attend = _pad_attend(attend, self.n_columns).clone()
             attend[:, target] = True  # the target's own MASK is always attended
             scores = scores.masked_fill(~attend[:, None, :], -math.inf)
@@ -256,10 +273,8 @@ def label_gates(
         )
     weight = model.heads.weight  # the device (and, for fraction, the dtype) to take them to
     tokens = _as_tensor(tokens, "tokens", weight.device)
-    attend = None if attend is None else _as_tensor(attend, "attend", weight.device)
-    for values, name in ((tokens, "tokens"), (attend, "attend")):
-        if values is not None:
-            _check_width(values, name, model.n_columns)
+    _check_width(tokens, "tokens", model.n_columns)
+    attend = None if attend is None else _as_attend(attend, len(tokens), model.n_columns, weight.device)
     fraction = None if fraction is None else _as_tensor(fraction, "fraction", weight.device).to(weight.dtype)
     tokens, attend = model.label_inputs(tokens, attend)
     x = model.embed(tokens, model.label_fraction(fraction))
