@@ -49,7 +49,9 @@ class ExplainMixin:
         model's logits, and — for a single one-layer ``block="attention"`` model without
         ``linear_term`` and not ``numeric_embedding="piecewise"`` — each
         column's additive contribution to each class logit plus a per-class bias, which sum
-        to the logits. Columns carry the names of ``X``; rows its index.
+        to the logits (``n_layers="auto"`` fits two layers above 10,000 training rows, where
+        ``contributions`` is None: set ``n_layers=1`` to keep them). Columns carry the names of
+        ``X``; rows its index.
         """
         frame = self._prepare_X(X)  # checks that the estimator is fitted first
         tokens, attend, position = self._frame_tokens(frame)

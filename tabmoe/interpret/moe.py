@@ -118,7 +118,8 @@ class MixtureOfExperts:
                 "The (value, column) expert form exists for one-layer TabularMoE modules only "
                 f"(got {type(model).__name__} with n_layers={getattr(model, 'n_layers', None)}). "
                 "For deeper models use tabmoe.interpret.moe.label_gates (last-layer gates); for an "
-                "ensemble, take StackedModel.member(m)."
+                "ensemble, take StackedModel.member(m). The estimator's n_layers='auto' fits two "
+                "layers above 10,000 training rows; n_layers=1 keeps the expert form."
             )
         if getattr(model, "linear", None) is not None:
             raise ValueError(
