@@ -29,8 +29,8 @@ log loss with ``tol=1e-4`` and a 200-epoch cap, where they stop on validation ac
 without a cap; a category unseen at fit sets its column's UNKNOWN one-hot slot (trained
 only where the column had values rarer than ``min_frequency``), where the ``tabm``
 package's one-hot has no slot for it (its codes must lie in the fitted range); they
-trained with mixed precision (bf16 AMP), here float32. The committed benchmark runs were
-made so.
+trained with mixed precision (bf16 AMP), here float32 unless ``mixed_precision`` is set.
+The committed benchmark runs were made so.
 
 Shapes: B rows, k members, C classes.
 """
