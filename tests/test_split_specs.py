@@ -223,3 +223,13 @@ def test_a_values_split_on_values_that_print_alike_is_refused(values, shown, ood
     table = Table(data=data, target="y", name="mixed", source="test")
     with pytest.raises(ValueError, match=rf"values split on 'code': .*{shown}"):
         ValueSplit("code", ood_values=ood).assign(table)
+
+
+@pytest.mark.parametrize("repeated", ["g", "y"])
+def test_a_table_with_a_repeated_column_name_is_refused_naming_it(repeated):
+    """A repeated name made ``data[name]`` a frame: a values split on it failed with
+    "'DataFrame' object has no attribute 'unique'", a repeated label made ``y`` a frame."""
+    data = pd.DataFrame({"g": ["a", "b"] * 10, "x": np.arange(20.0), "y": ["p", "q"] * 10})
+    data = pd.concat([data, data[[repeated]]], axis=1)
+    with pytest.raises(ValueError, match=rf"table 'dup' has duplicate column names \['{repeated}'\]; rename them"):
+        Table(data=data, target="y", name="dup", source="test")

@@ -41,6 +41,13 @@ class Table:
     meta: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        # Else ``data[name]`` is a frame: a split on such a column failed with "'DataFrame'
+        # object has no attribute 'unique'", a repeated label made ``y`` a frame.
+        repeated = self.data.columns[self.data.columns.duplicated()].unique()
+        if len(repeated):
+            raise ValueError(
+                f"table {self.name!r} has duplicate column names {list(repeated)}; rename them"
+            )
         if self.target not in self.data.columns:
             raise ValueError(
                 f"target column {self.target!r} not in table {self.name!r}; columns are "
