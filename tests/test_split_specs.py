@@ -233,3 +233,23 @@ def test_a_table_with_a_repeated_column_name_is_refused_naming_it(repeated):
     data = pd.concat([data, data[[repeated]]], axis=1)
     with pytest.raises(ValueError, match=rf"table 'dup' has duplicate column names \['{repeated}'\]; rename them"):
         Table(data=data, target="y", name="dup", source="test")
+
+
+@pytest.mark.parametrize(
+    ("values", "dtype"),
+    [
+        (pd.Series(pd.date_range("2020-01-01", periods=20).strftime("%Y-%m-%d"), dtype=object), "(str|object)"),
+        (pd.period_range("2020-01", periods=20, freq="M"), r"period\[M\]"),
+        (pd.Series([True, False] * 10), "bool"),
+    ],
+)
+def test_a_time_split_on_a_column_that_is_no_time_says_what_a_time_column_is(values, dtype):
+    """Dates held as text were told "use a values split for nominal columns", which does not
+    order rows in time."""
+    data = pd.DataFrame({"when": np.asarray(values), "x": np.arange(20.0), "y": ["p", "q"] * 10})
+    table = Table(data=data, target="y", name="dates", source="test")
+    with pytest.raises(ValueError, match=(
+        rf"time split: column 'when' has dtype {dtype}; a time column must be numeric, "
+        r"datetime64 or an ordered category \(convert dates held as text with pd.to_datetime\)"
+    )):
+        TimeSplit(column="when").assign(table)

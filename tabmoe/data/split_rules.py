@@ -260,6 +260,13 @@ class TimeSplit:
             return column.cat.codes.where(column.notna()).dropna().astype(int)
         if pd.api.types.is_datetime64_any_dtype(column.dtype):
             return column.dropna()
+        if is_categorical_dtype(column.dtype) or not pd.api.types.is_numeric_dtype(column.dtype):
+            # _numeric's advice, a values split, does not order rows in time
+            raise ValueError(
+                f"time split: column {self.column!r} has dtype {column.dtype}; a time column must "
+                "be numeric, datetime64 or an ordered category (convert dates held as text "
+                "with pd.to_datetime)"
+            )
         return _numeric(column, "time").dropna()
 
     def assign(self, table: Table) -> Assignment:
