@@ -253,3 +253,14 @@ def test_a_time_split_on_a_column_that_is_no_time_says_what_a_time_column_is(val
         r"datetime64 or an ordered category \(convert dates held as text with pd.to_datetime\)"
     )):
         TimeSplit(column="when").assign(table)
+
+
+@pytest.mark.parametrize("seed", [1.5, -1, 2**32, "0", True])
+def test_a_bad_seed_given_to_make_is_named_with_the_split(seed, empty_column_table):
+    """numpy's "Cannot cast scalar from dtype('float64') to dtype('int64')" (1.5) and "Seed
+    must be between 0 and 2**32 - 1" named neither the split nor the argument; True split
+    as seed 1."""
+    definition = SplitDefinition(name="s", data=SimulationSource(1, 0.1, 0.0), rule=TimeSplit(column="x"))
+    with pytest.raises(ValueError, match=r"split 's': seed must be an integer in \[0, 2\*\*32\), got "):
+        definition.make(seed, table=empty_column_table)
+    assert len(definition.make(np.int64(2**32 - 1), table=empty_column_table).ood_test) == 12

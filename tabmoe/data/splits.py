@@ -30,6 +30,7 @@ domains do not interleave, and a dropped domain column is really gone.
 from __future__ import annotations
 
 import math
+import numbers
 import unicodedata
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -38,7 +39,7 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
-from ._spec import build, parse_seeds
+from ._spec import MAX_SEED, build, parse_seeds
 from .sources import DataSource, LoadContext, source_from_dict
 from .split_rules import (
     RULES,
@@ -249,6 +250,9 @@ class SplitDefinition:
 
     def make(self, seed: int = 0, *, openml_cache: Any = None, table: Table | None = None) -> SplitData:
         """Load the table (unless given), split it with ``seed``, check for leakage, return it."""
+        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral) or not 0 <= seed <= MAX_SEED:
+            # numpy's words named neither ("Cannot cast scalar from dtype('float64')...")
+            raise ValueError(f"split {self.name!r}: seed must be an integer in [0, 2**32), got {seed!r}")
         table = table if table is not None else self.load(seed=seed, openml_cache=openml_cache)
         try:
             assignment = self.rule.assign(table)
