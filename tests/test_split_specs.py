@@ -264,3 +264,17 @@ def test_a_bad_seed_given_to_make_is_named_with_the_split(seed, empty_column_tab
     with pytest.raises(ValueError, match=r"split 's': seed must be an integer in \[0, 2\*\*32\), got "):
         definition.make(seed, table=empty_column_table)
     assert len(definition.make(np.int64(2**32 - 1), table=empty_column_table).ood_test) == 12
+
+
+def test_a_label_column_mixing_text_and_numbers_is_named(empty_column_table):
+    """Stratifying failed with "'<' not supported between instances of 'int' and 'str'"."""
+    data = empty_column_table.data.assign(y=np.array([1, "b"] * 30, dtype=object))
+    table = Table(data=data, target="y", name="mixed", source="test")
+    definition = SplitDefinition(name="s", data=SimulationSource(1, 0.1, 0.0), rule=TimeSplit(column="x"))
+    with pytest.raises(ValueError, match=(
+        r"split 's': label column 'y' of table 'mixed' mixes values of types \['int', 'str'\] that "
+        "cannot be ordered; convert it to one type"
+    )):
+        definition.make(0, table=table)
+    assert len(definition.make(0, table=Table(data=data.assign(y=data.y.astype(str)), target="y",
+                                              name="mixed", source="test")).ood_test) == 12

@@ -178,6 +178,19 @@ def _carve_rows(
     return rest.sort_values(), carved.sort_values()
 
 
+def _check_sortable(labels: pd.Series, table: Table, split: str) -> None:
+    """Labels that stratification can sort: a column mixing text and numbers (``1`` and
+    ``"b"``) failed with "'<' not supported between instances of 'int' and 'str'"."""
+    try:
+        np.unique(labels.to_numpy())
+    except TypeError:
+        kinds = sorted({type(v).__name__ for v in labels})
+        raise ValueError(
+            f"split {split!r}: label column {table.target!r} of table {table.name!r} mixes values "
+            f"of types {kinds} that cannot be ordered; convert it to one type"
+        ) from None
+
+
 def _cap(index: pd.Index, y: pd.Series, cap: int | None, rng: np.random.RandomState, where: str) -> pd.Index:
     """``index`` itself, or a stratified sample of ``cap`` of its rows when it has more."""
     if cap is None or len(index) <= cap:
@@ -267,6 +280,7 @@ class SplitDefinition:
                     f"split {self.name!r}: no labelled {side} rows (all {int(rows.sum())} {side} rows "
                     f"of table {table.name!r} have a missing {table.target!r})"
                 )
+        _check_sortable(table.y.loc[domain.index], table, self.name)
         rng = np.random.RandomState(seed)
         y = table.y
         where = f"split {self.name!r}"
