@@ -278,3 +278,11 @@ def test_a_label_column_mixing_text_and_numbers_is_named(empty_column_table):
         definition.make(0, table=table)
     assert len(definition.make(0, table=Table(data=data.assign(y=data.y.astype(str)), target="y",
                                               name="mixed", source="test")).ood_test) == 12
+
+
+@pytest.mark.parametrize("n_rows, fraction, n_ood", [(90, 0.3, 27), (170, 0.3, 51), (100, 0.2, 20), (10, 0.25, 3)])
+def test_time_split_takes_the_stated_share_of_distinct_times(n_rows, fraction, n_ood):
+    """90 x (1 - 0.3) is 62.99999999999999 in floats: its floor put 28 of 90 rows in OOD."""
+    data = pd.DataFrame({"t": np.arange(n_rows), "y": np.arange(n_rows) % 2})
+    table = Table(data, "y", "times", "times")
+    assert int(TimeSplit(column="t", ood_fraction=fraction).assign(table).ood.sum()) == n_ood
