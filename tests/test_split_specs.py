@@ -286,3 +286,13 @@ def test_time_split_takes_the_stated_share_of_distinct_times(n_rows, fraction, n
     data = pd.DataFrame({"t": np.arange(n_rows), "y": np.arange(n_rows) % 2})
     table = Table(data, "y", "times", "times")
     assert int(TimeSplit(column="t", ood_fraction=fraction).assign(table).ood.sum()) == n_ood
+
+
+def test_a_split_whose_id_rows_hold_one_class_is_refused_naming_it():
+    """It was made, and every model then failed in its own fit, naming no split."""
+    data = pd.DataFrame({"t": np.arange(60), "y": ["a"] * 48 + ["a", "b"] * 6})
+    definition = SplitDefinition(name="late", data=SimulationSource(1, 0.1, 0.0), rule=TimeSplit(column="t"))
+    with pytest.raises(ValueError, match=r"split 'late': its ID training rows hold one class of 'y' \('a'; seed 0\)"):
+        definition.make(0, table=Table(data=data, target="y", name="one", source="test"))
+    two = data.assign(y=["a", "b"] * 30)
+    assert len(definition.make(0, table=Table(data=two, target="y", name="two", source="test")).train) > 0

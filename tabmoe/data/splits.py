@@ -297,6 +297,13 @@ class SplitDefinition:
         frame = table.data
         if assignment.column is not None and not self.keep_domain:
             frame = frame.drop(columns=assignment.column)
+        classes = y.loc[train].unique()
+        if len(classes) < 2:  # else every model failed in its own fit, naming no split
+            raise ValueError(
+                f"{where}: its ID training rows hold one class of {table.target!r} "
+                f"({classes[0]!r}; seed {seed}), and a classifier needs two; choose a rule that "
+                "leaves several classes in distribution"
+            )
         index = {"train": train, "validation": validation, "id_test": id_test, "ood_test": ood_test}
         if self.ood_validation_size > 0:
             index["ood_validation"] = ood_validation
