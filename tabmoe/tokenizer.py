@@ -82,6 +82,23 @@ def _concat_objects(indexes: list[pd.Index]) -> pd.Index:
     return pd.Index(np.concatenate(arrays) if arrays else [], dtype=object)
 
 
+def _category_codes(index: pd.Index, column: pd.Series) -> np.ndarray:
+    """Position in ``index`` of each row of a pandas categorical ``column`` (-1: absent or
+    missing): each category is looked up once, then rows are indexed by their integer codes.
+    Only the categories the rows use are looked up when the dtype has more categories than
+    there are rows: a batch of a column whose dtype lists 10^6 categories costs its rows, not
+    10^6 lookups (predict tokenizes a few thousand rows at a time)."""
+    categories, cat_codes = column.cat.categories, column.cat.codes.to_numpy()
+    present = cat_codes >= 0  # (a column may have no categories at all)
+    codes = np.full(len(cat_codes), -1, dtype=np.intp)
+    if len(categories) > len(cat_codes):
+        used, rows = np.unique(cat_codes[present], return_inverse=True)
+        codes[present] = index.get_indexer(pd.Index(categories[used], dtype=object))[rows]
+    else:
+        codes[present] = index.get_indexer(pd.Index(categories, dtype=object))[cat_codes[present]]
+    return codes
+
+
 def _smallest_int_dtype(n_tokens: int) -> np.dtype:
     return np.dtype(np.int16) if n_tokens <= np.iinfo(np.int16).max else np.dtype(np.int32)
 
@@ -343,12 +360,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         index, token = self._lookup[j]
         try:
             if isinstance(column.dtype, pd.CategoricalDtype):
-                # Look up the (few) categories once, then index by the integer codes.
-                per_category = index.get_indexer(pd.Index(column.cat.categories, dtype=object))
-                cat_codes = column.cat.codes.to_numpy()
-                present = cat_codes >= 0  # (a column may have no categories at all)
-                codes = np.full(len(cat_codes), -1, dtype=np.intp)
-                codes[present] = per_category[cat_codes[present]]
+                codes = _category_codes(index, column)
             else:
                 # An object-dtype target: a plain array of Timedeltas/Timestamps would be
                 # inferred as a datetime-like index and cast to ns, which overflows outside

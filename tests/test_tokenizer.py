@@ -263,6 +263,28 @@ def test_hundred_thousand_categories_stay_compact():
     assert len(np.unique(t)) == n
 
 
+def test_a_batch_looks_up_only_the_categories_its_rows_use(monkeypatch):
+    # Each batch of a column whose category dtype lists many categories looked up every one
+    # of them: predict on 200,000 rows of a 10^6-category dtype took 44 s instead of 1.5 s.
+    categories = [f"v{i}" for i in range(5_000)] + list(pd.date_range("2000", periods=5))
+    codes = np.resize([-1, 0, 3, 6, 5_002, 4_000], 200)
+    X = pd.DataFrame({"c": pd.Categorical.from_codes(codes, categories=categories)})
+    tokenizer = ColumnTokenizer().fit(X[codes != 4_000])  # v4000: unseen
+    looked_up, get_indexer = [], pd.Index.get_indexer
+
+    def counted(index, target, *args, **kwargs):
+        looked_up.append(len(target))
+        return get_indexer(index, target, *args, **kwargs)
+
+    with pytest.warns(UserWarning, match="not seen during fit"):
+        expected = tokenizer.transform(X.astype(object))  # looked up value by value
+    monkeypatch.setattr(pd.Index, "get_indexer", counted)
+    with pytest.warns(UserWarning, match="not seen during fit"):
+        batches = [tokens for _, tokens in tokenizer.transform_batches(X, 16)]
+    assert looked_up and max(looked_up) <= 16
+    np.testing.assert_array_equal(np.vstack(batches), expected)
+
+
 def test_all_missing_object_column_maps_to_missing_and_unknown():
     X = pd.DataFrame({"empty": pd.Series([None, None, None], dtype=object), "x": [1.0, 2.0, 3.0]})
     tok = ColumnTokenizer().fit(X)
