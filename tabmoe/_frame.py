@@ -56,7 +56,9 @@ def to_frame(X: Any) -> pd.DataFrame:
             missing = pd.isna(arr)
             if missing.any():
                 arr = np.where(missing, np.nan, arr)
-        frame = pd.DataFrame(arr).infer_objects()
+        # copy=False: pandas 3 copies an ndarray by default, which doubled the memory of
+        # predicting on a large array (the frame is only read).
+        frame = pd.DataFrame(arr, copy=False).infer_objects()
     for axis, what in ((0, "sample"), (1, "feature")):
         if frame.shape[axis] == 0:
             raise ValueError(
