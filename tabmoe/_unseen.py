@@ -11,6 +11,18 @@ import pandas as pd
 
 from ._stack import user_stacklevel
 
+#: Characters of an example's repr in the warning: a longer one (free text) is cut there and
+#: its length given, so that a text of 10^6 characters does not make a warning as long.
+MAX_EXAMPLE_CHARS = 100
+
+
+def _example(value: Any) -> str:
+    """``repr(value)``, cut to ``MAX_EXAMPLE_CHARS`` characters with its length when longer."""
+    text = repr(value)
+    if len(text) <= MAX_EXAMPLE_CHARS:
+        return text
+    return f"{text[:MAX_EXAMPLE_CHARS]}... ({len(text):,} characters)"
+
 
 class UnseenValues:
     """Categorical values not seen at fit, per column, gathered over the row batches of one
@@ -42,8 +54,8 @@ class UnseenValues:
             count = self.counts[j]
             # repr() per value, so that the int 2 and the str '2' look different (a column read
             # as text at fit and as numbers now); Series.astype(str) fails on a lone surrogate
-            # under pyarrow
-            examples = "[" + ", ".join(repr(v) for v in self.examples[j]) + "]"
+            # under pyarrow; a long one is cut
+            examples = "[" + ", ".join(_example(v) for v in self.examples[j]) + "]"
             warnings.warn(
                 f"Column {self.names[j]!r}: {count} value(s) ({count / n_rows:.1%} of rows) "
                 f"were not seen during fit and map to the UNKNOWN token (e.g. {examples}).{' ' + note if note else ''}",

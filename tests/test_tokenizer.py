@@ -30,6 +30,17 @@ def test_unseen_category_warns_with_column_and_rate():
     assert t[1, 0] == UNKNOWN
 
 
+def test_unseen_long_texts_are_cut_in_the_warning():
+    # a text of 10^6 characters unseen at fit made a warning of 10^6 characters
+    tok = ColumnTokenizer().fit(pd.DataFrame({"note": ["a", "b"]}))
+    long_text = "z" * 1_000_000
+    with pytest.warns(UserWarning) as record:
+        tok.transform(pd.DataFrame({"note": [long_text, "short", long_text]}))
+    [message] = [str(w.message) for w in record]
+    assert len(message) < 500
+    assert f"e.g. ['{'z' * 99}... (1,000,002 characters), 'short']" in message
+
+
 def test_transform_batches_equal_transform_and_warn_once_for_all_rows():
     """Batches of 3 rows: the same tokens as one transform, and one unseen-value warning per
     column whose count, rate and examples cover every batch (values in later batches too)."""
