@@ -8,6 +8,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+#: Characters of pandas' message quoted in the error for a non-numeric value (a longer one,
+#: which quotes a long text, keeps its start and its end: the value's position).
+MAX_DETAIL_CHARS = 200
+
 
 def numeric_kind(dtype: Any) -> str:
     """"datetime", "timedelta" or "number": what a numeric column's floats measure (pyarrow's
@@ -92,9 +96,12 @@ def numeric_values(column: pd.Series, name: Any, kind: str | None = None, aware:
     try:
         values = pd.to_numeric(column, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
     except (TypeError, ValueError) as exc:
+        detail = str(exc)  # pandas quotes the value: a long text is cut in the middle
+        if len(detail) > MAX_DETAIL_CHARS:
+            detail = f"{detail[: MAX_DETAIL_CHARS - 50]} ... {detail[-50:]}"  # (its position)
         raise TypeError(
             f"Column {name!r} is numeric (declared so, or numeric at fit) but holds non-numeric "
-            f"values ({exc}). If it is categorical, list it in categorical_features and refit."
+            f"values ({detail}). If it is categorical, list it in categorical_features and refit."
         ) from exc
     if np.isinf(values).any():
         raise ValueError(

@@ -41,6 +41,14 @@ def test_unseen_long_texts_are_cut_in_the_warning():
     assert f"e.g. ['{'z' * 99}... (1,000,002 characters), 'short']" in message
 
 
+def test_a_long_text_in_a_numeric_column_is_cut_in_the_error():
+    # pandas' message quotes the value: a text of 10^6 characters made an error as long
+    tok = ColumnTokenizer().fit(pd.DataFrame({"x": [1.0, 2.0]}))
+    with pytest.raises(TypeError, match=r"Column 'x' is numeric .*'qqq+ \.\.\. q+' at position 1\)\. If it is") as error:
+        tok.transform(pd.DataFrame({"x": ["1", "q" * 1_000_000]}))
+    assert len(str(error.value)) < 500
+
+
 def test_transform_batches_equal_transform_and_warn_once_for_all_rows():
     """Batches of 3 rows: the same tokens as one transform, and one unseen-value warning per
     column whose count, rate and examples cover every batch (values in later batches too)."""
