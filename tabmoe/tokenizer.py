@@ -181,14 +181,20 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
             return spec
         mask = np.zeros(n, dtype=bool)
         columns = list(frame.columns)
+        # by a dict, not columns.index: a list naming each of 16,000 columns took 2.2 s
+        position = {label: j for j, label in enumerate(columns)}  # (labels are unique)
         for item in items:
             if isinstance(item, str | tuple):
-                if item not in columns:
+                try:
+                    j = position.get(item)
+                except TypeError:  # a tuple holding a list: equal to no label, as below
+                    j = None
+                if j is None and item not in columns:
                     raise ValueError(
                         f"categorical_features names column {item!r}, which is not in X "
                         f"(columns: {columns[:10]}{'...' if n > 10 else ''})."
                     )
-                mask[columns.index(item)] = True
+                mask[columns.index(item) if j is None else j] = True
             elif isinstance(item, numbers.Integral):
                 if not -n <= item < n:
                     raise ValueError(
