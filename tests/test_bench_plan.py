@@ -115,6 +115,16 @@ def test_a_random_state_among_a_models_fixed_parameters_is_refused(tmp_path):
     assert plan_runs(suite, models=["logistic_regression"])[0].model == "logistic_regression"
 
 
+def test_a_misspelt_fixed_parameter_is_a_usage_error_before_any_run(tmp_path):
+    """It failed every run of the model with a TypeError that did not name the suite file."""
+    suite = load_suite(tiny_suite(tmp_path, models={"hist_gradient_boosting": {"max_iters": 5}}))
+    with pytest.raises(ValueError, match=r"suite 'tiny' models.hist_gradient_boosting: .*'max_iters'"):
+        plan_runs(suite)
+    # the parameters are not applied under defaults, nor to another model
+    assert plan_runs(suite, protocols=["defaults"])[0].model == "hist_gradient_boosting"
+    assert plan_runs(suite, models=["logistic_regression"])[0].model == "logistic_regression"
+
+
 def test_current_config_hash_is_the_hash_run_plans_for_a_records_run():
     """What the report compares a record's config_hash with (its OLD CONFIGURATION note)."""
     protocols = ["defaults", "fixed-budget", "tuned", "unlabeled-target"]

@@ -226,6 +226,20 @@ def check_models(names: list[str]) -> None:
         raise ValueError(f"model(s) {missing} need packages that are not installed: {needs}")
 
 
+def _check_fixed_params(suite: Suite, models: list[str]) -> None:
+    """ValueError naming the suite, model and parameter when a model's ``models:`` entry does
+    not build (a misspelt or foreign parameter name): before any run, where it failed every
+    run of that model with a TypeError that did not say it came from the suite file."""
+    for model in models:
+        fixed = suite.models.get(model)
+        if not fixed:
+            continue
+        try:
+            get_model(model).make(**fixed)
+        except TypeError as exc:
+            raise ValueError(f"suite {suite.name!r} models.{model}: {exc}") from None
+
+
 def plan_runs(
     suite: Suite,
     *,
@@ -268,6 +282,8 @@ def plan_runs(
     protocols = canonical_protocols(
         list(protocols) if protocols else list(suite.protocols) or list(DEFAULT_PROTOCOLS)
     )
+    if any(p not in BARE_PROTOCOLS for p in protocols):
+        _check_fixed_params(suite, models)
     definitions = [suite.split(name) for name in splits] if splits else list(suite.splits)
     definitions = list({d.name: d for d in definitions}.values())
     if budget is None:
