@@ -270,6 +270,17 @@ def test_rule_and_definition_from_dict(tmp_path):
         SplitDefinition.from_dict({"name": "s", "data": {"openml": "adult"}, "split": {"by": "time"}})
 
 
+def test_a_split_entrys_key_errors_name_the_yaml_keys():
+    """The unknown-key error listed the dataclass field `rule` (refused in a suite file) and
+    not `split`; an entry with `rule:` instead of `split:` was told `missing 'split'`."""
+    entry = {"name": "s", "data": {"openml": 31}, "split": {"by": "time"}}
+    with pytest.raises(ValueError, match=r"unknown key\(s\) \['rationle'\]; allowed are \[.*'split'") as caught:
+        SplitDefinition.from_dict({**entry, "rationle": "typo"})
+    assert "'rule'" not in str(caught.value)
+    with pytest.raises(ValueError, match=r"write the rule under 'split:', not 'rule:'"):
+        SplitDefinition.from_dict({"name": "s", "data": {"openml": 31}, "rule": {"by": "time"}})
+
+
 def test_too_few_rows_to_carve_names_the_part(table):
     data = table.data.copy()
     data["site"] = np.where(data.index == 0, "new", "old")

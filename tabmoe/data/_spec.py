@@ -7,12 +7,16 @@ import dataclasses
 from typing import Any
 
 
-def build(cls: type, fields: dict[str, Any], where: str) -> Any:
-    """``cls(**fields)``, rejecting keys that are not fields of ``cls`` (named in the error)."""
-    allowed = {f.name for f in dataclasses.fields(cls)}
+def check_keys(fields: dict[str, Any], allowed: set[str], where: str) -> None:
+    """ValueError naming the keys of ``fields`` not in ``allowed``, and listing those."""
     unknown = sorted(set(fields) - allowed)
     if unknown:
         raise ValueError(f"{where}: unknown key(s) {unknown}; allowed are {sorted(allowed)}")
+
+
+def build(cls: type, fields: dict[str, Any], where: str) -> Any:
+    """``cls(**fields)``, rejecting keys that are not fields of ``cls`` (named in the error)."""
+    check_keys(fields, {f.name for f in dataclasses.fields(cls)}, where)
     try:
         return cls(**fields)
     except TypeError as exc:  # a required field is missing

@@ -29,6 +29,7 @@ domains do not interleave, and a dropped domain column is really gone.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 import unicodedata
@@ -39,7 +40,7 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
-from ._spec import MAX_SEED, build, parse_seeds
+from ._spec import MAX_SEED, build, check_keys, parse_seeds
 from .sources import DataSource, LoadContext, source_from_dict
 from .split_rules import (
     RULES,
@@ -331,11 +332,14 @@ class SplitDefinition:
             raise ValueError(f"a split needs a mapping with a name, got {spec!r}")
         where = f"split {spec['name']!r}"
         fields = {**(defaults or {}), **spec}
+        if "rule" in fields:  # before "missing 'split'", which a `rule:` entry also is
+            raise ValueError(f"{where}: write the rule under 'split:', not 'rule:'")
+        # the keys of a suite file's entry: the fields, with the rule under `split:` (the
+        # unknown-key error of build() listed `rule`, which is refused above, and not `split`)
+        check_keys(fields, {f.name for f in dataclasses.fields(cls)} - {"rule"} | {"split"}, where)
         for key in ("data", "split"):
             if key not in fields:
                 raise ValueError(f"{where}: missing {key!r}")
-        if "rule" in fields:
-            raise ValueError(f"{where}: write the rule under 'split:', not 'rule:'")
         fields["data"] = source_from_dict(fields["data"], base_dir=base_dir, where=f"{where}.data")
         fields["rule"] = rule_from_dict(fields.pop("split"), where=f"{where}.split", base_dir=base_dir)
         if "rationale" in fields and fields["rationale"] is None:  # an empty `rationale:`
