@@ -93,6 +93,12 @@ def test_suite_file_errors(tmp_path):
         suite_from_dict({**base, "splits": base["splits"] * 2})
     with pytest.raises(ValueError, match=r"unknown keys \['seed'\]"):
         suite_from_dict({**base, "seed": 1})
+    # a typo is told the keys a suite file takes (it was told `missing keys []` instead)
+    with pytest.raises(ValueError, match=r"unknown keys \['descripton'\]; allowed are \[.*'description'") as caught:
+        suite_from_dict({**base, "descripton": "typo"})
+    assert "missing" not in str(caught.value)
+    with pytest.raises(ValueError, match=r"suite: missing keys \['seeds'\]$"):
+        suite_from_dict({k: v for k, v in base.items() if k != "seeds"})
     with pytest.raises(ValueError, match="non-empty list of integers"):
         suite_from_dict({**base, "seeds": "0"})
     with pytest.raises(KeyError, match="no split 'b'"):

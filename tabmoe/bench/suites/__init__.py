@@ -84,9 +84,11 @@ def suite_from_dict(spec: dict[str, Any], *, base_dir: Path | None = None, path:
     if not isinstance(spec, dict):
         raise ValueError(f"{where}: expected a mapping at the top level")
     unknown = sorted(set(spec) - _SUITE_KEYS)
+    if unknown:  # the allowed keys, as every other key error of a suite file gives them
+        raise ValueError(f"{where}: unknown keys {unknown}; allowed are {sorted(_SUITE_KEYS)}")
     missing = sorted({"name", "seeds", "splits"} - set(spec))
-    if unknown or missing:
-        raise ValueError(f"{where}: unknown keys {unknown}, missing keys {missing}")
+    if missing:
+        raise ValueError(f"{where}: missing keys {missing}")
     check_name(spec["name"], f"{where}: name")
     if path is not None and spec["name"] != path.stem:
         raise ValueError(f"{where}: name {spec['name']!r} differs from the file name {path.stem!r}")
