@@ -320,7 +320,8 @@ def tune(
         on the same ones.
     metric : {"accuracy", "balanced_accuracy", "log_loss", "roc_auc"}
     n_trials : int or None
-        Total trials the study may hold (earlier calls and other workers count).
+        Total trials the study may hold (earlier calls and other workers count). The default,
+        20, holds with a ``timeout`` too: ``n_trials=None`` gives a budget in seconds alone.
     timeout : float or None
         Seconds for this call; trials start only before it runs out. At least one of
         ``n_trials`` and ``timeout`` must be set.

@@ -274,7 +274,8 @@ def models_command() -> None:
               "labels (unlabeled rows, importance weights), the other half scored; paper: the paper's "
               "own protocol. Repeatable. Default: the suite's, else fixed-budget + tuned.")
 @click.option("--trials", type=click.IntRange(1), default=None,
-              help="Tuning budget: Optuna trials per (model, split, seed). Default: the suite's tuning.n_trials.")
+              help="Tuning budget: Optuna trials per (model, split, seed). Default: the suite's tuning.n_trials, "
+              "else 20 (with a timeout too; `n_trials: null` in the suite: seconds alone).")
 @click.option("--timeout", type=click.FloatRange(0, min_open=True), default=None,
               help="Tuning budget: seconds per (model, split, seed); a running trial finishes. "
               "Default: the suite's tuning.timeout.")
