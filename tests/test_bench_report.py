@@ -338,3 +338,16 @@ def test_cells_made_entirely_under_an_old_configuration_are_flagged(tmp_path, re
         "`tabmoe-bench run --force` reruns them."
     ) in text
     assert "STALE: the seeds of 1 (protocol, split, model) cell(s)" in text
+
+
+@pytest.mark.parametrize(("budget", "said"), [
+    ({"n_trials": None, "timeout": 60, "metric": "accuracy"}, "no trial limit, timeout 60 s"),
+    ({"n_trials": 20, "timeout": None, "metric": "accuracy"}, "20 trials, no timeout"),
+])
+def test_a_budget_without_a_trial_limit_or_a_timeout_says_so(tmp_path, budget, said):
+    """The report printed `None trials` and `timeout None s`."""
+    tuned = [{**make_record("s0", "tabmoe", seed, "tuned"), "config": {"budget": budget}} for seed in (0, 1)]
+    write_report(tuned, tmp_path, title="t")
+    text = (tmp_path / "report.md").read_text()
+    assert f"(budget per run: {said}, selected on ID validation accuracy)" in text
+    assert "None" not in text

@@ -565,8 +565,10 @@ def _budget_text(records: Sequence[dict[str, Any]], protocol: str) -> str:
     parts = []
     for text in sorted(budgets):
         budget = json.loads(text) or {}
+        trials, timeout = budget.get("n_trials"), budget.get("timeout")  # None: no such limit
         parts.append(
-            f"{budget.get('n_trials')} trials, timeout {budget.get('timeout')} s, selected on ID "
+            f"{'no trial limit' if trials is None else f'{trials} trials'}, "
+            f"{'no timeout' if timeout is None else f'timeout {timeout} s'}, selected on ID "
             f"validation {budget.get('metric')}"
         )
     return " (budget per run: " + "; ".join(parts) + ")"
