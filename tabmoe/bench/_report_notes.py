@@ -116,11 +116,12 @@ def row_notes(records: Sequence[dict[str, Any]]) -> list[str]:
     """A note when the records of one (split, seed) were drawn on different rows: a split
     computed differently on another platform or by other code, so the models' paired
     comparisons there compare different rows. Every record's part sizes are compared, and
-    the row digests of the records that carry one."""
+    the row and data-file digests of the records that carry one (a data file edited between
+    two models' runs)."""
     found: dict[tuple, dict[tuple, list[str]]] = {}
     for r in records:
         name = f"{r.get('model')} ({PROTOCOL_ALIASES.get(r.get('protocol'), r.get('protocol'))})"
-        for kind, value in (("sizes", _sizes(r)), ("digest", r.get("rows"))):
+        for kind, value in (("sizes", _sizes(r)), ("digest", r.get("rows")), ("file", r.get("source_digest"))):
             if value is not None:
                 found.setdefault((r.get("split"), r.get("seed"), kind), {}).setdefault(value, []).append(name)
     differ: dict[tuple, list[list[str]]] = {}
@@ -139,7 +140,7 @@ def row_notes(records: Sequence[dict[str, Any]]) -> list[str]:
     )
     return [
         f"ROWS DIFFER: on {len(differ)} (split, seed) pair(s) the records were drawn on different "
-        f"rows (part sizes or row digests differ), so the comparisons there are unpaired: {listed}"
+        f"rows (part sizes, row digests or data file digests differ), so the comparisons there are unpaired: {listed}"
         + ("; ..." if len(differ) > 3 else "") + ". `tabmoe-bench shift-report SUITE --split S --seed N` "
         "gives the split's rows here; rerun the records that differ from them with `tabmoe-bench run --force`."
     ]

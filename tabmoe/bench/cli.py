@@ -381,6 +381,12 @@ def run_command(
             f"warning: {len(summary.stale)} finished run(s) were made with another configuration "
             f"(kept; --force reruns them), e.g. {summary.stale[0]}", err=True,
         )
+    if summary.data_changed:
+        click.echo(
+            f"warning: {len(summary.data_changed)} finished run(s) were made on another version of "
+            f"their data file (its content changed since; kept, --force reruns them), e.g. "
+            f"{summary.data_changed[0]}", err=True,
+        )
     if summary.renamed:
         click.echo(
             f"warning: {len(summary.renamed)} finished run(s) carry an old protocol name (kept, and "

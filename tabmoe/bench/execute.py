@@ -15,10 +15,13 @@ A record is one JSON-able dict (the row of the results table)::
                                 accuracy of the trial best on OOD validation. NOT a fair
                                 result (it peeks at OOD data); never used for selection.
     fit_seconds, predict_seconds, tune_seconds, peak_rss_mb, peak_rss_scope
-    n_rows, rows, warnings, versions, git, host, cpu, pid, threads, started_at, finished_at
+    n_rows, rows, source_digest, warnings, versions, git, host, cpu, pid, threads, started_at, finished_at
 
 ``rows`` is a digest of the split's row positions (every part, before an adaptation halves
-the OOD rows): records with equal digests were scored on the same rows. ``cpu`` names the
+the OOD rows): records with equal digests were scored on the same rows. ``source_digest`` is a digest of
+a data file's content (None for OpenML, simulated and auto-mpg data): ``run`` tells a
+record made on an edited file by it, where ``rows`` and the config hash (the file by name)
+stay equal. ``cpu`` names the
 CPU model: a torch model's fit is bit-identical only on the same CPU kind.
 
 ``fit_seconds`` is the fit of the final model (for tuned runs: the best trial's fit; for
@@ -146,6 +149,7 @@ def execute(spec: RunSpec) -> dict[str, Any]:
     with limited_threads(spec.threads), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         scope = reset_peak_rss()
+        source_digest = spec.split.data.digest()  # the file's content, read before it is loaded
         split = spec.split.make(spec.seed, openml_cache=spec.openml_cache)
         parts = {
             name: (split.features(name), split.parts[name][split.target])
@@ -245,6 +249,7 @@ def execute(spec: RunSpec) -> dict[str, Any]:
         "peak_rss_scope": scope,
         "n_rows": n_rows,
         "rows": rows,
+        "source_digest": source_digest,
         "warnings": messages[:_MAX_WARNINGS],
         "versions": versions(tuple(model.requires)),
         "git": git_revision(),

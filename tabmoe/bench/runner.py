@@ -2,7 +2,9 @@
 
 Resuming is the default: a run whose record is in the store is skipped (``force`` reruns
 it). A record made under another configuration (suite file or budget edited since) is kept
-and reported as ``stale``; ``force`` replaces it. A run killed in flight left nothing in the
+and reported as ``stale``; ``force`` replaces it. One made on another version of its data
+file (the suite names the file, the record digests its content) is kept and reported in
+``data_changed``. A run killed in flight left nothing in the
 store, so the next invocation runs it again from the start (its half-finished Optuna study
 is dropped first, so the result equals an uninterrupted run's).
 
@@ -68,6 +70,7 @@ class RunSummary:
     skipped: int = 0
     done: int = 0
     stale: list[str] = field(default_factory=list)
+    data_changed: list[str] = field(default_factory=list)  # finished on another version of a data file
     renamed: list[str] = field(default_factory=list)  # finished under an old protocol name
     failed: dict[str, str] = field(default_factory=dict)
     aborted: str | None = None
@@ -99,8 +102,12 @@ def run_plan(
     """
     summary = RunSummary(planned=len(specs))
     finished: dict[str, str] = {}
+    made_on: dict[str, str | None] = {}  # run id -> its data file's digest (None: not a file)
     for suite in dict.fromkeys(s.suite for s in specs):
-        finished.update(store.finished(suite))
+        for record in store.records(suite):
+            finished[record["run_id"]] = record.get("config_hash") or ""
+            made_on[record["run_id"]] = record.get("source_digest")
+    digests: dict[str, str | None] = {}  # split name -> its data file's digest now
     todo = []
     for spec in specs:
         old = [run_id for run_id in spec.old_run_ids if run_id in finished]
@@ -108,6 +115,12 @@ def run_plan(
             summary.skipped += 1
             if finished[spec.run_id] != spec.config_hash:
                 summary.stale.append(spec.run_id)
+            elif made_on.get(spec.run_id) is not None:  # the file's name is in the config, not its content
+                if spec.split.name not in digests:
+                    digests[spec.split.name] = spec.split.data.digest()
+                now = digests[spec.split.name]
+                if now is not None and now != made_on[spec.run_id]:
+                    summary.data_changed.append(spec.run_id)
         elif old and not force:  # its hash was made with the old name: not compared
             summary.skipped += 1
             summary.renamed.append(old[0])

@@ -98,6 +98,7 @@ RECORD = Field("object", fields={
     "warnings": Field("list", null=True),
     "n_rows": Field("object", null=True),
     "rows": Field("str", null=True),
+    "source_digest": Field("str", null=True),
     "cpu": Field("str", null=True),
 })
 

@@ -14,6 +14,7 @@ x_noise: 0.0}}``                                       split seed)
 
 from __future__ import annotations
 
+import hashlib
 import math
 import numbers
 import os
@@ -50,6 +51,10 @@ class OpenMLSource:
     def describe(self) -> str:
         return f"openml:{self.openml}"
 
+    def digest(self) -> str | None:
+        """None: an OpenML id names one version of its data."""
+        return None
+
 
 @dataclass(frozen=True)
 class FileSource:
@@ -64,6 +69,11 @@ class FileSource:
 
     def describe(self) -> str:
         return f"file:{Path(self.file).name}"
+
+    def digest(self) -> str | None:
+        """The file's content digest (:func:`file_digest`): ``describe`` names the file only,
+        so a record made on an edited file is told apart by this."""
+        return file_digest(self.file)
 
 
 @dataclass(frozen=True)
@@ -92,6 +102,10 @@ class SimulationSource:
     def describe(self) -> str:
         return f"simulation {self.num_corefea}/{self.corr}/{self.x_noise}"
 
+    def digest(self) -> str | None:
+        """None: the data is drawn from the seed."""
+        return None
+
 
 @dataclass(frozen=True)
 class AutoMpgSource:
@@ -104,6 +118,23 @@ class AutoMpgSource:
 
     def describe(self) -> str:
         return "auto-mpg"
+
+    def digest(self) -> str | None:
+        """None: the paper's shipped table."""
+        return None
+
+
+def file_digest(path: Any) -> str | None:
+    """12 hex digits of SHA-256 over a file's bytes; None when it cannot be read (its load
+    then fails, naming the file)."""
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(chunk)
+    except OSError:
+        return None
+    return digest.hexdigest()[:12]
 
 
 DataSource = OpenMLSource | FileSource | SimulationSource | AutoMpgSource

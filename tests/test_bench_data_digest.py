@@ -1,0 +1,75 @@
+"""A data file edited after its runs: the config hash names the file, the record digests
+its content, so ``run`` warns and the report flags the unpaired comparisons."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pandas as pd
+import yaml
+from click.testing import CliRunner
+
+from tabmoe.bench.cli import main
+from tabmoe.data.sources import FileSource, file_digest
+
+from .bench_helpers import CAR, tiny_suite
+
+
+def suite_on_a_copy(tmp_path, models: dict) -> tuple:
+    data = tmp_path / "car.csv"
+    shutil.copy(CAR, data)
+    suite = tiny_suite(tmp_path, models=models)
+    spec = yaml.safe_load(suite.read_text())
+    spec["splits"][0]["data"]["file"] = str(data)
+    suite.write_text(yaml.safe_dump(spec, sort_keys=False))
+    return suite, data
+
+
+def edit_a_feature(data) -> None:
+    """Reverse one feature column: the labels, hence the split's rows and sizes, stay."""
+    frame = pd.read_csv(data)
+    frame["doors"] = frame["doors"].iloc[::-1].to_numpy()
+    frame.to_csv(data, index=False)
+
+
+def test_file_digest_follows_the_content_and_is_none_for_an_unreadable_path(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("a,y\n1,0\n")
+    before = file_digest(path)
+    assert FileSource(str(path)).digest() == before and len(before) == 12
+    path.write_text("a,y\n1,1\n")
+    assert file_digest(path) != before
+    assert file_digest(tmp_path / "absent.csv") is None and file_digest(tmp_path) is None
+
+
+def test_run_warns_when_a_finished_runs_data_file_was_edited_and_the_report_flags_it(tmp_path):
+    suite, data = suite_on_a_copy(tmp_path, {"logistic_regression": {}})
+    results = tmp_path / "results"
+    args = ["run", str(suite), "--results", str(results), "--no-progress"]
+    runner = CliRunner()
+    first = runner.invoke(main, args)
+    assert first.exit_code == 0, first.output
+    record = json.loads(next((results / "runs").rglob("*.json")).read_text())
+    assert record["source_digest"] == file_digest(data)
+
+    again = runner.invoke(main, args)  # unchanged file: no warning
+    assert again.exit_code == 0 and "another version" not in again.output
+
+    edit_a_feature(data)
+    edited = runner.invoke(main, args)
+    assert edited.exit_code == 0, edited.output
+    assert "1 finished run(s) were made on another version of their data file" in edited.output
+    assert "1 already finished, 0 run now" in edited.output  # kept, as an edited suite's are
+
+    spec = yaml.safe_load(suite.read_text())  # a model added after the edit: runs on the new file
+    spec["models"]["hist_gradient_boosting"] = {"max_iter": 5}
+    suite.write_text(yaml.safe_dump(spec, sort_keys=False))
+    more = runner.invoke(main, args)
+    assert more.exit_code == 0, more.output
+    report = (results / "report.md").read_text()
+    assert "ROWS DIFFER" in report and "data file digests differ" in report
+
+    forced = runner.invoke(main, [*args, "--force"])
+    assert forced.exit_code == 0 and "another version" not in forced.output
+    assert "ROWS DIFFER" not in (results / "report.md").read_text()
