@@ -374,7 +374,8 @@ def tune(
         Ctrl-C (or a ``KeyboardInterrupt`` raised in a trial) stops the study and propagates,
         as in Optuna's ``Study.optimize``: the running trial is recorded as failed, the
         completed ones stay in the study, which the exception carries as its ``study``
-        attribute (``except KeyboardInterrupt as exc: exc.study.best_params``). With
+        attribute (``except KeyboardInterrupt as exc: exc.study.best_params``: Optuna's
+        names, as the search space suggests them, not the estimator's parameters). With
         ``storage=None`` that is their only copy (a ``RuntimeWarning`` says so); with a
         storage they are stored, and calling ``tune`` again with the same ``storage`` and
         ``study_name`` continues the study (the failed trial counts in ``n_trials``);

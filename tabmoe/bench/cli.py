@@ -149,7 +149,7 @@ def suites_command(ctx: click.Context) -> None:
             seeds = suite.seeds_for(split)
             click.echo(
                 f"  - {split.name} [{split.data.describe()}; by {split.rule.by}; "
-                f"{len(seeds)} seeds] {split.rationale}"
+                f"{len(seeds)} seed{'s' if len(seeds) != 1 else ''}] {split.rationale}"
             )
 
 
