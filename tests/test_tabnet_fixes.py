@@ -110,6 +110,20 @@ def test_the_hold_out_is_drawn_among_rows_of_non_zero_weight(monkeypatch):
     assert code_q not in held_out[0]
 
 
+@pytest.mark.parametrize("early_stopping", [False, True])
+def test_rows_of_weight_zero_change_nothing(early_stopping):
+    # as every other torch model's (nn._base.weighted_rows): TabNet kept them in its weighted
+    # sampler's epoch, which drew as many rows as X has from the weighted ones alone (80
+    # rows, 40 of weight 0: 15 steps in 3 epochs where the 40 rows alone take 6)
+    X, y = rare_class_table(80)
+    y[y == "rare"] = "p"
+    params = {"batch_size": 16, "virtual_batch_size": 8, "early_stopping": early_stopping}
+    plain = small_tabnet(**params).set_params(max_epochs=3).fit(X[:40], y[:40])
+    padded = small_tabnet(**params).set_params(max_epochs=3).fit(X, y, sample_weight=np.r_[np.ones(40), np.zeros(40)])
+    assert padded.n_steps_ == plain.n_steps_
+    np.testing.assert_allclose(padded.predict_proba(X), plain.predict_proba(X), rtol=0, atol=1e-6)
+
+
 def test_pickled_state_holds_the_tabnet_on_the_cpu_and_leaves_the_live_model_alone():
     X, y = rare_class_table()
     clf = on_fake_accelerator(small_tabnet(early_stopping=True).fit(X, y))

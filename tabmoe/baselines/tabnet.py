@@ -127,6 +127,8 @@ class ClassLogLoss(Metric):
     sample_weight: np.ndarray | None = None
 
     def __call__(self, y_true: np.ndarray, y_score: np.ndarray) -> float:
+        if y_score.shape[1] == 1:  # one class trained (the others weighted 0): certain, loss 0
+            return 0.0
         labels = np.arange(y_score.shape[1])
         return float(log_loss(y_true, y_score, labels=labels, sample_weight=self.sample_weight))
 
@@ -379,10 +381,14 @@ class TabNetClassifier(TorchTabularClassifier):
             )
             validation = (Z[idx_val], y_codes[idx_val], weight[idx_val])
             Z, y_codes, weight = Z[idx_train], y_codes[idx_train], weight[idx_train]
+        # Rows of weight 0 train as absent rows, as in every other torch model (weighted_rows):
+        # left in, each epoch drew as many rows as X has from the weighted ones alone.
+        Z, y_codes, weight = Z[weight > 0], y_codes[weight > 0], weight[weight > 0]
         if len(Z) < 2:
             raise ValueError(
                 f"TabNet needs at least 2 training rows for batch normalisation, got {len(Z)} "
-                "(after the early-stopping hold-out); pass more rows or early_stopping=False."
+                "(of non-zero weight, after the early-stopping hold-out); pass more rows or "
+                "early_stopping=False."
             )
         if validation is not None:
             validation = _trained_classes_only(validation, y_codes)
