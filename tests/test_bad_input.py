@@ -184,6 +184,16 @@ def test_nan_or_infinite_class_weight_is_refused(name, bad):
         clf.set_params(class_weight={"no": bad, "yes": 1.0}).fit(X, y)
 
 
+def test_class_weight_label_not_in_y_is_named(name):
+    # scikit-learn's message named the class left out of the dict, which weighs 1, not the
+    # label at fault: "The classes, ['no'], are not in class_weight"; the references say this
+    clf = with_class_weight(name)
+    X, y = frame()
+    with pytest.raises(ValueError, match=r"class_weight has labels not in y: \['maybe'\]; the classes are \['no', 'yes'\]"):
+        clf.set_params(class_weight={"yes": 2.0, "maybe": 3.0}).fit(X, y)
+    assert not hasattr(clf, "classes_")
+
+
 def test_class_weight_leaving_every_row_weight_zero_is_refused_naming_it(name):
     # tabmoe's default early stopping named validation_fraction ("set early_stopping=False"),
     # which then failed with "Training made no optimisation step"
