@@ -79,8 +79,12 @@ def classification_scores(y_true: Any, proba: np.ndarray, classes: np.ndarray) -
         raise ValueError(
             f"predict_proba returned shape {proba.shape}, expected ({len(y)}, {len(classes)})"
         )
-    if not np.isfinite(proba).all():  # argmax would pick a NaN column as the prediction
-        raise ValueError("predict_proba returned NaN or infinite probabilities (proba)")
+    bad = np.flatnonzero(~np.isfinite(proba).all(axis=1))
+    if len(bad):  # argmax would pick a NaN column as the prediction
+        raise ValueError(
+            f"predict_proba returned NaN or infinite probabilities (proba) in {len(bad)} of "
+            f"{len(proba)} rows, e.g. row {bad[0]}"
+        )
     if len(y) == 0:
         return {"n": 0, **dict.fromkeys(["accuracy", "balanced_accuracy", "log_loss", "roc_auc", "bin_mse"])}
     pred = classes[proba.argmax(axis=1)]

@@ -79,3 +79,36 @@ def test_non_finite_probabilities_are_refused():
         classification_scores(np.array([0, 7]), nan, np.arange(3))
     with pytest.raises(ValueError, match="proba"):
         classification_scores(np.array([0, 1]), np.array([[np.inf, 0.0], [0.5, 0.5]]), np.arange(2))
+
+
+def test_non_finite_probabilities_name_the_model_part_and_rows(monkeypatch):
+    """A run whose model returned NaN probabilities on one part failed with "predict_proba
+    returned NaN or infinite probabilities (proba)": not which part (the run id names the
+    model, not the part) nor how many rows. The message names the model, part and rows."""
+    import tabmoe.bench.execute as execute_module
+    from tabmoe.bench.plan import RunSpec
+    from tabmoe.bench.suites import load_suite
+
+    split = load_suite("smoke").split("car-buying-vhigh")
+    n_ood = len(split.make(0).parts["ood_test"])
+    assert n_ood not in {len(part) for name, part in split.make(0).parts.items() if name != "ood_test"}
+    real = execute_module.set_random_states
+
+    def nan_on_ood_test(estimator, seed):
+        estimator = real(estimator, seed)
+        predict_proba = estimator.predict_proba
+
+        def proba(X):
+            out = predict_proba(X)
+            if len(X) == n_ood:  # the OOD test rows only
+                out[[3, 5]] = np.nan
+            return out
+
+        estimator.predict_proba = proba
+        return estimator
+
+    monkeypatch.setattr(execute_module, "set_random_states", nan_on_ood_test)
+    spec = RunSpec(suite="smoke", split=split, model="logistic_regression", protocol="defaults", seed=0)
+    with pytest.raises(ValueError, match=r"logistic_regression on part 'ood_test': predict_proba returned "
+                                         rf"NaN or infinite probabilities \(proba\) in 2 of {n_ood} rows, e\.g\. row 3"):
+        execute_module.execute(spec)

@@ -71,15 +71,24 @@ def _delete_study(storage: Any, name: str) -> None:
         optuna.delete_study(study_name=name, storage=storage)
 
 
-def _oracle_attrs(parts: dict[str, tuple]) -> Any:
+def _part_scores(model: str, part: str, y: Any, proba: Any, classes: Any) -> dict[str, Any]:
+    """:func:`classification_scores` of ``model`` on ``part``; a ValueError (NaN probabilities,
+    a wrong shape) names both, which the run's one-line failure message otherwise lacks."""
+    try:
+        return classification_scores(y, proba, classes)
+    except ValueError as exc:
+        raise ValueError(f"{model} on part {part!r}: {exc}") from exc
+
+
+def _oracle_attrs(model: str, parts: dict[str, tuple]) -> Any:
     """Per-trial recorder of OOD validation / OOD test accuracy (reporting only)."""
 
     def attrs(estimator: Any) -> dict[str, float]:
         out = {}
         for part in ("ood_validation", "ood_test"):
             X, y = parts[part]
-            out[f"oracle_{part}_accuracy"] = classification_scores(
-                y, estimator.predict_proba(X), estimator.classes_
+            out[f"oracle_{part}_accuracy"] = _part_scores(
+                model, part, y, estimator.predict_proba(X), estimator.classes_
             )["accuracy"]
         return out
 
@@ -181,7 +190,7 @@ def execute(spec: RunSpec) -> dict[str, Any]:
                 validation=parts["validation"],
                 metric=spec.budget.metric, n_trials=spec.budget.n_trials, timeout=spec.budget.timeout,
                 params={**fixed, **threads}, storage=storage, study_name=spec.study_name, random_state=spec.seed,
-                trial_attrs=_oracle_attrs(parts) if "ood_validation" in parts else None,
+                trial_attrs=_oracle_attrs(spec.model, parts) if "ood_validation" in parts else None,
             )
             tune_seconds = time.perf_counter() - start
             estimator, fit_seconds = result.best_estimator, result.fit_seconds
@@ -224,7 +233,7 @@ def execute(spec: RunSpec) -> dict[str, Any]:
             proba = estimator.predict_proba(X_part)
             if name in ("id_test", "ood_test"):
                 predict_seconds += time.perf_counter() - start
-            scores[name] = classification_scores(y_part, proba, estimator.classes_)
+            scores[name] = _part_scores(spec.model, name, y_part, proba, estimator.classes_)
         peak = peak_rss_mb()
     messages = list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
     return jsonable({
