@@ -5,7 +5,7 @@ Every model is scored from the same thing, its ``predict_proba`` (n_rows, n_clas
 
 * ``accuracy`` and ``balanced_accuracy`` of the most probable class;
 * ``log_loss`` (natural log, labels = the model's classes; ``None`` when the part holds a
-  label the model never saw);
+  label the model never saw, or the model has one class: scikit-learn's needs two);
 * ``roc_auc``: binary ROC AUC of the second class, or for more classes the macro average of
   one-vs-rest AUCs over the classes present in the part (scikit-learn's ``multi_class="ovr"``
   when every class is present); ``None`` with fewer than two classes present;
@@ -99,7 +99,7 @@ def classification_scores(y_true: Any, proba: np.ndarray, classes: np.ndarray) -
         "n": int(len(y)),
         "accuracy": float(np.mean(pred == y)),
         "balanced_accuracy": balanced,
-        "log_loss": _log_loss(y, proba, classes, given.dtype) if seen.all() else None,
+        "log_loss": _log_loss(y, proba, classes, given.dtype) if seen.all() and len(classes) > 1 else None,
         "roc_auc": ovr_roc_auc(y, proba, classes),
         "bin_mse": float(np.mean((pred.astype(float) - y.astype(float)) ** 2)) if integer_labels else None,
     }

@@ -112,3 +112,18 @@ def test_non_finite_probabilities_name_the_model_part_and_rows(monkeypatch):
     with pytest.raises(ValueError, match=r"logistic_regression on part 'ood_test': predict_proba returned "
                                          rf"NaN or infinite probabilities \(proba\) in 2 of {n_ood} rows, e\.g\. row 3"):
         execute_module.execute(spec)
+
+
+def test_a_one_class_model_is_scored_with_log_loss_none():
+    """A model fitted on one class (scikit-learn's DummyClassifier, a random forest) failed
+    the whole scoring with scikit-learn's "The labels array needs to contain at least two
+    labels": its log loss is undefined there, so it is None as the other undefined metrics."""
+    from sklearn.dummy import DummyClassifier
+
+    from tabmoe.metrics import score_estimator
+
+    model = DummyClassifier().fit([[0], [1]], ["a", "a"])
+    s = score_estimator(model, [[0], [1], [2]], ["a", "a", "b"])
+    assert s["log_loss"] is None and s["roc_auc"] is None
+    assert s["accuracy"] == pytest.approx(2 / 3) and s["balanced_accuracy"] == 0.5
+    assert score_estimator(model, [[0]], ["a"])["log_loss"] is None
