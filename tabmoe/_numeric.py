@@ -24,6 +24,14 @@ def numeric_kind(dtype: Any) -> str:
     return "number"
 
 
+def values_dtype(dtype: Any) -> Any:
+    """The dtype of a column's values: a ``category`` of datetimes, timedeltas or periods
+    (``astype("category")``) holds those, and is read as them; any other dtype as it is."""
+    if isinstance(dtype, pd.CategoricalDtype) and numeric_kind(dtype.categories.dtype) != "number":
+        return dtype.categories.dtype
+    return dtype
+
+
 def time_zone(dtype: Any) -> Any:
     """A datetime dtype's time zone, None when naive (or not a datetime): pyarrow keeps it on
     its own type, where the dtype's ``tz`` does not look."""
@@ -41,7 +49,12 @@ def numeric_values(column: pd.Series, name: Any, kind: str | None = None, aware:
     instants they start at (their ordinals are counts of their ``freq``: months at fit and
     days at predict would be on two scales), so a period of another ``freq``, or a datetime,
     reads on the same scale."""
-    dtype = column.dtype
+    dtype = given = column.dtype  # (given: as the errors name it)
+    if values_dtype(dtype) is not dtype:
+        # a category of datetimes (timedeltas, periods) read as its values, as a category of
+        # numbers is (to_numeric): it was refused as "number values (category)"
+        column = column.astype(values_dtype(dtype))
+        dtype = column.dtype
     if isinstance(dtype, pd.ArrowDtype) and dtype.kind in "mM":
         # pyarrow dates / durations / timestamps -> datetime64 / timedelta64, keeping a time
         # zone (numpy_dtype drops it), so that they read as the numpy column would
@@ -70,14 +83,14 @@ def numeric_values(column: pd.Series, name: Any, kind: str | None = None, aware:
             legacy = (f" A model fitted when periods were numbers read their ordinals: pass "
                       f"X[{name!r}].array.asi8 to predict as it did, or refit.")
         raise TypeError(
-            f"Column {name!r} held {kind} values at fit and holds {now} values ({dtype}) now; "
+            f"Column {name!r} held {kind} values at fit and holds {now} values ({given}) now; "
             f"convert it to the fit's type.{legacy}"
         )
     has_tz = time_zone(dtype) is not None
     if now == "datetime" and aware is not None and has_tz != aware and not column.isna().all():
         at_fit, held = ("time-zone-aware", "naive") if aware else ("naive", "time-zone-aware")
         raise TypeError(
-            f"Column {name!r} held {at_fit} datetimes at fit and holds {held} ones now ({dtype}); "
+            f"Column {name!r} held {at_fit} datetimes at fit and holds {held} ones now ({given}); "
             "convert it (Series.dt.tz_localize or tz_convert) to the fit's kind."
         )
     if isinstance(dtype, pd.PeriodDtype):

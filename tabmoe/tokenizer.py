@@ -49,7 +49,7 @@ from ._frame import (
     to_frame,
     validated_frame,
 )
-from ._numeric import _bin_edges, auto_bins, numeric_kind, numeric_values, time_zone
+from ._numeric import _bin_edges, auto_bins, numeric_kind, numeric_values, time_zone, values_dtype
 from ._unseen import UnseenValues
 
 # Re-exported: the frame helpers are documented here (docs/api/tokenizer.md).
@@ -220,10 +220,11 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         self.is_categorical_ = self._categorical_mask(frame)
         self.n_bins_ = auto_bins(len(frame)) if self.n_bins == "auto" else self.n_bins
         self.categories_, self.bin_edges_, self._infrequent, self.value_range_ = [], [], [], []
+        dtypes = [values_dtype(dtype) for dtype in frame.dtypes]  # (a category of datetimes: datetimes)
         self._numeric_kinds = [None if categorical else numeric_kind(dtype)  # checked at transform
-                               for categorical, dtype in zip(self.is_categorical_, frame.dtypes, strict=True)]
+                               for categorical, dtype in zip(self.is_categorical_, dtypes, strict=True)]
         self._tz_aware = [kind == "datetime" and time_zone(dtype) is not None if kind else None
-                          for kind, dtype in zip(self._numeric_kinds, frame.dtypes, strict=True)]
+                          for kind, dtype in zip(self._numeric_kinds, dtypes, strict=True)]
         sizes = []
         checks = ColumnChecks(self.min_frequency)  # columns most likely not meant as categories
         spec = self.categorical_features  # "auto": categorical by dtype, not by the user's choice

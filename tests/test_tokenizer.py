@@ -404,6 +404,31 @@ def test_a_numeric_column_of_another_kind_at_transform_is_named(fit_values, new_
     assert (tokenizer.transform(pd.DataFrame({"t": [np.nan, np.nan]})) == MISSING).all()
 
 
+@pytest.mark.parametrize(
+    "values",
+    [
+        pd.Series(pd.date_range("2020-01-01", periods=6)),
+        pd.Series(pd.date_range("2020-01-01", periods=6, tz="Europe/Paris")),
+        pd.Series(pd.to_timedelta(np.arange(6), unit="h")),
+        pd.Series(pd.period_range("2020-01", periods=6, freq="M")),
+    ],
+    ids=["datetime", "tz-aware", "timedelta", "period"],
+)
+def test_a_category_of_datetimes_is_read_as_its_values_in_a_numeric_column(values):
+    # X.astype("category") at predict: refused as "holds number values (category)"; a
+    # category of numbers was read as its numbers
+    X = pd.DataFrame({"t": values.where(values.index != 2)})
+    tokenizer = ColumnTokenizer().fit(X)
+    expected = tokenizer.transform(X)
+    as_category = X.astype("category")
+    np.testing.assert_array_equal(tokenizer.transform(as_category), expected)
+    declared = ColumnTokenizer(categorical_features=[]).fit(as_category)  # numeric at fit too
+    np.testing.assert_array_equal(declared.transform(X), expected)
+    np.testing.assert_array_equal(declared.transform(as_category), expected)
+    with pytest.raises(TypeError, match=r"'t' held number values at fit and holds \w+ values \(category\)"):
+        ColumnTokenizer().fit(pd.DataFrame({"t": np.arange(6.0)})).transform(as_category)
+
+
 def test_numeric_kinds_survive_the_state_and_old_states_skip_the_check():
     X = pd.DataFrame({"t": pd.date_range("2020-01-01", periods=6), "c": list("abcabc")})
     tokenizer = ColumnTokenizer().fit(X)
