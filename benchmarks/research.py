@@ -76,6 +76,14 @@ def read_lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+def study_lines(names: str) -> list[dict]:
+    """The lines of the comma-separated studies ``names``; a study without a file is named."""
+    for name in names.split(","):
+        if not (path := RESULTS / f"{name}.jsonl").is_file():
+            raise SystemExit(f"--study: no study {name!r} ({path} does not exist)")
+    return [r for name in names.split(",") for r in read_lines(RESULTS / f"{name}.jsonl")]
+
+
 def resolve_rules(params: dict, n_rows: int, n_columns: int) -> dict:
     """Research-only rules that depend on the table, resolved to plain parameters:
 
@@ -413,7 +421,7 @@ def split_cells(keys: list, *diffs: np.ndarray, tie: float = 0.005):
 
 
 def summary(args) -> int:
-    lines = [r for f in args.study.split(",") for r in read_lines(Path(RESULTS / f"{f}.jsonl"))]
+    lines = study_lines(args.study)
     if args.seeds:  # e.g. the deciding seeds of a study whose replication shares its file
         seeds = set(parse_seed_list(args.seeds))
         lines = [r for r in lines if r["seed"] in seeds]
@@ -474,7 +482,7 @@ def summary(args) -> int:
 
 
 def unseen(args) -> int:
-    lines = [r for r in read_lines(RESULTS / f"{args.study}.jsonl") if "validation_unseen_token" in r]
+    lines = [r for r in study_lines(args.study) if "validation_unseen_token" in r]
     if not lines:
         raise SystemExit(f"no unseen-check lines in study {args.study!r} (run it with --unseen-check)")
     token = np.array([r["validation_unseen_token"] for r in lines])
@@ -491,8 +499,7 @@ def unseen(args) -> int:
 def held_out(args) -> int:
     """Study 52: each reading of a held-out value paired with ``--baseline``'s token reading
     on the same (split, seed) and value; the plain ID-validation difference beside it."""
-    lines = [r for f in args.study.split(",") for r in read_lines(RESULTS / f"{f}.jsonl")
-             if "held_out_token" in r]
+    lines = [r for r in study_lines(args.study) if "held_out_token" in r]
     if args.seeds:
         seeds = set(parse_seed_list(args.seeds))
         lines = [r for r in lines if r["seed"] in seeds]
