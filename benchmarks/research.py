@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 import torch
 import torch.nn.functional as F
-from ood_variants import parse_variant as parse_params  # "a=1,b=x" -> {"a": 1, "b": "x"}
+from research_args import run_plan, seed_list
 from row_scoring import RowScoredClassifier
 from sklearn.metrics import log_loss
 
@@ -53,21 +53,11 @@ from tabmoe._frame import is_categorical_dtype
 from tabmoe._paper_config import AUTO_VALIDATION_FRACTION, AUTO_VALIDATION_ROWS
 from tabmoe.bench import limited_threads
 from tabmoe.bench._environment import cpu_model
-from tabmoe.bench.plan import parse_seed_list
 from tabmoe.bench.report import DECIMALS
-from tabmoe.bench.suites import load_suite
 from tabmoe.registry import get_model
 
 RESULTS = Path(__file__).parent / "results" / "research"
 PARTS = ("validation", "id_test", "ood_test")
-
-
-def parse_variant(text: str) -> tuple[str, dict]:
-    """``"name:a=1,b=2"`` -> ``("name", {...})``."""
-    name, _, params = text.partition(":")
-    if not name:
-        raise SystemExit(f"--variant needs NAME:params, got {text!r}")
-    return name, parse_params(params)
 
 
 def read_lines(path: Path) -> list[dict]:
@@ -319,14 +309,11 @@ def held_out_scores(config: dict, seed: int, X: pd.DataFrame, y, X_val: pd.DataF
 
 
 def run(args) -> int:
-    suite = load_suite(args.suite)
+    suite, seeds, names, base, variants = run_plan(args)
     out_path = Path(args.out or RESULTS / f"{args.study}.jsonl")
     out_path.parent.mkdir(parents=True, exist_ok=True)
     done = {(r["variant"], r["split"], r["seed"]) for r in read_lines(out_path)}
-    base = parse_params(args.base)
-    variants = [parse_variant(v) for v in args.variant]
-    names = args.splits.split(",") if args.splits else [s.name for s in suite.splits]
-    for seed in parse_seed_list(args.seeds):
+    for seed in seeds:
         for name in names:
             todo = [(v, p) for v, p in variants if (v, name, seed) not in done]
             if not todo:
@@ -423,7 +410,7 @@ def split_cells(keys: list, *diffs: np.ndarray, tie: float = 0.005):
 def summary(args) -> int:
     lines = study_lines(args.study)
     if args.seeds:  # e.g. the deciding seeds of a study whose replication shares its file
-        seeds = set(parse_seed_list(args.seeds))
+        seeds = set(seed_list(args.seeds))
         lines = [r for r in lines if r["seed"] in seeds]
     by = {}
     for r in lines:
@@ -501,7 +488,7 @@ def held_out(args) -> int:
     on the same (split, seed) and value; the plain ID-validation difference beside it."""
     lines = [r for r in study_lines(args.study) if "held_out_token" in r]
     if args.seeds:
-        seeds = set(parse_seed_list(args.seeds))
+        seeds = set(seed_list(args.seeds))
         lines = [r for r in lines if r["seed"] in seeds]
     by: dict = {}
     for r in lines:

@@ -33,3 +33,28 @@ def study(research, tmp_path, monkeypatch):
 def test_a_study_that_does_not_exist_is_named(research, study, argv):
     with pytest.raises(SystemExit, match=r"--study: no study 'nosuch' \(.*nosuch\.jsonl does not exist\)"):
         research.main(argv)
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--suite", "nosuch"], r"--suite: no suite 'nosuch'; available: \["),
+    (["--seeds", "0,x"], r"--seeds: 'x' is not an integer"),
+    (["--splits", "car-cluster,nosuch"], r"--splits: suite 'smoke' has no split \['nosuch'\]; splits are \["),
+    (["--model", "nosuch"], r"--model: Unknown model 'nosuch'; known models: \["),
+    (["--variant", "b:d_model=8,nosuch=1"], r"--variant b: unknown parameter\(s\) \['nosuch'\] of tabmoe"),
+    (["--base", "nosuch=1"], r"--base: unknown parameter\(s\) \['nosuch'\] of tabmoe"),
+    (["--model", "logistic_regression", "--variant", "b:d_model=8"],
+     r"--variant b: unknown parameter\(s\) \['d_model'\] of logistic_regression"),
+    (["--threads", "0"], r"--threads must be at least 1, got 0"),
+])
+def test_run_names_a_bad_argument_before_fitting_or_writing(research, tmp_path, extra, message):
+    out = tmp_path / "t.jsonl"
+    argv = ["run", "--study", "t", "--suite", "smoke", "--variant", "a:", "--out", str(out), *extra]
+    with pytest.raises(SystemExit, match=message):
+        research.main(argv)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("command", [["summary", "--baseline", "base"], ["held-out", "--baseline", "base"]])
+def test_summaries_name_bad_seeds(research, study, command):
+    with pytest.raises(SystemExit, match=r"--seeds: 'x' is not an integer"):
+        research.main([command[0], "--study", "s", "--seeds", "x", *command[1:]])
