@@ -356,8 +356,12 @@ def import_records(args) -> int:
     out_path = Path(args.out or RESULTS / f"{args.study}.jsonl")
     done = {(r["variant"], r["split"], r["seed"]) for r in read_lines(out_path)}
     runs = Path(args.results) / "runs"
+    if not runs.is_dir():
+        raise SystemExit(f"--results: {args.results} is not a results folder of tabmoe-bench run (no {runs})")
+    if not (paths := sorted(runs.glob(f"*/*/{args.model}/{args.protocol}-seed*.json"))):
+        raise SystemExit(f"no records of --model {args.model!r} --protocol {args.protocol!r} in {runs}")
     lines = []
-    for path in sorted(runs.glob(f"*/*/{args.model}/{args.protocol}-seed*.json")):
+    for path in paths:
         record = json.loads(path.read_text())
         key = (args.variant, record["split"], record["seed"])
         if key in done:

@@ -58,3 +58,16 @@ def test_run_names_a_bad_argument_before_fitting_or_writing(research, tmp_path, 
 def test_summaries_name_bad_seeds(research, study, command):
     with pytest.raises(SystemExit, match=r"--seeds: 'x' is not an integer"):
         research.main([command[0], "--study", "s", "--seeds", "x", *command[1:]])
+
+
+@pytest.mark.parametrize(("results", "model", "message"), [
+    ("nosuch", "tabmoe", r"--results: .*nosuch is not a results folder of tabmoe-bench run \(no .*runs\)"),
+    ("smoke", "nosuch", r"no records of --model 'nosuch' --protocol 'fixed-budget' in .*runs"),
+])
+def test_import_records_names_a_folder_or_model_without_records(research, tmp_path, results, model, message):
+    folder = research.RESULTS.parent / results if results == "smoke" else tmp_path / results
+    out = tmp_path / "t.jsonl"
+    with pytest.raises(SystemExit, match=message):
+        research.main(["import-records", "--study", "t", "--variant", "x", "--results", str(folder),
+                       "--model", model, "--protocol", "fixed-budget", "--out", str(out)])
+    assert not out.exists()  # was an empty study file, in benchmarks/results/research/ by default
