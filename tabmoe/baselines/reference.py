@@ -144,6 +144,7 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
             Interval(numbers.Integral, N_RESERVED_CODES + 1, None, closed="left"),
             None,
         ],
+        "drop": [StrOptions({"first"}), None],
     }
 
     def __init__(
