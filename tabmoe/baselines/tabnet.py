@@ -187,7 +187,7 @@ class TabNetClassifier(TorchTabularClassifier):
     learning_rate : float
         Adam (TabNet's optimiser).
     early_stopping, validation_fraction, n_iter_no_change, class_weight, device,
-    random_state, verbose :
+    random_state, n_jobs, verbose :
         As in :class:`~tabmoe.baselines.torch_base.TorchTabularClassifier`, except that
         ``early_stopping`` defaults to ``"auto"`` (pytorch-tabnet early-stops only on an
         eval set it is given; above 10,000 rows a hold-out is taken); early stopping
@@ -214,6 +214,9 @@ class TabNetClassifier(TorchTabularClassifier):
         The sizes used.
     best_epoch_ : int or None
         Epoch whose weights were kept by early stopping.
+    pretrain_history_ : list of float or None
+        Pre-training loss per epoch of ``fit``'s ``X_unlabeled`` pre-training; None
+        without ``X_unlabeled``.
     """
 
     _parameter_constraints: dict = {
