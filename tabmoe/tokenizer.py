@@ -139,6 +139,8 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         Size of the id space, reserved ids included.
     n_bins_ : int
         The maximum number of bins used (``n_bins`` with ``"auto"`` resolved).
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str (DataFrame input with string column names only)
     """
 
     _parameter_constraints: dict = {

@@ -100,6 +100,8 @@ FITTED = {
     "TabularMoEClassifier": lambda: tabmoe.TabularMoEClassifier(max_epochs=1, d_model=8, n_heads=2, ff_dim=8).fit(
         *small_table()
     ),
+    "ColumnTokenizer": lambda: tabmoe.ColumnTokenizer().fit(small_table()[0]),
+    "TableEncoder": lambda: baselines.TableEncoder().fit(small_table()[0]),
     "EncodedClassifier": lambda: baselines.EncodedClassifier(LogisticRegression()).fit(*small_table()),
     "TabNetClassifier": fitted_tabnet,
 }

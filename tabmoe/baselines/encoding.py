@@ -84,6 +84,8 @@ class TableEncoder(TransformerMixin, BaseEstimator):
         ``StandardScaler -> SimpleImputer(0, add_indicator=True)`` on the numeric columns.
     one_hot_ : OneHotEncoder or None
         Fitted on the codes when ``one_hot=True``.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str (DataFrame input with string column names only)
     """
 
     _parameter_constraints: dict = {
