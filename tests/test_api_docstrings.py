@@ -116,3 +116,11 @@ def test_fitted_attributes_are_the_documented_ones(name):
     fitted |= {k for k in documented if k not in fitted and hasattr(estimator, k)}  # properties
     assert sorted(fitted - documented) == []
     assert sorted(documented - fitted - ONLY_AFTER) == []
+
+
+@pytest.mark.parametrize(
+    "module, name", [("tabmoe.data.files", "load_table_file"), ("tabmoe.data.openml", "load_openml")]
+)
+def test_function_docstring_parameters_are_the_signatures(module, name):
+    function = getattr(pytest.importorskip(module), name)  # openml: the data extra
+    assert documented_names(function.__doc__) == set(inspect.signature(function).parameters)

@@ -77,6 +77,8 @@ def load_table_file(
         are always nominal. ``"all"`` makes every column nominal.
     name : str, optional
         Table name; default the file name without suffixes.
+    description : str, default=""
+        Free text kept as the table's ``description`` (e.g. the file's provenance).
     """
     path = Path(path)
     frame = read_frame(path)
