@@ -119,8 +119,13 @@ def test_fitted_attributes_are_the_documented_ones(name):
 
 
 @pytest.mark.parametrize(
-    "module, name", [("tabmoe.data.files", "load_table_file"), ("tabmoe.data.openml", "load_openml")]
+    "module, name",
+    [
+        ("tabmoe.data.files", "load_table_file"),
+        ("tabmoe.data.openml", "load_openml"),
+        ("tabmoe.nn.network", "TabularMoE"),
+    ],
 )
-def test_function_docstring_parameters_are_the_signatures(module, name):
-    function = getattr(pytest.importorskip(module), name)  # openml: the data extra
-    assert documented_names(function.__doc__) == set(inspect.signature(function).parameters)
+def test_other_docstring_parameters_are_the_signatures(module, name):
+    documented = getattr(pytest.importorskip(module), name)  # openml: the data extra
+    assert documented_names(documented.__doc__) == set(inspect.signature(documented).parameters)

@@ -326,6 +326,11 @@ class TabularMoE(nn.Module):
     ----------
     n_tokens : size of the token id space (reserved ids included).
     output_ids : per column, the token ids it can predict; the LAST column is the label.
+    d_model, n_heads, ff_dim, n_layers, dropout, block, gate :
+        As :class:`~tabmoe.TabularMoEClassifier`'s; the defaults here are the paper's (20, 5,
+        5, 1, 0.1, ``"transformer"``, ``"softmax"``).
+    key_dim : width of each head's queries, keys and values; None: ``d_model // n_heads``
+        (at least 1).
     linear_term : add to the label's output a sum over the feature columns of a learned
         vector per token id (``linear`` (V, d), zero at the start), so the label logits gain
         a term linear in the one-hot features, as a logistic regression beside the MoE. MASK
