@@ -113,6 +113,14 @@ class MixtureOfExperts:
     @classmethod
     @torch.no_grad()
     def from_model(cls, model: TabularMoE, column_names: Sequence | None = None) -> MixtureOfExperts:
+        """The parameters of a one-layer network (``TabularMoEClassifier.module_``; for an
+        ensemble, ``module_.member(m)``), read off on the network's device.
+
+        ``column_names``: one name per position, the label LAST (``[*X.columns, "y"]``);
+        default ``0 .. L-1``. A ValueError for a deeper network, one fitted with
+        ``linear_term=True`` or ``numeric_embedding="piecewise"``, or another number of
+        names.
+        """
         if getattr(model, "n_layers", None) != 1 or not isinstance(model, TabularMoE):
             raise ValueError(
                 "The (value, column) expert form exists for one-layer TabularMoE modules only "
