@@ -104,6 +104,8 @@ def first_unsaveable(values: Any, what: str = "category value", where: str = "")
 
 
 def decode_value(item: list) -> Any:
+    """The value of an :func:`encode_value` item ``[type tag, JSON value]`` (a numpy scalar
+    comes back as the Python one); :class:`IncompatibleFileError` for an unknown tag."""
     tag, value = item
     if tag == "float":
         return float(value)
