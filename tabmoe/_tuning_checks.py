@@ -245,3 +245,53 @@ def _queued(i: int, entry: Any) -> dict[str, Any]:
         name: value.item() if isinstance(value, np.generic) else value
         for name, value in entry.items()
     }
+
+
+def _check_study(study: Any, metric: str, direction: Any, model: Any, suggest: Any) -> None:
+    """The checks of a study that ``tune`` creates or continues (see each), before any trial."""
+    _check_study_metric(study, metric, direction)
+    _check_study_model(study, model)
+    _check_study_space(study, suggest)
+
+
+def _check_study_space(study: Any, suggest: Any) -> None:
+    """ValueError naming a parameter the search space suggests with a distribution the study's
+    trials cannot share (another kind, log scale, or list of choices).
+
+    Optuna refuses such a parameter in each trial ("Cannot set different distribution kind to
+    the same parameter name", "CategoricalDistribution does not support dynamic value space"),
+    so continuing the study would fail every trial and spend its budget on the failures. The
+    space is read from one suggestion on a throwaway trial.
+    """
+    import warnings
+
+    import optuna
+
+    held: dict[str, Any] = {}
+    for trial in study.get_trials(deepcopy=False):
+        for name, distribution in trial.distributions.items():
+            held.setdefault(name, distribution)
+    if not held:
+        return
+    level = optuna.logging.get_verbosity()
+    optuna.logging.set_verbosity(optuna.logging.WARNING)  # no "A new study created" line
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            probe = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0)).ask()
+            suggest(probe)
+    except Exception:  # noqa: BLE001 - a space failing here fails its trials, which say why
+        return
+    finally:
+        optuna.logging.set_verbosity(level)
+    for name, new in probe.distributions.items():
+        if name not in held:
+            continue
+        try:
+            optuna.distributions.check_distribution_compatibility(held[name], new)
+        except ValueError as exc:
+            raise ValueError(
+                f"study {study.study_name!r} holds trials whose search space gives {name!r} as "
+                f"{held[name]}, not {new}: Optuna would fail every trial ({exc}); continue it with "
+                f"its search space (widening a float or int range is allowed) or give another study_name"
+            ) from None

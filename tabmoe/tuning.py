@@ -47,8 +47,7 @@ from ._tuning_checks import (
     _check_entries,
     _check_metric_defined,
     _check_parameter_names,
-    _check_study_metric,
-    _check_study_model,
+    _check_study,
     _check_validation,
     _folds,
     _is_int,
@@ -337,7 +336,8 @@ def tune(
         Name of the study in ``storage``; an existing study of that name is continued. It
         must have been tuned with the same ``metric`` and model (recorded as its user
         attributes ``"metric"`` and ``"model"``: a registry spec's name, an estimator's class
-        name or a factory's ``__qualname__``); another one is refused before any trial runs.
+        name or a factory's ``__qualname__``); another one is refused before any trial runs, as is
+        a search space whose distributions the study's trials cannot share (see docs/tuning.md).
     random_state : None, int in [0, 2**32 - 1] or numpy.random.RandomState
         Seeds every estimator (all ``random_state`` parameters), the ``cv`` folds and the
         default sampler. A ``RandomState`` gives one integer seed drawn from it.
@@ -505,9 +505,8 @@ def tune(
             sampler=sampler,
             load_if_exists=True,
         )
-        _check_study_metric(study, metric, optuna.study.StudyDirection.MAXIMIZE if greater else
-                            optuna.study.StudyDirection.MINIMIZE)
-        _check_study_model(study, model)
+        directions = optuna.study.StudyDirection
+        _check_study(study, metric, directions.MAXIMIZE if greater else directions.MINIMIZE, model, suggest)
         # Queued (WAITING) trials are not spent budget: counting them would stop the study
         # once the queue alone reached n_trials.
         waiting = optuna.trial.TrialState.WAITING

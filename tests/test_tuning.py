@@ -483,6 +483,28 @@ def test_a_stored_study_is_continued_only_with_its_model(tmp_path):
     assert len(again.study.trials) == 3 and isinstance(again.best_estimator, LogisticRegression)
 
 
+def test_a_stored_study_is_continued_only_with_a_space_its_trials_can_share(tmp_path):
+    """Optuna refuses, in each trial, a parameter suggested with another distribution kind or
+    list of choices than the study's trials had: every trial of the continued study failed."""
+    rng = np.random.RandomState(0)
+    X, X_val = rng.normal(size=(80, 3)), rng.normal(size=(40, 3))
+    y, y_val = (X[:, 0] > 0).astype(int), (X_val[:, 0] > 0).astype(int)
+    args = {"validation": (X_val, y_val), "storage": tmp_path / "optuna.journal", "study_name": "s"}
+    first = tune(LogisticRegression(), X, y, {"C": [0.01, 1.0]}, n_trials=2, random_state=0, **args)
+    for space in ({"C": [0.01, 1.0, 10.0]}, {"C": optuna.distributions.FloatDistribution(0.01, 10.0)},
+                  lambda trial: {"C": trial.suggest_float("C", 0.01, 10.0, log=True)}):
+        with pytest.raises(ValueError, match=r"study 's' holds trials whose search space gives 'C' as "
+                                             r"CategoricalDistribution\(choices=\(0.01, 1.0\)\), not "):
+            tune(LogisticRegression(), X, y, space, n_trials=4, **args)
+    assert len(first.study.trials) == 2  # nothing ran
+    ranges = tmp_path / "ranges.journal"  # a float range may grow, as Optuna allows
+    tune(LogisticRegression(), X, y, {"C": optuna.distributions.FloatDistribution(0.1, 1.0)},
+         validation=(X_val, y_val), n_trials=1, storage=ranges, study_name="r", random_state=0)
+    wider = tune(LogisticRegression(), X, y, {"C": optuna.distributions.FloatDistribution(0.01, 10.0)},
+                 validation=(X_val, y_val), n_trials=2, storage=ranges, study_name="r", random_state=0)
+    assert [t.state.name for t in wider.study.trials] == ["COMPLETE", "COMPLETE"]
+
+
 def _interrupting(after: int):
     """A trial_attrs recorder that raises KeyboardInterrupt (as Ctrl-C does) in trial ``after``."""
     calls = []
