@@ -165,3 +165,32 @@ def test_model_vocabulary_refuses_a_member_that_is_not_an_integer():
             with pytest.raises(ValueError, match=r"member must be an integer \(the ensemble member\), got"):
                 model_vocabulary(clf, "experts", member=member)
     np.testing.assert_array_equal(model_vocabulary(ensemble, member=np.int64(1))[0], model_vocabulary(ensemble, member=1)[0])
+
+
+@pytest.mark.parametrize("kind", ["grad", "bf16", "device"])
+def test_a_torch_tensor_on_any_device_is_scored_as_its_values(kind, monkeypatch):
+    """A network's weights (requires_grad), a bf16 table or a tensor off the CPU (a CUDA
+    one, stood in for by a tensor whose numpy conversion is refused) failed inside numpy:
+    "Can't call numpy() on Tensor that requires grad", "Got unsupported ScalarType
+    BFloat16", "can't convert cuda:0 device type tensor to numpy"."""
+    import torch
+
+    emb, words, questions = planted()
+    expected = analogy_scores(emb, words, questions)
+    if kind == "bf16":
+        bf16 = torch.as_tensor(emb).bfloat16()
+        expected = analogy_scores(bf16.double().numpy(), words, questions)
+        table = bf16
+    elif kind == "grad":
+        table = torch.tensor(emb, requires_grad=True)
+    else:
+        class OnDevice(torch.Tensor):  # numpy refuses it; moved to the CPU, it is a plain tensor
+            def __array__(self, *args, **kwargs):
+                raise TypeError("can't convert cuda:0 device type tensor to numpy")
+
+            def to(self, *args, **kwargs):
+                return self.as_subclass(torch.Tensor).to(*args, **kwargs)
+
+        table = torch.as_tensor(emb).as_subclass(OnDevice)
+    got = analogy_scores(table, words, questions)
+    assert (got.top1, got.mean_cosine, got.predictions) == (expected.top1, expected.mean_cosine, expected.predictions)

@@ -48,10 +48,13 @@ def analogy_scores(
     Rows must be finite (ValueError naming them otherwise); they are normalised to unit
     length first (zero rows stay zero and never rank first). A question with no candidate
     left (every other word a zero row) is a miss with prediction None.
-    Computation is in float64, ``batch_size`` questions at a time.
+    Computation is in float64, ``batch_size`` questions at a time, on the CPU: ``embeddings``
+    may be a tensor on any device (a network's weights, with their gradient).
     """
     if not isinstance(batch_size, numbers.Integral) or isinstance(batch_size, bool) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}.")
+    if isinstance(embeddings, torch.Tensor):  # numpy reads CPU tensors only, without grad or bf16
+        embeddings = embeddings.detach().to("cpu", torch.float64)
     emb = torch.as_tensor(np.asarray(embeddings, dtype=np.float64))
     if emb.ndim != 2:
         raise ValueError(f"embeddings must be a 2-d (V, dim) matrix, got shape {tuple(emb.shape)}.")
