@@ -234,3 +234,24 @@ def test_an_attend_mask_not_boolean_or_of_another_row_count_is_refused_naming_it
             with pytest.raises(ValueError, match=r"attend has 3 rows for 8 rows of tokens"):
                 method(tokens, attend=mask[:3])
             torch.testing.assert_close(method(tokens, attend=mask.numpy()), method(tokens, attend=mask))
+
+
+def test_label_gates_takes_a_float64_fraction_to_a_device_without_float64(monkeypatch):
+    """A numpy fraction (float64, numpy's default) was taken to the network's device before
+    it was converted to the network's float32: on MPS, which holds no float64, that failed
+    with "fraction must be a tensor or an array-like of numbers, got ndarray (Cannot convert
+    a MPS Tensor to float64 dtype ...)". Here the meta device stands in for MPS."""
+    with torch.device("meta"):
+        model = make_model(dtype=torch.float32)  # float32, as a fitted network
+    real = torch.as_tensor
+
+    def no_float64_off_the_cpu(value, dtype=None, device=None):
+        out = real(value, dtype=dtype)
+        if device is not None and torch.device(device).type != "cpu" and out.dtype == torch.float64:
+            raise TypeError("Cannot convert a MPS Tensor to float64 dtype as the MPS framework doesn't support float64.")
+        return out.to(device)
+
+    monkeypatch.setattr(torch, "as_tensor", no_float64_off_the_cpu)
+    fraction = np.random.RandomState(0).rand(4, N_FEATURES)
+    gates = label_gates(model, random_tokens(4).numpy(), fraction=fraction)
+    assert gates.device.type == "meta" and gates.dtype == torch.float32 and gates.shape == (4, 5, N_FEATURES + 1)

@@ -43,11 +43,12 @@ from ..nn.network import TabularMoE, gate_weights
 from ..tokenizer import MASK
 
 
-def _as_tensor(value: object, name: str, device: torch.device) -> Tensor:
-    """``value`` (a tensor, numpy array or nested list) as a tensor on ``device``; a
-    TypeError naming ``name`` for what torch cannot read (numpy's arrays had no ``.long``)."""
+def _as_tensor(value: object, name: str, device: torch.device, dtype: torch.dtype | None = None) -> Tensor:
+    """``value`` (a tensor, numpy array or nested list) as a tensor on ``device`` (of
+    ``dtype``, converted before it reaches the device: MPS holds no float64); a TypeError
+    naming ``name`` for what torch cannot read (numpy's arrays had no ``.long``)."""
     try:
-        return torch.as_tensor(value, device=device)
+        return torch.as_tensor(value, dtype=dtype, device=device)
     except (TypeError, ValueError, RuntimeError) as exc:
         raise TypeError(
             f"{name} must be a tensor or an array-like of numbers, got {type(value).__name__} ({exc})."
@@ -284,7 +285,7 @@ def label_gates(
     tokens = _as_tensor(tokens, "tokens", weight.device)
     _check_width(tokens, "tokens", model.n_columns)
     attend = None if attend is None else _as_attend(attend, len(tokens), model.n_columns, weight.device)
-    fraction = None if fraction is None else _as_tensor(fraction, "fraction", weight.device).to(weight.dtype)
+    fraction = None if fraction is None else _as_tensor(fraction, "fraction", weight.device, weight.dtype)
     tokens, attend = model.label_inputs(tokens, attend)
     x = model.embed(tokens, model.label_fraction(fraction))
     for block in model.blocks[:-1]:
