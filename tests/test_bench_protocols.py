@@ -71,6 +71,7 @@ def test_every_protocol_runs_end_to_end_and_reports(tmp_path, quick_tabmoe):
     from tabmoe.bench._environment import cpu_model
 
     assert {r["cpu"] for r in runs.values()} == {cpu_model()} and cpu_model()  # where a record's fit ran
+    assert {r["accelerator"] for r in runs.values()} == {None}  # tabmoe trained on the CPU here
     assert abs(n["ood_adaptation"] - n["ood_test"]) <= 1
     assert adapted["ood_test"]["n"] == n["ood_test"]
     assert adapted["adaptation"]["unlabeled_rows"] is True  # tabmoe's masked objective

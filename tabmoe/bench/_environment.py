@@ -51,6 +51,20 @@ def cpu_model() -> str:
     return (name or platform.processor()) + (" (avx512f)" if " avx512f" in text else "")
 
 
+def accelerator(estimator: object) -> str | None:
+    """The device a fitted torch model's network sits on when it is not the CPU (a CUDA
+    GPU's name, else the device type); None for the CPU and for models without a network
+    (``module_``). The registry leaves ``device="auto"``: on a GPU host the torch models
+    train there, and ``cpu`` alone would name the wrong processor."""
+    try:
+        device = next(estimator.module_.parameters()).device  # type: ignore[attr-defined]
+    except (AttributeError, StopIteration, TypeError):
+        return None
+    if device.type == "cuda":
+        return torch.cuda.get_device_name(device)
+    return None if device.type == "cpu" else device.type
+
+
 @functools.cache
 def git_revision() -> dict[str, object]:
     """``{"revision": sha, "dirty": bool}`` of the checkout tabmoe runs from (None outside git)."""

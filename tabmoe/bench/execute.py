@@ -15,14 +15,16 @@ A record is one JSON-able dict (the row of the results table)::
                                 accuracy of the trial best on OOD validation. NOT a fair
                                 result (it peeks at OOD data); never used for selection.
     fit_seconds, predict_seconds, tune_seconds, peak_rss_mb, peak_rss_scope
-    n_rows, rows, source_digest, warnings, versions, git, host, cpu, pid, threads, started_at, finished_at
+    n_rows, rows, source_digest, warnings, versions, git, host, cpu, accelerator, pid,
+    threads, started_at, finished_at
 
 ``rows`` is a digest of the split's row positions (every part, before an adaptation halves
-the OOD rows): records with equal digests were scored on the same rows. ``source_digest`` is a digest of
-a data file's content (None for OpenML, simulated and auto-mpg data): ``run`` tells a
-record made on an edited file by it, where ``rows`` and the config hash (the file by name)
-stay equal. ``cpu`` names the
-CPU model: a torch model's fit is bit-identical only on the same CPU kind.
+the OOD rows): records with equal digests were scored on the same rows. ``source_digest``
+is a digest of a data file's content (None for OpenML, simulated and auto-mpg data):
+``run`` tells a record made on an edited file by it, where ``rows`` and the config hash
+(the file by name) stay equal. ``cpu`` names the CPU model: a torch model's fit is
+bit-identical only on the same CPU kind. ``accelerator`` names the GPU (or other device) a
+torch model trained on, None on the CPU.
 
 ``fit_seconds`` is the fit of the final model (for tuned runs: the best trial's fit; for
 ``paper`` runs of a model the paper tuned: the whole 5-fold grid search and its refit,
@@ -45,6 +47,7 @@ from ..metrics import classification_scores
 from ..registry import get_model
 from ..tuning import jsonable, open_storage, set_random_states, tune
 from ._environment import (
+    accelerator,
     cpu_model,
     git_revision,
     limited_threads,
@@ -264,6 +267,7 @@ def execute(spec: RunSpec) -> dict[str, Any]:
         "git": git_revision(),
         "host": platform.node(),
         "cpu": cpu_model(),
+        "accelerator": accelerator(estimator),
         "pid": os.getpid(),
         "threads": spec.threads,
         "started_at": started,
