@@ -98,3 +98,24 @@ def test_the_progress_bar_shows_the_members_mean_train_loss_that_history_holds(c
     clf.adapt(X, max_epochs=1)
     shown = re.findall(r"train_loss=([\d.]+)", capsys.readouterr().err)
     assert shown and shown[-1] == f"{clf.adapt_history_[-1]['train_loss']:.4f}"
+
+
+def test_early_stopping_watches_the_ensembles_averaged_probabilities():
+    """docs/guide/training.md: an ensemble stops as one, on the log-loss of its members'
+    averaged probabilities (not their mean log-loss); every member keeps that epoch."""
+    from sklearn.metrics import log_loss
+
+    X, y = toy_table(n=160)
+    X_val, y_val = toy_table(n=80, seed=1)
+    clf = TabularMoEClassifier(max_epochs=3, random_state=0, device="cpu", n_members=2,
+                               early_stopping=True).fit(X, y, eval_set=(X_val, y_val))
+    kept = clf.history_[clf.best_epoch_ - 1]
+    assert kept["epoch"] == clf.best_epoch_
+    ensemble = log_loss(y_val, clf.predict_proba(X_val), labels=clf.classes_)
+    np.testing.assert_allclose(kept["val_loss"], ensemble, rtol=1e-4)
+    tokens, attend, position = clf._feature_tokens(X_val)
+    order = np.searchsorted(np.sort(clf.label_token_ids_), clf.label_token_ids_)
+    with torch.no_grad():
+        members = [torch.softmax(m.label_logits(tokens.long(), attend, position), -1).numpy()[:, order]
+                   for m in clf.module_.members()]
+    assert abs(np.mean([log_loss(y_val, p, labels=clf.classes_) for p in members]) - ensemble) > 1e-4
