@@ -236,6 +236,21 @@ def test_an_attend_mask_not_boolean_or_of_another_row_count_is_refused_naming_it
             torch.testing.assert_close(method(tokens, attend=mask.numpy()), method(tokens, attend=mask))
 
 
+def test_one_attend_row_is_taken_for_every_row_of_tokens():
+    """A (1, L) mask broadcast over the rows before the row-count check was added (it
+    refused it as 'attend has 1 rows for 8 rows of tokens'); it still gives every row that
+    mask."""
+    model = make_model()
+    moe = MixtureOfExperts.from_model(model)
+    tokens = random_tokens(8)
+    row = torch.rand(1, tokens.shape[1], generator=torch.Generator().manual_seed(4)) > 0.3
+    with torch.no_grad():
+        for method in (moe.gates, lambda t, attend: label_gates(model, t, attend)):
+            for one in (row, row[:, :-1], row.numpy()):
+                every = torch.as_tensor(one).expand(len(tokens), -1)
+                torch.testing.assert_close(method(tokens, attend=one), method(tokens, attend=every))
+
+
 def test_label_gates_takes_a_float64_fraction_to_a_device_without_float64(monkeypatch):
     """A numpy fraction (float64, numpy's default) was taken to the network's device before
     it was converted to the network's float32: on MPS, which holds no float64, that failed

@@ -66,7 +66,8 @@ def _check_width(values: Tensor, name: str, n_columns: int) -> None:
 
 
 def _as_attend(value: object, n_rows: int, n_columns: int, device: torch.device) -> Tensor:
-    """``attend`` as a (B, L) or (B, L-1) bool tensor with one row per row of the tokens; a
+    """``attend`` as a (B, L) or (B, L-1) bool tensor with one row per row of the tokens (a
+    single row is taken for every row, as torch's broadcasting did); a
     TypeError or ValueError naming it otherwise (0/1 integers and floats failed inside torch
     naming no argument: 'masked_fill_ only supports boolean masks', '~ is only implemented
     on integer and Boolean-type tensors'; another row count, 'The size of tensor a ...')."""
@@ -77,8 +78,10 @@ def _as_attend(value: object, n_rows: int, n_columns: int, device: torch.device)
             "pass attend != 0 for a 0/1 mask."
         )
     _check_width(attend, "attend", n_columns)
+    if attend.shape[0] == 1 and n_rows != 1:  # one mask for every row: torch broadcast it
+        return attend.expand(n_rows, -1).contiguous()
     if attend.shape[0] != n_rows:
-        raise ValueError(f"attend has {attend.shape[0]} rows for {n_rows} rows of tokens.")
+        raise ValueError(f"attend has {attend.shape[0]} rows for {n_rows} rows of tokens (or 1 for all).")
     return attend
 
 
@@ -97,7 +100,7 @@ class MixtureOfExperts:
     Shapes: H heads, V token ids, L positions (label last), K key dim. ``tokens``,
     ``attend`` and ``output_ids`` may be tensors or array-likes (a tokenizer's numpy
     output, lists), taken with :func:`torch.as_tensor` onto the parameters' device;
-    ``attend`` is boolean (True: attended), one row per row of ``tokens``.
+    ``attend`` is boolean (True: attended), one row per row of ``tokens`` or one for all.
     """
 
     token_experts: Tensor  # (H, V, K)   W_V^h e_w
