@@ -33,11 +33,14 @@ RESEARCH_PARAMS = {"stop_on", "row_weight", "embedding_weight_decay", "start_fro
 def run_plan(args) -> tuple:
     """``run``'s suite, seeds, splits, base and variants, checked before anything is fitted or
     written: a bad argument stops the run naming it, not a traceback hours into it."""
-    try:
+    try:  # an unknown suite is a KeyError, a bad suite file a ValueError
         suite = load_suite(args.suite)
-        model = get_model(args.model).make() if args.model else None
     except (KeyError, ValueError) as exc:
-        raise SystemExit(f"--{'suite' if isinstance(exc, KeyError) else 'model'}: {exc.args[0]}") from None
+        raise SystemExit(f"--suite: {exc.args[0]}") from None
+    try:
+        model = get_model(args.model).make() if args.model else None
+    except ValueError as exc:
+        raise SystemExit(f"--model: {exc.args[0]}") from None
     seeds = seed_list(args.seeds)
     names = args.splits.split(",") if args.splits else [s.name for s in suite.splits]
     if unknown := [n for n in names if n not in {s.name for s in suite.splits}]:

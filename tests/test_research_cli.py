@@ -54,6 +54,15 @@ def test_run_names_a_bad_argument_before_fitting_or_writing(research, tmp_path, 
     assert not out.exists()
 
 
+def test_a_bad_suite_file_is_named_as_the_suite(research, tmp_path):
+    """A suite file that does not parse (a ValueError) was named as --model."""
+    suite = tmp_path / "bad.yaml"
+    suite.write_text("name: bad\nseeds: [0]\nsplits: []\nbogus: 1\n")
+    with pytest.raises(SystemExit, match=r"^--suite: suite .*bad\.yaml: unknown keys \['bogus'\]"):
+        research.main(["run", "--study", "t", "--suite", str(suite), "--variant", "a:",
+                       "--out", str(tmp_path / "t.jsonl")])
+
+
 @pytest.mark.parametrize("command", [["summary", "--baseline", "base"], ["held-out", "--baseline", "base"]])
 def test_summaries_name_bad_seeds(research, study, command):
     with pytest.raises(SystemExit, match=r"--seeds: 'x' is not an integer"):
