@@ -73,3 +73,30 @@ def test_run_warns_when_a_finished_runs_data_file_was_edited_and_the_report_flag
     forced = runner.invoke(main, [*args, "--force"])
     assert forced.exit_code == 0 and "another version" not in forced.output
     assert "ROWS DIFFER" not in (results / "report.md").read_text()
+
+
+def test_two_suites_with_a_split_of_one_name_on_two_files_are_not_confused(tmp_path):
+    """run_plan takes the specs of several suites: the digest of one suite's split file was
+    cached by the split's name and compared with another suite's records of that name."""
+    from tabmoe.bench.plan import plan_runs
+    from tabmoe.bench.runner import run_plan
+    from tabmoe.bench.storage import open_store
+    from tabmoe.bench.suites import load_suite
+
+    results, specs = tmp_path / "results", []
+    for name in ("one", "two"):
+        folder = tmp_path / name
+        folder.mkdir()
+        data = folder / "car.csv"
+        shutil.copy(CAR, data)
+        if name == "two":
+            edit_a_feature(data)  # another file, the same split name
+        suite = tiny_suite(folder, name=name)
+        spec = yaml.safe_load(suite.read_text())
+        spec["splits"][0]["data"]["file"] = str(data)
+        suite.write_text(yaml.safe_dump(spec, sort_keys=False))
+        args = ["run", str(suite), "--results", str(results), "--no-progress"]
+        assert CliRunner().invoke(main, args).exit_code == 0
+        specs += plan_runs(load_suite(suite))
+    summary = run_plan(specs, open_store(results), progress=False)
+    assert summary.skipped == len(specs) == 2 and summary.data_changed == []

@@ -107,7 +107,7 @@ def run_plan(
         for record in store.records(suite):
             finished[record["run_id"]] = record.get("config_hash") or ""
             made_on[record["run_id"]] = record.get("source_digest")
-    digests: dict[str, str | None] = {}  # split name -> its data file's digest now
+    digests: dict[object, str | None] = {}  # data source -> its digest now (split names repeat across suites)
     todo = []
     for spec in specs:
         old = [run_id for run_id in spec.old_run_ids if run_id in finished]
@@ -116,9 +116,9 @@ def run_plan(
             if finished[spec.run_id] != spec.config_hash:
                 summary.stale.append(spec.run_id)
             elif made_on.get(spec.run_id) is not None:  # the file's name is in the config, not its content
-                if spec.split.name not in digests:
-                    digests[spec.split.name] = spec.split.data.digest()
-                now = digests[spec.split.name]
+                if spec.split.data not in digests:
+                    digests[spec.split.data] = spec.split.data.digest()
+                now = digests[spec.split.data]
                 if now is not None and now != made_on[spec.run_id]:
                     summary.data_changed.append(spec.run_id)
         elif old and not force:  # its hash was made with the old name: not compared
