@@ -81,6 +81,8 @@ class ModelSpec:
     description: str
     paper_grid: Mapping[str, Sequence] | None = None
     requires: tuple[str, ...] = field(default=())
+    #: The extra of tabmoe that installs ``requires`` (``pip install '.[<extra>]'``).
+    extra: str | None = None
     #: Parameters the paper's protocol (:meth:`make_paper`) sets over ``paper_defaults``.
     paper_overrides: Mapping[str, Any] = field(default_factory=dict)
 
@@ -106,6 +108,14 @@ class ModelSpec:
     def missing(self) -> list[str]:
         """The optional packages this model needs that are not installed."""
         return [module for module in self.requires if importlib.util.find_spec(module) is None]
+
+    def install_hint(self) -> str:
+        """What to install for the missing optional packages (empty when none is missing)."""
+        missing = self.missing()
+        if not missing:
+            return ""
+        where = f": pip install '.[{self.extra}]'" if self.extra else ""
+        return f"missing {', '.join(missing)}{where}"
 
     def available(self) -> bool:
         """Whether the optional packages this model needs are installed."""
@@ -194,6 +204,7 @@ _SPECS = [
         ft_transformer.suggest,
         "FT-Transformer (Gorishniy et al. 2021), rtdl-revisiting-models",
         requires=("rtdl_revisiting_models",),
+        extra="baselines",
         paper_overrides=PAPER_PROTOCOL_TRAINING,
     ),
     ModelSpec(
@@ -203,6 +214,7 @@ _SPECS = [
         tab_transformer.suggest,
         "TabTransformer (Huang et al. 2020), tab-transformer-pytorch",
         requires=("tab_transformer_pytorch",),
+        extra="baselines",
         paper_overrides=PAPER_PROTOCOL_TRAINING,
     ),
     ModelSpec(
@@ -212,6 +224,7 @@ _SPECS = [
         tabnet.suggest,
         "TabNet (Arik & Pfister 2021), pytorch-tabnet",
         requires=("pytorch_tabnet",),
+        extra="baselines",
     ),
     ModelSpec(
         "logistic_regression",
@@ -251,6 +264,7 @@ _SPECS = [
         reference.suggest_xgboost,
         "XGBoost with native categorical splits (optional: tabmoe[gbdt])",
         requires=("xgboost",),
+        extra="gbdt",
     ),
     ModelSpec(
         "catboost",
@@ -259,6 +273,7 @@ _SPECS = [
         reference.suggest_catboost,
         "CatBoost with its own categorical handling, at its defaults (optional: tabmoe[gbdt])",
         requires=("catboost",),
+        extra="gbdt",
     ),
     ModelSpec(
         "lightgbm",
@@ -267,6 +282,7 @@ _SPECS = [
         reference.suggest_lightgbm,
         "LightGBM with native categorical splits, at its defaults (optional: tabmoe[gbdt])",
         requires=("lightgbm",),
+        extra="gbdt",
     ),
     ModelSpec(
         "tabm",
@@ -275,6 +291,7 @@ _SPECS = [
         tabm.suggest,
         "TabM (Gorishniy et al. 2025): parameter-efficient ensemble of 32 MLPs, tabm",
         requires=("tabm",),
+        extra="baselines",
         paper_overrides=PAPER_PROTOCOL_TRAINING,
     ),
 ]

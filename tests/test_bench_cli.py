@@ -55,6 +55,34 @@ def test_models_lists_the_registry(runner):
     assert "logistic_regression" in result.output and "tab_transformer" in result.output
 
 
+def test_models_names_the_missing_package_and_its_extra(runner, monkeypatch):
+    """A model whose optional package is missing said only `missing rtdl_revisiting_models`
+    (every required module, not the missing ones), never the extra that installs it."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    gone = {"rtdl_revisiting_models", "xgboost"}
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in gone else real(name, *a))
+    result = runner.invoke(main, ["models"])
+    assert result.exit_code == 0, result.output
+    assert re.search(r"^ft_transformer\s+\[missing rtdl_revisiting_models: pip install '\.\[baselines\]'\]",
+                     result.output, flags=re.M), result.output
+    assert re.search(r"^xgboost\s+\[missing xgboost: pip install '\.\[gbdt\]'\]", result.output, flags=re.M)
+    assert re.search(r"^tabnet\s+\[available\]", result.output, flags=re.M)
+    # every spec's extra exists and lists a distribution of each module it requires
+    from tabmoe.registry import MODELS
+
+    pyproject = (Path(__file__).parents[1] / "pyproject.toml").read_text()
+    for spec in MODELS.values():
+        assert bool(spec.requires) == bool(spec.extra), spec.name
+        for module in spec.requires:
+            block = re.search(rf"^{spec.extra} = \[(.*?)^\]", pyproject, flags=re.M | re.S)
+            assert block, spec.extra
+            deps = re.findall(r'^\s*"([^"]+)"', block.group(1), flags=re.M)
+            names = {re.split(r"[<>=!;\[ ]", dep)[0].lower().replace("-", "_") for dep in deps}
+            assert any(n == module or n.startswith(module + "_") for n in names), (spec.name, names)
+
+
 def test_run_report_and_resume(runner, tmp_path):
     suite = tiny_suite(tmp_path, seeds=(0, 1), protocols=("fixed-budget", "tuned"), n_trials=2,
                        ood_validation_size=0.2)

@@ -251,7 +251,7 @@ def models_command() -> None:
     from ..registry import MODELS
 
     for name, spec in MODELS.items():
-        state = "available" if spec.available() else f"missing {', '.join(spec.requires)}"
+        state = spec.install_hint() or "available"
         click.echo(f"{name:24s} [{state}] {spec.description}")
 
 
