@@ -120,7 +120,7 @@ _openml_cache_option = click.option(
                       message="%(prog)s %(version)s")
 @click.option(
     "--suites-dir",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
     default=None,
     help="Folder of suite YAML files. Default: $TABMOE_SUITES_DIR, else the suites shipped "
     "with tabmoe (tabmoe/bench/suites).",
