@@ -261,6 +261,34 @@ def test_suites_says_when_a_folder_holds_none(runner, tmp_path):
     assert result.exit_code == 2 and f"suite {tmp_path / 'x.yaml'} is a folder, not a suite file" in result.output
 
 
+@pytest.mark.parametrize("command", ["suites", "run", "report", "shift-report"])
+def test_suites_dir_also_after_the_command(runner, tmp_path, command):
+    """--suites-dir worked only before the command (`tabmoe-bench suites --suites-dir D`:
+    "No such option"); after it, it is the same option, and two different folders are refused."""
+    import shutil
+
+    from tabmoe.bench.suites import default_suites_dir
+
+    suites = tmp_path / "suites"
+    suites.mkdir()
+    text = (default_suites_dir() / "smoke.yaml").read_text().replace("name: smoke", "name: mine", 1)
+    (suites / "mine.yaml").write_text(text)
+    shutil.copytree(default_suites_dir() / "data", suites / "data")
+    args = {"suites": ["suites"], "run": ["run", "mine", "--results", str(tmp_path / "r"), "--models", "nope"],
+            "report": ["report", "mine", "--results", str(tmp_path)],
+            "shift-report": ["shift-report", "mine", "--split", "nope"]}[command]
+    result = runner.invoke(main, [*args, "--suites-dir", str(suites)])
+    # the suite is found (each command then stops at its own bad input, if any)
+    assert "no suite 'mine'" not in result.output and "No such option" not in result.output, result.output
+    if command == "suites":
+        assert result.exit_code == 0 and result.output.startswith("mine: "), result.output
+    same = runner.invoke(main, ["--suites-dir", str(suites), *args, "--suites-dir", str(suites)])
+    assert same.output == result.output
+    other = runner.invoke(main, ["--suites-dir", str(tmp_path), *args, "--suites-dir", str(suites)])
+    assert other.exit_code == 2 and "Invalid value for '--suites-dir'" in other.output
+    assert f"differs from the --suites-dir {tmp_path} given before" in other.output, other.output
+
+
 def test_report_creates_nothing_and_defaults_to_runs_folder(runner, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     result = runner.invoke(main, ["report", "smoke"])

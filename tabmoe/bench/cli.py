@@ -115,16 +115,33 @@ _openml_cache_option = click.option(
 )
 
 
+_SUITES_DIR_HELP = ("Folder of suite YAML files. Default: $TABMOE_SUITES_DIR, else the suites "
+                    "shipped with tabmoe (tabmoe/bench/suites).")
+_SUITES_DIR_TYPE = click.Path(exists=True, file_okay=False, path_type=Path)
+
+
+def _command_suites_dir(ctx: click.Context, param: click.Parameter, value: Path | None) -> None:
+    """``--suites-dir`` after a subcommand: the same as before it (refused when both differ)."""
+    if value is None:
+        return
+    given = ctx.parent.params.get("suites_dir") if ctx.parent is not None else None
+    if given is not None and Path(given).resolve() != value.resolve():
+        raise click.BadParameter(f"{value} differs from the --suites-dir {given} given before "
+                                 f"{ctx.info_name}; give one.", ctx=ctx, param=param)
+    ctx.ensure_object(dict)["suites_dir"] = value
+
+
+#: ``--suites-dir`` of the commands that read suites, so that it also works after them.
+_suites_dir_option = click.option(
+    "--suites-dir", type=_SUITES_DIR_TYPE, default=None, expose_value=False,
+    callback=_command_suites_dir, help=_SUITES_DIR_HELP + " Also accepted before the command.",
+)
+
+
 @click.group(cls=_OneLineErrors, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", "-V", prog_name="tabmoe-bench",
                       message="%(prog)s %(version)s")
-@click.option(
-    "--suites-dir",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
-    default=None,
-    help="Folder of suite YAML files. Default: $TABMOE_SUITES_DIR, else the suites shipped "
-    "with tabmoe (tabmoe/bench/suites).",
-)
+@click.option("--suites-dir", type=_SUITES_DIR_TYPE, default=None, help=_SUITES_DIR_HELP)
 @click.pass_context
 def main(ctx: click.Context, suites_dir: Path | None) -> None:
     """Benchmark suites of out-of-distribution splits for tabmoe."""
@@ -134,6 +151,7 @@ def main(ctx: click.Context, suites_dir: Path | None) -> None:
 
 
 @main.command("suites")
+@_suites_dir_option
 @click.pass_context
 def suites_command(ctx: click.Context) -> None:
     """List the suites and their splits (name, data, rule, seeds, rationale)."""
@@ -155,6 +173,7 @@ def suites_command(ctx: click.Context) -> None:
 
 @main.command("shift-report")
 @click.argument("suite")
+@_suites_dir_option
 @click.option(
     "--split",
     "split_names",
@@ -257,6 +276,7 @@ def models_command() -> None:
 
 @main.command("run", epilog=_exit_help(EXIT_CODES))
 @click.argument("suite")
+@_suites_dir_option
 @click.option("--results", type=click.Path(file_okay=False, path_type=Path), default=None, help=_RESULTS_HELP)
 @click.option("--models", "model_names", multiple=True,
               help="Models to run (comma-separated or repeated; see `tabmoe-bench models`). "
@@ -470,6 +490,7 @@ def _write_report(suite: Any, store: Any, out: Path, planned: list[str] | None =
 
 @main.command("report", epilog=_exit_help(REPORT_EXIT_CODES))
 @click.argument("suite")
+@_suites_dir_option
 @click.option("--results", type=click.Path(file_okay=False, path_type=Path), default=None, help=_RESULTS_HELP)
 @click.option("--storage", default=None, help=_STORAGE_HELP)
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
