@@ -228,6 +228,8 @@ def test_seed_lists():
         (["--suites-dir", "{tmp}/none", "shift-report", "smoke"],
          "Invalid value for '--suites-dir': Directory '{tmp}/none' does not exist"),
         (["run", "smoke", "--splits", "zzz", "--results", "{tmp}/r"], "has no split 'zzz'"),
+        # named no option: "suite 'smoke' has no split 'zzz'; splits are [...]"
+        (["shift-report", "smoke", "--split", "zzz"], "--split: suite 'smoke' has no split 'zzz'; splits are"),
         (["report", "smoke", "--results", "{tmp}/r"], "no results folder {tmp}/r"),
         (["report", "smoke", "--results", "{tmp}/empty"], "no finished runs to report for 'smoke'"),
         (["run", "smoke", "--protocol", "oracle"], "Invalid value for '--protocol': 'oracle' is not one of"),

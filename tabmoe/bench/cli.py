@@ -221,7 +221,7 @@ def shift_report_command(
         raise BadUsage(f"--seed: {seed} is not in [0, 2**32)")
     with _user_errors():
         loaded = load_suite(suite, ctx.obj["suites_dir"])
-        definitions = [loaded.split(name) for name in split_names] if split_names else list(loaded.splits)
+        definitions = [_named_split(loaded, name) for name in split_names] or list(loaded.splits)
         reports = []
         for definition in definitions:
             split_seed = seed if seed is not None else loaded.seeds_for(definition)[0]
@@ -233,6 +233,14 @@ def shift_report_command(
     if labels:
         for report in reports:
             click.echo("\n" + markdown_labels(report))
+
+
+def _named_split(suite: Any, name: str) -> Any:
+    """``suite``'s split ``name`` for ``--split`` (a usage error naming the option otherwise)."""
+    try:
+        return suite.split(name)
+    except KeyError as exc:
+        raise BadUsage(f"--split: {_plain(exc)}") from exc
 
 
 def _names(values: tuple[str, ...], option: str) -> list[str] | None:
