@@ -36,9 +36,16 @@ MOVED: dict[str, str] = {
     "tabmoe.trainer": "tabmoe.nn.trainer",
 }
 
+#: old module -> {name it had: the new module's name for it}, for names renamed after the move
+#: (tabmoe.ensemble.member_loss(loss_fn) is now the class tabmoe.nn.ensemble.MemberLoss(loss_fn)).
+RENAMED: dict[str, dict[str, str]] = {
+    "tabmoe.ensemble": {"member_loss": "MemberLoss"},
+}
+
 
 def reexport(old: str, namespace: dict) -> None:
-    """Fill the shim module ``old``'s ``namespace`` with its new module's names, and warn."""
+    """Fill the shim module ``old``'s ``namespace`` with its new module's names (and the old
+    names of those renamed since, :data:`RENAMED`), and warn."""
     new = MOVED[old]
     warnings.warn(
         f"{old} is deprecated and will be removed in the next release; import from {new}.",
@@ -49,5 +56,7 @@ def reexport(old: str, namespace: dict) -> None:
     namespace.update(
         {k: v for k, v in vars(module).items() if not (k.startswith("__") and k.endswith("__"))}
     )
+    renamed = RENAMED.get(old, {})
+    namespace.update({old_name: getattr(module, name) for old_name, name in renamed.items()})
     if hasattr(module, "__all__"):
         namespace["__all__"] = list(module.__all__)

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tabmoe._moved import MOVED
+from tabmoe._moved import MOVED, RENAMED
 
 
 @pytest.mark.parametrize("old", sorted(MOVED))
@@ -39,3 +39,23 @@ def test_every_old_module_file_is_a_shim():
         text = open(path, encoding="utf8").read()
         assert "reexport(__name__, globals())" in text, path
         assert len(text.splitlines()) <= 5, path
+
+
+@pytest.mark.parametrize("old", sorted(RENAMED))
+def test_old_path_keeps_the_names_renamed_after_the_move(old, monkeypatch):
+    """tabmoe.ensemble had member_loss (renamed MemberLoss after the move): still importable."""
+    module = importlib.import_module(MOVED[old])
+    monkeypatch.delitem(sys.modules, old, raising=False)
+    with pytest.warns(DeprecationWarning):
+        shim = importlib.import_module(old)
+    for old_name, name in RENAMED[old].items():
+        assert getattr(shim, old_name) is getattr(module, name), f"{old}.{old_name}"
+
+
+def test_old_member_loss_still_lifts_a_loss(monkeypatch):
+    monkeypatch.delitem(sys.modules, "tabmoe.ensemble", raising=False)
+    with pytest.warns(DeprecationWarning):
+        from tabmoe.ensemble import member_loss
+    from tabmoe.nn.ensemble import MemberLoss
+
+    assert isinstance(member_loss(lambda module, batch: None), MemberLoss)
