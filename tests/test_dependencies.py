@@ -1,0 +1,45 @@
+"""Every third-party package tabmoe imports at module level is a declared core dependency:
+scipy, joblib and threadpoolctl were imported directly but came only through scikit-learn."""
+
+from __future__ import annotations
+
+import ast
+import importlib.metadata
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Modules that need an extra by design (documented): the CLI (extra "bench"), OpenML loading
+#: (extra "data"). Everything else must import with the core dependencies alone.
+EXTRA_ONLY = {"tabmoe/bench/cli.py", "tabmoe/data/openml.py"}
+
+
+def module_level_imports(path: Path) -> set[str]:
+    names = set()
+    for node in ast.parse(path.read_text(encoding="utf8")).body:
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return {n for n in names if n not in sys.stdlib_module_names and n not in ("tabmoe", "__future__")}
+
+
+def test_module_level_third_party_imports_are_core_dependencies():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf8"))["project"]
+    core = {re.split(r"[<>=!~\[; ]", r, maxsplit=1)[0].lower().replace("_", "-") for r in project["dependencies"]}
+    distributions = importlib.metadata.packages_distributions()
+    undeclared = {}
+    for path in sorted((ROOT / "tabmoe").rglob("*.py")):
+        relative = path.relative_to(ROOT).as_posix()
+        if relative in EXTRA_ONLY:
+            continue
+        for name in module_level_imports(path):
+            dists = {d.lower().replace("_", "-") for d in distributions.get(name, [name])}
+            if not dists & core:
+                undeclared.setdefault(name, []).append(relative)
+    assert undeclared == {}
