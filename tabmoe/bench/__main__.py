@@ -1,6 +1,6 @@
 """``python -m tabmoe.bench`` = the ``tabmoe-bench`` command."""
 
-from .cli import main
+from ._entry import main
 
 if __name__ == "__main__":
     main(prog_name="tabmoe-bench")

@@ -1,0 +1,20 @@
+"""The ``tabmoe-bench`` console script: the CLI, or one line naming the extra it needs.
+
+The script is installed with tabmoe whatever the extras, but the CLI is built on click (the
+``bench`` extra); without it the command died with a ``ModuleNotFoundError`` traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+
+def main(*args: Any, **kwargs: Any) -> Any:
+    try:
+        from .cli import main as cli
+    except ModuleNotFoundError as exc:
+        if exc.name != "click":
+            raise
+        sys.exit("tabmoe-bench needs the 'bench' extra (missing: click): pip install 'tabmoe[bench]'")
+    return cli(*args, **kwargs)

@@ -1,0 +1,22 @@
+"""``tabmoe-bench`` without the ``bench`` extra names it instead of a click traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tabmoe.bench import _entry
+
+
+def test_without_click_the_command_names_the_extra(monkeypatch):
+    monkeypatch.delitem(sys.modules, "tabmoe.bench.cli", raising=False)
+    monkeypatch.setitem(sys.modules, "click", None)  # import click -> ModuleNotFoundError
+    with pytest.raises(SystemExit, match=r"needs the 'bench' extra \(missing: click\): pip install 'tabmoe\[bench\]'"):
+        _entry.main()
+
+
+def test_with_click_it_is_the_cli():
+    out = subprocess.run([sys.executable, "-m", "tabmoe.bench", "--version"], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.startswith("tabmoe-bench ")
