@@ -128,6 +128,22 @@ def test_a_single_ood_row_cannot_be_halved_and_says_so():
     assert len(adapt) == len(test) == 1
 
 
+def test_a_single_adaptation_row_cannot_be_cross_fitted_and_says_so():
+    """2 or 3 OOD test rows halve into 1 adaptation row; a fold's domain classifier then saw
+    no target row and failed as scikit-learn's "Classifier can't train when only one class
+    is present", naming neither the adaptation rows nor the protocol."""
+    rng = np.random.default_rng(0)
+    X, y = shifted(50, 0.0, 1.0, rng)
+    X_ood = pd.DataFrame({"x": [0.5, 1.0, 1.5]})
+    adapt, _ = split_adaptation(X_ood, np.array(["a", "b", "a"]), 0)
+    assert len(adapt) == 1
+    with pytest.raises(ValueError, match=r"unlabeled-target: .* at least 2 rows of each domain, "
+                       r"got 50 ID training and 1 adaptation row\(s\)"):
+        fit_adapted(reference.logistic_regression(), X, y, X_ood.iloc[adapt], 0)
+    weights = importance_weights(X, X_ood.iloc[:2], random_state=0)  # 2 rows: cross-fitted
+    assert weights.weights.mean() == pytest.approx(1.0)
+
+
 def test_tabnet_pretrains_on_the_unlabeled_rows():
     rng = np.random.default_rng(0)
     X = pd.DataFrame({"c": rng.choice(["p", "q", "r"], 300), "v": rng.normal(size=300)})

@@ -121,6 +121,13 @@ def importance_weights(
     from a logistic-regression domain classifier (module docstring)."""
     from sklearn.metrics import roc_auc_score
 
+    if min(len(X_source), len(X_target)) < 2:  # else a fold's classifier sees one domain only
+        raise ValueError(
+            f"unlabeled-target: the cross-fitted domain classifier of the importance weights "
+            f"needs at least 2 rows of each domain, got {len(X_source)} ID training and "
+            f"{len(X_target)} adaptation row(s); the split needs at least 4 OOD test rows for "
+            "this protocol (half of them adaptation rows)"
+        )
     X_all = pd.concat([X_source, X_target], ignore_index=True)
     domain = np.r_[np.zeros(len(X_source), int), np.ones(len(X_target), int)]
     p_target = np.empty(len(X_all))
