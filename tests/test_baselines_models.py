@@ -12,6 +12,7 @@ import sklearn
 import torch
 from scipy import sparse
 from sklearn.linear_model import LogisticRegression
+from sklearn.pipeline import make_pipeline
 from torch import nn
 
 from tabmoe.baselines import (
@@ -134,6 +135,27 @@ def test_encoder_output_ignores_sklearns_pandas_output(one_hot):
             (_, codes, numeric), = encoder.encode_batches(X, batch_rows=50)
             assert isinstance(codes, np.ndarray) and isinstance(numeric, np.ndarray)
             np.testing.assert_array_equal(numeric, expected.encode(X)[1])
+
+
+def test_encoder_names_its_output_columns():
+    # TableEncoder had no get_feature_names_out: a Pipeline around it could not name its
+    # features (AttributeError).
+    X, _ = mixed(50)
+    X.loc[:4, "size"] = np.nan
+    dense = TableEncoder().fit(X)
+    expected = ["colour", "kind", "size", "missingindicator_size"]
+    assert dense.get_feature_names_out().tolist() == expected
+    assert len(expected) == dense.transform(X).shape[1]
+    one_hot = TableEncoder(one_hot=True, drop="first").fit(X)
+    names = one_hot.get_feature_names_out()
+    assert len(names) == one_hot.transform(X).shape[1]
+    assert names[-2:].tolist() == expected[-2:]
+    assert all(n.startswith(("colour_", "kind_")) for n in names[:-2])
+    assert make_pipeline(TableEncoder()).fit(X).get_feature_names_out().tolist() == expected
+    positional = TableEncoder().fit(X.to_numpy()).get_feature_names_out().tolist()
+    assert positional == ["x0", "x2", "x1", "missingindicator_x1"]
+    with pytest.raises(ValueError, match="input_features"):
+        dense.get_feature_names_out(["a", "b", "c"])
 
 
 # ------------------------------------------------------------ FT-Transformer

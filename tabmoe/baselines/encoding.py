@@ -38,7 +38,12 @@ from sklearn.impute import SimpleImputer
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import (
+    _check_feature_names_in,
+    _check_sample_weight,
+    check_is_fitted,
+    validate_data,
+)
 
 from .._numeric import numeric_values
 from ..tokenizer import MISSING, N_SPECIAL, ColumnTokenizer, to_frame, validated_frame
@@ -47,7 +52,7 @@ CODE_MISSING, CODE_UNKNOWN = 0, 1
 N_RESERVED_CODES = 2
 
 
-class TableEncoder(TransformerMixin, BaseEstimator):
+class TableEncoder(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
     """Columns -> (per-column categorical codes, standardised numeric block).
 
     Parameters
@@ -232,7 +237,8 @@ class TableEncoder(TransformerMixin, BaseEstimator):
 
     def transform(self, X: Any) -> np.ndarray | sparse.csr_matrix:
         """``[codes | numeric]`` as float64 (n, n_categorical + n_numeric_), or sparse
-        ``[one-hot codes | numeric]`` when ``one_hot=True``."""
+        ``[one-hot codes | numeric]`` when ``one_hot=True``, whatever scikit-learn's
+        ``transform_output`` (the models index it; no ``set_output``)."""
         codes, numeric = self.encode(X)
         if not self.one_hot:
             return np.hstack([codes.astype(np.float64), numeric])
@@ -243,6 +249,22 @@ class TableEncoder(TransformerMixin, BaseEstimator):
                 warnings.filterwarnings("ignore", message="Found unknown categories")
                 blocks.insert(0, self.one_hot_.transform(codes))
         return sparse.hstack(blocks, format="csr")
+
+    def get_feature_names_out(self, input_features: Any = None) -> np.ndarray:
+        """Names of :meth:`transform`'s columns: each categorical column's name (one-hot:
+        ``<name>_<code>`` per kept code, as ``OneHotEncoder``'s), then each numeric
+        column's, then ``missingindicator_<name>`` per indicator (``SimpleImputer``'s).
+        ``input_features``: scikit-learn's rule (checked against ``feature_names_in_``,
+        else x0, x1, ...)."""
+        check_is_fitted(self)
+        names = np.asarray(_check_feature_names_in(self, input_features), dtype=object)
+        categorical = names[self.categorical_columns_]
+        if self.one_hot_ is not None:
+            categorical = self.one_hot_.get_feature_names_out(categorical)
+        numeric = np.empty(0, dtype=object)
+        if self.numeric_ is not None:
+            numeric = self.numeric_.get_feature_names_out(names[self.numeric_columns_])
+        return np.concatenate([categorical, numeric]).astype(object)
 
     @property
     def categorical_output_mask(self) -> np.ndarray:
