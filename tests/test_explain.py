@@ -3,6 +3,7 @@
 import dataclasses
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 
@@ -164,3 +165,32 @@ def test_ensemble_importances_take_each_members_absolute_gates():
         torch.testing.assert_close(label_gates(opposite, tokens), -label_gates(member, tokens))
     alone = gate_importances(member, tokens, None)
     np.testing.assert_allclose(gate_importances(StackedModel([member, opposite]), tokens, None), alone, rtol=1e-5)
+
+
+def test_contributions_of_many_classes_are_computed_in_capped_batches(monkeypatch):
+    """Per-head contributions are (B, H, L, C) a batch: at 8,192 rows, 1,000 classes and 51
+    columns one batch is 8,192 x 4 x 52 x 1,000 float32s (6.8 GB). Batches are capped as
+    predict's activations are."""
+    from tabmoe.interpret.explain import explain_tokens
+    from tabmoe.interpret.moe import MixtureOfExperts
+    from tabmoe.nn._base import predict_batch_rows
+    from tabmoe.nn.network import TabularMoE
+
+    n_classes, n_rows = 2000, 1000
+    output_ids = [np.arange(4, 7), np.arange(7, 7 + n_classes)]
+    torch.manual_seed(0)
+    module = TabularMoE(7 + n_classes, output_ids, d_model=8, n_heads=4, block="attention").eval()
+    tokens = torch.stack([torch.randint(4, 7, (n_rows,)), torch.randint(7, 7 + n_classes, (n_rows,))], 1)
+    seen = []
+    contributions = MixtureOfExperts.contributions
+
+    def spy(self, batch, *args, **kwargs):
+        seen.append(len(batch))
+        return contributions(self, batch, *args, **kwargs)
+
+    monkeypatch.setattr(MixtureOfExperts, "contributions", spy)
+    args = (module, tokens[:, :1], None, output_ids[-1], ["x"], list(range(n_classes)), pd.RangeIndex(n_rows))
+    capped = explain_tokens(*args, batch_rows=8192)
+    assert max(seen) == predict_batch_rows(2, 4 * n_classes) < n_rows
+    small = explain_tokens(*args, batch_rows=100)
+    np.testing.assert_allclose(capped.contributions.to_numpy(), small.contributions.to_numpy(), rtol=1e-6, atol=1e-6)

@@ -17,6 +17,7 @@ import pandas as pd
 import torch
 from torch import Tensor, nn
 
+from ..nn._base import predict_batch_rows
 from ..nn.ensemble import StackedModel
 from .moe import MixtureOfExperts, label_gates
 
@@ -124,6 +125,8 @@ def explain_tokens(
     device = next(module.parameters()).device
     names = [*columns, mask_column(columns)]
     moe = MixtureOfExperts.from_model(module, names) if additive(module) else None
+    if moe is not None:  # contributions are (B, H, L, C) a batch: capped as predict's activations
+        batch_rows = min(batch_rows, predict_batch_rows(len(names), moe.n_heads * len(output_ids)))
     ids = torch.as_tensor(output_ids, device=device)
     order = np.searchsorted(np.sort(output_ids), output_ids)  # label_logits: sorted ids -> classes
     gates, contributions, logits = [], [], []
