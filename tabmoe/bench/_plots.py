@@ -1,0 +1,80 @@
+"""The report's two figures per protocol: mean ID vs mean OOD accuracy per (model, split),
+and the ID - OOD gap per split and model (grouped bars, or a table of coloured cells when
+there are too many bars to read)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+
+def _colours(models: Sequence[str]) -> dict[str, Any]:
+    from matplotlib import colormaps
+
+    cmap = colormaps["tab10" if len(models) <= 10 else "tab20"]  # 13 models: no colour twice
+    return {m: cmap(i % cmap.N) for i, m in enumerate(models)}
+
+
+#: One marker per split in the ID-vs-OOD plot (colour = model).
+_MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "h", "<", ">", "p", "d", "x", "H")
+
+
+def plot_id_vs_ood(rows: pd.DataFrame, path: Path, title: str) -> None:
+    """Scatter of mean ID vs mean OOD accuracy, one point per (model, split), SD bars.
+
+    Colour names the model and marker shape the split (two legends), so that every point
+    can be told apart.
+    """
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+
+    splits = list(dict.fromkeys(rows["split"]))
+    markers = {split: _MARKERS[i % len(_MARKERS)] for i, split in enumerate(splits)}
+    fig = Figure(figsize=(6.4 + (2.4 if len(splits) > 1 else 0), 5.2), layout="constrained")
+    ax = fig.add_subplot()
+    colours = _colours(list(dict.fromkeys(rows["model"])))
+    for row in rows.itertuples(index=False):
+        ax.errorbar(row.id_mean, row.ood_mean,
+                    xerr=0 if pd.isna(row.id_sd) else row.id_sd, yerr=0 if pd.isna(row.ood_sd) else row.ood_sd,
+                    fmt=markers[row.split], capsize=2, color=colours[row.model], markersize=6)
+    low = float(np.nanmin(rows[["id_mean", "ood_mean"]].to_numpy())) - 0.05
+    ax.plot([low, 1], [low, 1], "--", color="grey", linewidth=1)
+    ax.set_xlabel("ID test accuracy (mean over seeds)")
+    ax.set_ylabel("OOD test accuracy (mean over seeds)")
+    ax.set_title(title)
+    model_handles = [Line2D([], [], color=c, marker="o", linestyle="", label=m) for m, c in colours.items()]
+    model_handles.append(Line2D([], [], color="grey", linestyle="--", linewidth=1, label="OOD = ID"))
+    models_legend = ax.legend(handles=model_handles, fontsize="small", title="model (colour)",
+                              title_fontsize="small", loc="upper left")
+    if len(splits) > 1:
+        ax.add_artist(models_legend)
+        split_handles = [Line2D([], [], color="black", marker=markers[s], linestyle="", label=s) for s in splits]
+        fig.legend(handles=split_handles, fontsize="x-small", title="split (marker)",
+                   title_fontsize="small", loc="outside right upper")
+    fig.savefig(path, dpi=110, metadata={"Software": None})
+
+
+def plot_gap(rows: pd.DataFrame, path: Path, title: str) -> None:
+    """Grouped bars of the ID - OOD accuracy gap per split and model, SD over seeds."""
+    from matplotlib.figure import Figure
+
+    splits = list(dict.fromkeys(rows["split"]))
+    models = list(dict.fromkeys(rows["model"]))
+    colours = _colours(models)
+    fig = Figure(figsize=(max(6.4, 1.2 * len(splits) * max(1, len(models)) / 3), 4.8), layout="constrained")
+    ax = fig.add_subplot()
+    width = 0.8 / len(models)
+    for i, model in enumerate(models):
+        group = rows[rows["model"] == model].set_index("split").reindex(splits)
+        ax.bar(np.arange(len(splits)) + (i - (len(models) - 1) / 2) * width, group["gap_mean"], width,
+               yerr=group["gap_sd"].fillna(0), capsize=2, label=model, color=colours[model])
+    ax.axhline(0, color="grey", linewidth=1)
+    ax.set_xticks(np.arange(len(splits)), splits, rotation=30, ha="right")
+    ax.set_ylabel("ID - OOD test accuracy")
+    ax.set_title(title)
+    ax.legend(fontsize="small")
+    fig.savefig(path, dpi=110, metadata={"Software": None})
