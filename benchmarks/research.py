@@ -68,10 +68,12 @@ def read_lines(path: Path) -> list[dict]:
 
 def study_lines(names: str) -> list[dict]:
     """The lines of the comma-separated studies ``names``; a study without a file is named."""
+    lines = []
     for name in names.split(","):
         if not (path := RESULTS / f"{name}.jsonl").is_file():
             raise SystemExit(f"--study: no study {name!r} ({path} does not exist)")
-    return [r for name in names.split(",") for r in read_lines(RESULTS / f"{name}.jsonl")]
+        lines += read_lines(path)
+    return lines
 
 
 def resolve_rules(params: dict, n_rows: int, n_columns: int) -> dict:

@@ -9,9 +9,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-tabm = pytest.importorskip("tabm")
+from tabmoe.baselines.tabm import PAPER_DEFAULTS, TabMClassifier, member_mean_loss
 
-from tabmoe.baselines.tabm import PAPER_DEFAULTS, TabMClassifier, member_mean_loss  # noqa: E402
+tabm = pytest.importorskip("tabm")  # extra "baselines" (tabmoe.baselines.tabm imports it lazily)
 
 CARDINALITIES, N_NUMERIC, N_CLASSES = [5, 3], 4, 3
 

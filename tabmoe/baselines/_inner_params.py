@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from ..nn._class_weight import class_weight_codes
 from ._gbdt import library
 
 #: Parameters naming columns of the estimator's input: CatBoost's, scikit-learn's,
@@ -136,14 +136,8 @@ def class_weight_by_code(estimator: Any, classes: np.ndarray) -> None:
     check_class_weights(name, weights)
     if not isinstance(weights, Mapping):
         return
-    labels = list(weights)
-    codes = pd.Index(classes, dtype=object).get_indexer(pd.Index(labels, dtype=object))
-    unknown = [label for label, code in zip(labels, codes, strict=True) if code < 0]
-    if unknown:
-        raise ValueError(
-            f"{name} has labels not in y: {unknown}; the classes are {classes.tolist()}."
-        )
-    by_code = {int(code): weights[label] for label, code in zip(labels, codes, strict=True)}
+    codes = class_weight_codes(name, weights, classes)
+    by_code = {int(code): weights[label] for label, code in zip(weights, codes, strict=True)}
     if name == "class_weights":
         by_code = [by_code.get(code, 1.0) for code in range(len(classes))]
     estimator.set_params(**{name: by_code})

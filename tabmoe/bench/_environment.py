@@ -16,6 +16,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import torch
 from threadpoolctl import threadpool_limits
@@ -51,13 +52,13 @@ def cpu_model() -> str:
     return (name or platform.processor()) + (" (avx512f)" if " avx512f" in text else "")
 
 
-def accelerator(estimator: object) -> str | None:
+def accelerator(estimator: Any) -> str | None:
     """The device a fitted torch model's network sits on when it is not the CPU (a CUDA
     GPU's name, else the device type); None for the CPU and for models without a network
     (``module_``). The registry leaves ``device="auto"``: on a GPU host the torch models
     train there, and ``cpu`` alone would name the wrong processor."""
     try:
-        device = next(estimator.module_.parameters()).device  # type: ignore[attr-defined]
+        device = next(estimator.module_.parameters()).device
     except (AttributeError, StopIteration, TypeError):
         return None
     if device.type == "cuda":

@@ -222,8 +222,8 @@ def check_models(names: list[str]) -> None:
         raise ValueError(f"unknown model(s) {unknown}; known models: {list(MODELS)}")
     missing = [n for n in names if not get_model(n).available()]
     if missing:
-        needs = {n: list(get_model(n).requires) for n in missing}
-        raise ValueError(f"model(s) {missing} need packages that are not installed: {needs}")
+        needs = "; ".join(f"{n}: {get_model(n).install_hint()}" for n in missing)
+        raise ValueError(f"model(s) {missing} need packages that are not installed ({needs})")
 
 
 def _check_fixed_params(suite: Suite, models: list[str]) -> None:

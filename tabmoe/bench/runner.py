@@ -33,7 +33,7 @@ from tqdm.auto import tqdm
 from .engines import execute_all
 from .plan import RunSpec
 from .schema import RecordError, check_record
-from .storage import RunStore, StoreError
+from .storage import RunStore, StoreError, config_hashes
 
 
 def last_line(error: str | None) -> str:
@@ -104,9 +104,9 @@ def run_plan(
     finished: dict[str, str] = {}
     made_on: dict[str, str | None] = {}  # run id -> its data file's digest (None: not a file)
     for suite in dict.fromkeys(s.suite for s in specs):
-        for record in store.records(suite):
-            finished[record["run_id"]] = record.get("config_hash") or ""
-            made_on[record["run_id"]] = record.get("source_digest")
+        records = store.records(suite)  # one read for both (finished() reads them too)
+        finished.update(config_hashes(records))
+        made_on.update({r["run_id"]: r.get("source_digest") for r in records})
     digests: dict[object, str | None] = {}  # data source -> its digest now (split names repeat across suites)
     todo = []
     for spec in specs:

@@ -83,6 +83,11 @@ def _first_line(exc: BaseException) -> str:
     return lines[0] if lines else type(exc).__name__
 
 
+def config_hashes(records: list[dict[str, Any]]) -> dict[str, str]:
+    """run_id -> config hash ("" when the record has none) of ``records``."""
+    return {r["run_id"]: r.get("config_hash") or "" for r in records}
+
+
 class RunStore(Protocol):
     def finished(self, suite: str) -> dict[str, str]:
         """run_id -> config hash of every finished run of ``suite`` (corrupt records excluded)."""
@@ -210,7 +215,7 @@ class DirectoryStore:
         return self.scan(suite)[0]
 
     def finished(self, suite: str) -> dict[str, str]:
-        return {r["run_id"]: r.get("config_hash", "") for r in self.records(suite)}
+        return config_hashes(self.records(suite))
 
     def recover(self, suite: str) -> list[str]:
         warnings = []
@@ -376,7 +381,7 @@ class SQLStore:
         return self.scan(suite)[0]
 
     def finished(self, suite: str) -> dict[str, str]:
-        return {r["run_id"]: r.get("config_hash") or "" for r in self.records(suite)}
+        return config_hashes(self.records(suite))
 
     def recover(self, suite: str) -> list[str]:
         return [f"corrupted {item.location} ({item.reason}); the run is redone and its new record "
