@@ -47,6 +47,7 @@ import torch.nn.functional as F
 from research_args import run_plan, seed_list
 from row_scoring import RowScoredClassifier
 from sklearn.metrics import log_loss
+from tied_heads import TIE_HEADS, TiedHeadsClassifier
 
 from tabmoe import TabularMoEClassifier
 from tabmoe._frame import is_categorical_dtype
@@ -169,7 +170,8 @@ def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
     """The estimator of a variant; the research-only ``stop_on="error"`` (study 46) picks
     :class:`ErrorStoppedClassifier`, the trainer settings of :func:`trainer_extra` (studies
     49-51) :class:`TrainerOptionsClassifier`, ``row_weight`` > 0 (study 53)
-    :class:`~row_scoring.RowScoredClassifier`."""
+    :class:`~row_scoring.RowScoredClassifier`, ``tie_heads`` (study 54)
+    :class:`~tied_heads.TiedHeadsClassifier`."""
     params = dict(params)
     stop_on = params.pop("stop_on", "log_loss")
     if stop_on not in ("log_loss", "error"):
@@ -180,13 +182,22 @@ def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
     row_weight = params.pop("row_weight", 0)
     if isinstance(row_weight, bool) or not isinstance(row_weight, (int, float)) or not row_weight >= 0:
         raise SystemExit(f"row_weight must be a number >= 0, got {row_weight!r}")
+    tie = params.pop("tie_heads", "none")
+    if tie not in TIE_HEADS:
+        raise SystemExit(f"tie_heads must be one of {', '.join(TIE_HEADS)}, got {tie!r}")
     if row_weight > 0:
-        if extra or stop_on == "error":
-            raise SystemExit("row_weight does not combine with the research-only trainer settings")
+        if extra or stop_on == "error" or tie != "none":
+            raise SystemExit("row_weight does not combine with the research-only trainer settings or tie_heads")
         if params.get("n_layers", "auto") not in ("auto", 1) or params.get("n_members", 1) != 1:
             raise SystemExit("row_weight reads one leave-one-out pass: n_layers 1 and n_members 1 only")
         model = RowScoredClassifier(**params, random_state=seed)
         model.row_weight = float(row_weight)
+        return model
+    if tie != "none":
+        if extra or stop_on == "error" or params.get("n_members", 1) != 1:
+            raise SystemExit("tie_heads does not combine with other research-only settings or n_members")
+        model = TiedHeadsClassifier(**params, random_state=seed)
+        model.tie_mode = tie
         return model
     if extra:
         model = TrainerOptionsClassifier(**params, random_state=seed)
