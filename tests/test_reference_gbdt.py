@@ -158,6 +158,21 @@ def test_catboost_prior_has_one_stage():
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])
+def test_catboost_staged_predict_gives_one_class_per_row(n_classes):
+    # CatBoost's multiclass staged_predict yields (n, 1) codes: each stage was an (n, 1)
+    # array of classes, which compared with predict's (n,) broadcast to (n, n)
+    pytest.importorskip("catboost")
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"x": rng.normal(size=90), "c": rng.choice(list("pqr"), 90)})
+    y = np.array(["a", "b", "c"][:n_classes])[rng.integers(0, n_classes, 90)]
+    clf = reference.catboost(iterations=5, thread_count=1).fit(X, y)
+    stages = list(clf.staged_predict(X))
+    assert len(stages) == 5
+    assert all(stage.shape == (len(X),) for stage in stages)
+    np.testing.assert_array_equal(stages[-1], clf.predict(X))
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
 def test_xgboost_probabilities_are_float64_rows_summing_to_one(n_classes):
     # XGBoost's predict_proba is float32 (row sums off 1 by up to 5e-8); every other model's
     # is float64

@@ -252,8 +252,8 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
         if not hasattr(self.estimator_, "staged_predict"):  # the DummyClassifier prior
             yield self.classes_[np.asarray(self.estimator_.predict(Z), dtype=np.int64)]
             return
-        for codes in self.estimator_.staged_predict(Z):
-            yield self.classes_[np.asarray(codes, dtype=np.int64)]
+        for codes in self.estimator_.staged_predict(Z):  # CatBoost's multiclass: (n_samples, 1)
+            yield self.classes_[np.asarray(codes, dtype=np.int64).reshape(-1)]
 
     def __sklearn_clone__(self) -> EncodedClassifier:
         """scikit-learn's ``clone``, with a CatBoost estimator made anew from its parameters
