@@ -1,0 +1,88 @@
+"""The code the pages show runs.
+
+* Every ```` ```python ```` block of README.md and docs/ that is not an embedded example
+  (``--8<--``) and not run by ``tests/test_docs.py`` (docs/tuning.md, the MoE code of
+  docs/moe.md) runs here, in a scratch folder, in the order of its page. Such blocks are
+  fragments: they use a reader's data (``X_train``, ``y_train``, ``X_test``, ``X_target``,
+  a fitted ``clf``, a ``seed``, an Optuna ``optuna_trial``), which the test provides from
+  the shipped car data; everything else (imports, other names) must come from the block
+  itself or an earlier block of the same page. A new block on any page is picked up.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+PAGES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+#: Blocks run elsewhere: tests/test_docs.py runs every block of docs/tuning.md and the
+#: block of docs/moe.md that builds a MixtureOfExperts.
+RUN_ELSEWHERE = {"tuning.md": None, "moe.md": "MixtureOfExperts.from_model"}
+_BLOCK = re.compile(r"^( *)```python[^\n]*\n(.*?)^\1```", flags=re.S | re.M)
+
+
+def python_blocks(page: Path) -> list[str]:
+    """The page's Python blocks, dedented, in order."""
+    blocks = []
+    for match in _BLOCK.finditer(page.read_text(encoding="utf8")):
+        indent = len(match.group(1))
+        blocks.append("\n".join(line[indent:] for line in match.group(2).splitlines()))
+    return blocks
+
+
+def fragments(page: Path) -> list[str]:
+    skip = RUN_ELSEWHERE.get(page.name, "")
+    return [
+        block for block in python_blocks(page)
+        if not block.strip().startswith("--8<--")
+        and (skip is not None and not (skip and skip in block))
+    ]
+
+
+FRAGMENT_PAGES = [page for page in PAGES if fragments(page)]
+
+
+@pytest.fixture(scope="module")
+def reader_data():
+    """What a fragment may take as given: a reader's table, split, fitted model, seed, trial."""
+    import optuna
+
+    from tabmoe import TabularMoEClassifier
+
+    data = pd.read_csv(ROOT / "benchmarks" / "data" / "car-smoke.csv", dtype="category")
+    data = data.sample(160, random_state=0)
+    X, y = data.drop(columns="class"), data["class"]
+    X_train, y_train, X_test = X.iloc[:120], y.iloc[:120], X.iloc[120:]
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    clf = TabularMoEClassifier(max_epochs=3, random_state=0).fit(X_train, y_train)
+    return {"X_train": X_train, "y_train": y_train, "X_test": X_test, "X_target": X_test,
+            "clf": clf, "seed": 0, "optuna_trial": optuna.create_study().ask()}
+
+
+def test_the_fragments_are_found():
+    names = {page.name for page in FRAGMENT_PAGES}
+    assert {"README.md", "index.md", "paper.md", "persistence.md", "ood.md"} <= names, names
+    assert "tuning.md" not in names
+    # docs/moe.md's MoE block is run by tests/test_docs.py, not here.
+    assert not any("MixtureOfExperts" in block for block in fragments(DOCS / "moe.md"))
+
+
+@pytest.mark.parametrize("page", FRAGMENT_PAGES, ids=lambda page: str(page.relative_to(ROOT)))
+def test_page_fragments_run_as_written(page, reader_data, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # fragments save model files into the working folder
+    namespace = {"__name__": "__doc_snippet__", **reader_data}
+    for block in fragments(page):
+        if not torch.cuda.is_available():
+            # load(..., device="cuda") is a ValueError without CUDA; the line is the same on the CPU.
+            block = block.replace('device="cuda"', 'device="cpu"')
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the unseen-category warning of the tiny table
+            exec(compile(block, str(page), "exec"), namespace)
+
