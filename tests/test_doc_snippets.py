@@ -1,4 +1,4 @@
-"""The code the pages show runs.
+"""The code the pages show runs, and the outputs they show are what it prints.
 
 * Every ```` ```python ```` block of README.md and docs/ that is not an embedded example
   (``--8<--``) and not run by ``tests/test_docs.py`` (docs/tuning.md, the MoE code of
@@ -7,11 +7,18 @@
   a fitted ``clf``, a ``seed``, an Optuna ``optuna_trial``), which the test provides from
   the shipped car data; everything else (imports, other names) must come from the block
   itself or an earlier block of the same page. A new block on any page is picked up.
+* (slow) Every docs example prints exactly its committed ``docs/examples/output/*.txt``,
+  which the pages embed: ``scripts/run_examples.sh`` regenerates the outputs in CI but
+  nothing compared them, so an output could go stale.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 
@@ -86,3 +93,28 @@ def test_page_fragments_run_as_written(page, reader_data, tmp_path, monkeypatch)
             warnings.simplefilter("ignore")  # the unseen-category warning of the tiny table
             exec(compile(block, str(page), "exec"), namespace)
 
+
+EXAMPLES = sorted((DOCS / "examples").glob("*.py"))
+
+
+@pytest.mark.slow  # runs every docs example, about 2 minutes on one core
+@pytest.mark.skipif(torch.cuda.is_available(), reason="the outputs were recorded on the CPU")
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda path: path.name)
+def test_example_prints_its_committed_output(example, tmp_path):
+    """Run in a copy of docs/examples (so the committed figures under docs/img are not
+    rewritten), one thread, as scripts/run_examples.sh runs it."""
+    (tmp_path / "docs" / "img").mkdir(parents=True)
+    shutil.copytree(DOCS / "examples", tmp_path / "docs" / "examples")
+    (tmp_path / "benchmarks").symlink_to(ROOT / "benchmarks")
+    env = {**os.environ, "MPLBACKEND": "Agg", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    result = subprocess.run(
+        [sys.executable, str(tmp_path / "docs" / "examples" / example.name)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    recorded = (DOCS / "examples" / "output" / f"{example.stem}.txt").read_text(encoding="utf8")
+    assert result.stdout == recorded, (
+        f"{example.name} now prints something else than docs/examples/output/{example.stem}.txt: "
+        "rerun `bash scripts/run_examples.sh` and commit the output"
+    )
