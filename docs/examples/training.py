@@ -30,8 +30,9 @@ X_train, X_val, y_train, y_val = train_test_split(
 )
 print("training class counts:", y_train.value_counts().to_dict())
 
-# eval_set turns early_stopping="auto" on: stop after n_iter_no_change epochs without a
-# better validation label log-loss, and keep the best epoch's weights.
+# Early stopping (on by default) validates on eval_set instead of a held-out share of the
+# training rows: stop after n_iter_no_change epochs without a better validation label
+# log-loss, and keep the best epoch's weights.
 plain = TabularMoEClassifier(
     max_epochs=100, n_iter_no_change=5, learning_rate=3e-3, random_state=0
 )
