@@ -227,6 +227,12 @@ def write_file(payload: dict, path: str | os.PathLike) -> None:
     if not os.path.isdir(folder):
         what = "is not a folder" if os.path.exists(folder) else "does not exist"
         raise FileNotFoundError(f"Cannot save the model to {path!r}: the folder {folder!r} {what}.")
+    with contextlib.suppress(FileNotFoundError):
+        # The rename would replace a device, pipe or socket with a file (as root, /dev/full).
+        mode = os.lstat(path).st_mode
+        if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+            raise OSError(errno.EINVAL, f"Cannot save the model to {path!r}: it is not a regular "
+                          "file (a device, pipe or socket), which a save would replace; give a file name.")
     tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     # A file saved over keeps its permissions: a private (0600) model file became 0644.
     # The temporary file is private until then, so it is never readable by more users.

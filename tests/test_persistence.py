@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import stat
 import subprocess
 import sys
 import textwrap
@@ -785,3 +786,24 @@ def test_load_leaves_the_callers_random_state_as_it_was(saved):
     torch.manual_seed(5)
     TabularMoEClassifier.load(path)
     assert torch.equal(torch.rand(3), expected)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_save_refuses_a_path_that_is_not_a_regular_file(saved, tmp_path):
+    """The write-then-rename replaced a device or pipe at the path with the model file (as
+    root, clf.save('/dev/full') turned the device into a 148 KB file); now it is refused and
+    left as it was. A symbolic link is still replaced (documented), a regular file saved over."""
+    _, model, _ = saved
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    with pytest.raises(OSError, match="not a regular file"):
+        model.save(pipe)
+    assert stat.S_ISFIFO(os.lstat(pipe).st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["pipe"]  # no temporary file left
+    target = tmp_path / "model.tabmoe"
+    model.save(target)
+    model.save(target)  # a regular file is saved over
+    link = tmp_path / "link.tabmoe"
+    link.symlink_to(target)
+    model.save(link)
+    assert link.is_file() and not link.is_symlink()
