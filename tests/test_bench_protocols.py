@@ -155,3 +155,29 @@ def test_a_kept_domain_column_reaches_the_models_fit(monkeypatch):
     spec = RunSpec(suite="smoke", split=split, model="logistic_regression", protocol="defaults", seed=0)
     execute_module.execute(spec)
     assert "buying" in seen["columns"]
+
+
+def test_a_tuned_run_closes_its_database_connections(tmp_path, monkeypatch):
+    # Each tuned run opened an Optuna RDB storage whose engine kept its pooled connections
+    # open until the garbage collector found it: 60 tuned runs in one process held up to 29
+    # connections to the sqlite file at once (on PostgreSQL, a server's connection slots).
+    import tabmoe.bench.execute as execute_module
+    from tabmoe.bench.plan import Budget, RunSpec
+    from tabmoe.bench.suites import load_suite
+
+    opened = []
+    real = execute_module.open_storage
+
+    def spy(storage):
+        opened.append(real(storage))
+        return opened[-1]
+
+    monkeypatch.setattr(execute_module, "open_storage", spy)
+    spec = RunSpec(suite="smoke", split=load_suite("smoke").split("car-buying-vhigh"),
+                   model="logistic_regression", protocol="tuned", seed=0, budget=Budget(n_trials=2),
+                   study_storage=f"sqlite:///{tmp_path / 'studies.db'}")
+    record = execute_module.execute(spec)
+    assert record["search"]["n_complete"] == 2
+    (storage,) = opened
+    assert storage.engine.pool.checkedin() == 0
+    assert len(storage.get_all_studies()) == 1  # disposed, the storage still reads
