@@ -162,3 +162,20 @@ def test_encoder_high_cardinality_memory(one_hot):
     assert encoder.cardinalities_.tolist() == [100_000 + 2]
     assert Z.shape == (100_000, (100_000 if one_hot else 1) + 1)  # values seen at fit + x
     assert peak < 200 * 1024**2, f"peak traced memory {peak / 1024**2:.0f} MiB"
+
+
+def test_a_column_missing_in_every_row_fits_without_numpy_warnings():
+    # The shared encoder's StandardScaler divided 0 by 0 for it: three "RuntimeWarning:
+    # invalid value encountered in divide" from sklearn/utils/extmath.py at every fit of
+    # every baseline, naming no column.
+    import warnings
+
+    X, _ = table()
+    X["empty"] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        encoder = TableEncoder().fit(X)
+    Z = encoder.transform(X)
+    assert np.isfinite(Z).all()
+    assert encoder.n_numeric_ == 3 + 1  # size, count, empty, and empty's missing indicator
+    np.testing.assert_array_equal(Z[:, -1], 1.0)

@@ -152,8 +152,11 @@ class TableEncoder(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         self.numeric_ = None
         self.n_numeric_ = 0
         if numeric.shape[1]:
-            # step__param is refused by Pipeline.fit under scikit-learn's metadata routing
-            with config_context(enable_metadata_routing=False):
+            # step__param is refused by Pipeline.fit under scikit-learn's metadata routing.
+            # A column missing in every row has no mean (0 / 0): numpy's "invalid value
+            # encountered in divide", three times from scikit-learn's internals, naming no
+            # column; its rows are 0 with the missing indicator set, as any NaN.
+            with config_context(enable_metadata_routing=False), np.errstate(invalid="ignore", divide="ignore"):
                 self.numeric_ = _numeric_pipeline().fit(
                     numeric, standardscaler__sample_weight=sample_weight
                 )
