@@ -99,3 +99,20 @@ def test_a_callers_float64_default_dtype_changes_no_fit(name, float64_default, t
         loaded = type(clf).load(tmp_path / "model.tabmoe")
         assert {p.dtype for p in loaded.module_.parameters()} == {torch.float32}
         np.testing.assert_array_equal(loaded.predict_proba(X), expected)
+
+
+@pytest.mark.parametrize("mode", ["no_grad", "inference_mode"])
+@pytest.mark.parametrize("name", ["tabmoe", "ft_transformer", "tab_transformer", "tabnet", "tabm"])
+def test_a_fit_under_a_callers_no_grad_trains_as_without(name, mode):
+    # Fitted inside torch.no_grad() (or inference_mode(), or after
+    # torch.set_grad_enabled(False)), every torch model failed with torch's "element 0 of
+    # tensors does not require grad and does not have a grad_fn".
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.choice(list("xyz"), 120), "b": rng.normal(size=120)})
+    y = np.where((X["a"] == "x") | (X["b"] > 0.5), "p", "q")
+    expected = CLASSIFIER_FACTORIES[name]().fit(X, y).predict_proba(X)
+    with getattr(torch, mode)():
+        clf = CLASSIFIER_FACTORIES[name]().fit(X, y)
+        assert not torch.is_grad_enabled()  # the caller's mode, restored
+        np.testing.assert_array_equal(clf.predict_proba(X), expected)
+    np.testing.assert_array_equal(clf.predict_proba(X), expected)

@@ -74,8 +74,11 @@ def seeded(seed: int, device: torch.device) -> Iterator[None]:
     """Seed the RNGs a fit draws from (the CPU's: init; ``device``'s: dropout) inside the
     block without leaking state out: every RNG the block may change is restored after it.
     One thread at a time runs such a block (``_TORCH_STATE_LOCK``), with float32 as torch's
-    default dtype (:func:`float32_default`): networks are built and trained in float32."""
-    with _TORCH_STATE_LOCK, float32_default(), contextlib.ExitStack() as forks:
+    default dtype (:func:`float32_default`): networks are built and trained in float32; and
+    with autograd on, whatever the caller's mode (a fit under ``torch.no_grad()`` failed
+    with torch's "element 0 of tensors does not require grad")."""
+    with (_TORCH_STATE_LOCK, float32_default(), torch.inference_mode(False), torch.enable_grad(),
+          contextlib.ExitStack() as forks):
         forks.enter_context(_lazy_cuda_seed_kept())
         for device_type, devices in _rng_devices(device).items():
             forks.enter_context(torch.random.fork_rng(devices, device_type=device_type))
