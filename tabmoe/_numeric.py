@@ -104,8 +104,7 @@ def numeric_values(column: pd.Series, name: Any, kind: str | None = None, aware:
             values = values - np.datetime64(0, "s")
         # Nanoseconds as float, through float seconds: converting the unit to ns first
         # overflows silently outside 1677-2262 (pandas keeps e.g. year 1 as datetime64[us]).
-        # NaT -> NaN.
-        return values / np.timedelta64(1, "s") * 1e9
+        return _seconds(values) * 1e9
     try:
         values = pd.to_numeric(column, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
     except (TypeError, ValueError) as exc:
@@ -122,6 +121,27 @@ def numeric_values(column: pd.Series, name: Any, kind: str | None = None, aware:
             "NaN (which becomes the MISSING token)."
         )
     return values
+
+
+def _seconds(span: np.ndarray) -> np.ndarray:
+    """timedelta64 -> float seconds (NaT: NaN), the float nearest the exact span, so that one
+    instant gives one float whatever its unit. ``span / 1 s`` is that while the span's count
+    of units is exact as a float (below 2^53); beyond, the count is rounded before it is
+    divided: 2020's datetimes as datetime64[ns] and as datetime64[us] differed in a quarter
+    of their floats, and one on a bin edge took another bin. There, whole seconds and the
+    fraction are added (the whole seconds' rounding error kept: ms beyond 2^53 s)."""
+    unit, count = np.datetime_data(span.dtype)
+    seconds = span / np.timedelta64(1, "s")
+    per = np.timedelta64(1, "s") / np.timedelta64(count, unit)  # units per second
+    if per > 1 and per == round(per):
+        ticks = span.view(np.int64)
+        big = ((ticks >= 2**53) | (ticks <= -(2**53))) & ~np.isnat(span)
+        if big.any():
+            per = round(per)
+            whole, part = np.divmod(ticks[big], per)
+            high = whole.astype(np.float64)
+            seconds[big] = high + ((whole - high.astype(np.int64)) + part / per)
+    return seconds
 
 
 def _is_arrow_time(dtype: pd.ArrowDtype) -> bool:

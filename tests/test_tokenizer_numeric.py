@@ -1,0 +1,56 @@
+"""Numeric columns of ColumnTokenizer: one value, one float, one bin, whatever its dtype."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tabmoe import ColumnTokenizer
+from tabmoe._numeric import numeric_values
+
+
+def _instants(seed: int = 0, n: int = 1001) -> np.ndarray:
+    """Microsecond instants of 2017-2023, sorted: 1001 rows, so 10 bins' edges are rows."""
+    rng = np.random.default_rng(seed)
+    return np.sort(rng.integers(int(1.5e15), int(1.7e15), n)).astype("datetime64[us]")
+
+
+@pytest.mark.parametrize("kind", ["datetime", "timedelta"])
+def test_one_instant_is_one_float_in_every_unit(kind):
+    # 2020's datetimes as datetime64[ns] went through a rounded count of nanoseconds: 252 of
+    # these 1001 read as another float than as datetime64[us].
+    us = _instants()
+    if kind == "timedelta":
+        us = us - np.datetime64(0, "us")
+    floats = {unit: numeric_values(pd.Series(us.astype(f"{us.dtype.str[1:3]}[{unit}]")), "t")
+              for unit in ("us", "ns")}
+    np.testing.assert_array_equal(floats["ns"], floats["us"])
+    ms = us.astype(f"{us.dtype.str[1:3]}[ms]")  # (whole milliseconds: the same instants)
+    np.testing.assert_array_equal(numeric_values(pd.Series(ms.astype(f"{ms.dtype.str[1:3]}[ns]")), "t"),
+                                  numeric_values(pd.Series(ms), "t"))
+
+
+@pytest.mark.parametrize(("fit_unit", "predict_unit"), [("ns", "us"), ("us", "ns")])
+def test_datetimes_on_a_bin_edge_keep_their_bin_in_another_unit(fit_unit, predict_unit):
+    # A model fitted on datetime64[ns] (pandas 2's unit) tokenized the same datetimes given as
+    # datetime64[us] (pandas 3's) into another bin where one sat on an edge: 1-3 rows of these.
+    for seed in range(5):
+        us = _instants(seed)
+        fit = pd.DataFrame({"t": us.astype(f"datetime64[{fit_unit}]")})
+        tok = ColumnTokenizer(n_bins=10).fit(fit)
+        given = pd.DataFrame({"t": us.astype(f"datetime64[{predict_unit}]")})
+        np.testing.assert_array_equal(tok.transform(given), tok.transform(fit))
+        np.testing.assert_array_equal(tok.bin_positions(given), tok.bin_positions(fit))
+
+
+def test_microsecond_floats_are_kept_and_far_spans_are_the_nearest_float():
+    # Microseconds (pandas 3's unit) read as they did; spans beyond 2^53 units are the float
+    # nearest the exact seconds (Python's int division is correctly rounded).
+    us = _instants()
+    np.testing.assert_array_equal(numeric_values(pd.Series(us), "t"),
+                                  (us - np.datetime64(0, "s")) / np.timedelta64(1, "s") * 1e9)
+    ticks = np.array([2**53 + 1, 2**62 + 12345, -(2**62) - 987654321, 2**63 - 1], dtype=np.int64)
+    for unit, per in (("ms", 10**3), ("us", 10**6), ("ns", 10**9)):
+        got = numeric_values(pd.Series(ticks.view(f"m8[{unit}]")), "t")
+        np.testing.assert_array_equal(got, np.array([int(t) / per for t in ticks]) * 1e9)
+    nat = numeric_values(pd.Series(np.array(["NaT", 2**60], dtype="m8[ns]")), "t")
+    assert np.isnan(nat[0]) and nat[1] == 2**60 / 10**9 * 1e9
