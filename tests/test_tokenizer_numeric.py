@@ -54,3 +54,29 @@ def test_microsecond_floats_are_kept_and_far_spans_are_the_nearest_float():
         np.testing.assert_array_equal(got, np.array([int(t) / per for t in ticks]) * 1e9)
     nat = numeric_values(pd.Series(np.array(["NaT", 2**60], dtype="m8[ns]")), "t")
     assert np.isnan(nat[0]) and nat[1] == 2**60 / 10**9 * 1e9
+
+
+def _shares_its_bin(x: np.ndarray, value: float) -> bool:
+    tok = ColumnTokenizer(n_bins=10).fit(pd.DataFrame({"a": x}))
+    tokens = tok.transform(pd.DataFrame({"a": x}))[:, 0]
+    return bool(np.isin(tokens[x != value], tokens[x == value]).any())
+
+
+def test_the_guide_says_which_values_get_a_bin_of_their_own():
+    # The guide said that any value holding one quantile step of the rows or more gets a bin
+    # of its own; inside the range one holding 1.5 steps (150 of 1000 rows, 10 bins) shared
+    # its bin with 30 values above it, as the tokenizer's docstring says it may.
+    rng = np.random.default_rng(0)
+    inside = np.r_[rng.uniform(0, 49, 420), np.full(150, 50.0), rng.uniform(51, 100, 430)]
+    assert _shares_its_bin(inside, 50.0)
+    for start in range(300, 400, 7):  # two steps inside: always its own bin
+        two = np.r_[rng.uniform(0, 49, start), np.full(200, 50.0), rng.uniform(51, 100, 800 - start)]
+        assert not _shares_its_bin(two, 50.0)
+    low = np.r_[np.zeros(100), rng.uniform(1, 100, 900)]  # one step on the minimum
+    assert not _shares_its_bin(low, 0.0) and not _shares_its_bin(-low, 0.0)
+    from pathlib import Path
+
+    guide = " ".join((Path(__file__).parents[1] / "docs/guide/columns.md").read_text().split())
+    assert "a value that holds two quantile steps of the rows or more" in guide
+    assert "minimum or maximum from one step on" in guide
+    assert "between one and two steps may share its bin" in guide
