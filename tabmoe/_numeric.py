@@ -107,6 +107,11 @@ def numeric_values(column: pd.Series, name: Any, kind: str | None = None, aware:
         return _seconds(values) * 1e9
     try:
         values = pd.to_numeric(column, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
+    except OverflowError as exc:  # a Python int beyond the float range (10**309)
+        raise ValueError(
+            f"Input X contains a number too large for a float in column {name!r} ({exc}); "
+            "replace it by a finite value or NaN, or list the column in categorical_features."
+        ) from exc
     except (TypeError, ValueError) as exc:
         detail = str(exc)  # pandas quotes the value: a long text is cut in the middle
         if len(detail) > MAX_DETAIL_CHARS:

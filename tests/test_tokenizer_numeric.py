@@ -80,3 +80,14 @@ def test_the_guide_says_which_values_get_a_bin_of_their_own():
     assert "a value that holds two quantile steps of the rows or more" in guide
     assert "minimum or maximum from one step on" in guide
     assert "between one and two steps may share its bin" in guide
+
+
+def test_an_int_beyond_the_float_range_names_its_column():
+    """A Python int of an object column read as numeric that no float holds was a bare
+    'OverflowError: int too large to convert to float', naming no column."""
+    X = pd.DataFrame({"big": np.array([10**309, 1, 2], dtype=object)})
+    with pytest.raises(ValueError, match="too large for a float in column 'big'"):
+        ColumnTokenizer(categorical_features=[]).fit(X)
+    fitted = ColumnTokenizer(categorical_features=[]).fit(pd.DataFrame({"big": [1.0, 2.0, 3.0]}))
+    with pytest.raises(ValueError, match="too large for a float in column 'big'"):
+        fitted.transform(X)
