@@ -7,7 +7,10 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from sklearn.model_selection import StratifiedKFold
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import column_or_1d
 
 from ._frame import as_arrow_table
 from .metrics import _labels
@@ -44,6 +47,40 @@ def _n_rows(data: Any, name: str) -> int:
         raise TypeError(f"{name} must be array-like (rows first), got {type(data).__name__}") from None
 
 
+def _check_rows_and_labels(model: Any, X: Any, y: Any) -> None:
+    """ValueError unless ``X`` and ``y`` have as many rows and ``y`` holds labels every trial
+    can fit and score (:func:`_check_labels`); a registry spec's models also refuse a
+    regression target and a single class in ``fit``, so those are refused here too."""
+    n_rows = _n_rows(X, "X")
+    if (n_labels := _n_rows(y, "y")) != n_rows:
+        raise ValueError(f"X and y must have the same number of rows, got {n_rows} and {n_labels}")
+    labels = _check_labels(y, "y")
+    if callable(getattr(model, "make_default", None)):  # a ModelSpec: its models' fit refuses these
+        check_classification_targets(labels)
+        if len(classes := np.unique(labels)) < 2:
+            raise ValueError(f"Classifier can't train when only one class is present: y holds only {classes.tolist()}.")
+
+
+def _check_labels(y: Any, name: str) -> np.ndarray:
+    """``y`` as a 1-d array, as a classifier's ``fit`` reads it, or a ValueError before the
+    study starts for labels that every trial would fail on alike (each failure logged, a
+    stored study's budget spent on them): more than one column (the metrics refuse them) or
+    missing labels (NaN, None, NA: every fit refuses them, a cv split sorting them raised a
+    TypeError, the metrics of a ``y_val`` holding them a ValueError or, for None, a TypeError)."""
+    try:
+        _labels(y)
+    except ValueError as exc:
+        raise ValueError(f"{name} {str(exc).removeprefix('labels ')}") from None
+    # a list as objects: np.asarray(["a", nan]) would hold the text "nan"
+    missing = np.flatnonzero(np.asarray(pd.isna(column_or_1d(np.asarray(y, dtype=object) if isinstance(y, list) else y)), dtype=bool))
+    if len(missing):
+        raise ValueError(
+            f"{name} contains {len(missing)} missing label(s) (NaN, None or NA), e.g. at position(s) "
+            f"{missing[:5].tolist()}: every trial would fail on them. Drop those rows or fill their labels."
+        )
+    return column_or_1d(y)
+
+
 def _folds(cv: Any, y: Any, seed: int | None) -> list[tuple[np.ndarray, np.ndarray]]:
     """The (train, test) row positions of ``cv``, drawn once so every trial uses the same folds."""
     if _is_int(cv):
@@ -70,6 +107,7 @@ def _check_validation(validation: Any, X: Any) -> None:
     n_val = _n_rows(y_val, "validation's y_val")
     if n_val == 0:
         raise ValueError("validation has no rows: the split has no ID validation part")
+    _check_labels(y_val, "validation's y_val")
     n_X_val = _n_rows(X_val, "validation's X_val")
     if n_X_val != n_val:
         raise ValueError(f"validation's X_val and y_val must have the same number of rows, got {n_X_val} and {n_val}")

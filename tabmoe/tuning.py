@@ -47,11 +47,11 @@ from ._tuning_checks import (
     _check_entries,
     _check_metric_defined,
     _check_parameter_names,
+    _check_rows_and_labels,
     _check_study,
     _check_validation,
     _folds,
     _is_int,
-    _n_rows,
     _queued,
     _rows,
     _seed,
@@ -298,7 +298,8 @@ def tune(
         model's defaults as a user constructs it, and its ``suggest`` is the default space),
         an estimator (cloned, then ``set_params``) or a factory
         ``(**params) -> estimator``.
-    X, y : training rows (n_rows, n_features) and labels (n_rows,).
+    X, y : training rows (n_rows, n_features) and labels (n_rows,). Missing labels (NaN, None,
+        NA), in ``y`` or ``y_val``, are refused before the study starts.
     search_space : callable or mapping, optional
         ``suggest(trial) -> dict`` of estimator parameters (Optuna define-by-run), or a
         mapping ``name -> list of choices | optuna distribution`` (a 1-d array or a
@@ -405,9 +406,7 @@ def tune(
     enqueue = [_queued(i, entry) for i, entry in enumerate(enqueue)]
     if (validation is None) == (cv is None):
         raise ValueError("give exactly one of validation=(X_val, y_val) (or a split) and cv=<folds>")
-    n_rows = _n_rows(X, "X")
-    if (n_labels := _n_rows(y, "y")) != n_rows:
-        raise ValueError(f"X and y must have the same number of rows, got {n_rows} and {n_labels}")
+    _check_rows_and_labels(model, X, y)
     folds = _folds(cv, y, seed) if cv is not None else None
     if hasattr(validation, "parts") and hasattr(validation, "features"):  # SplitData
         validation = (validation.features("validation"), validation.validation[validation.target])

@@ -406,6 +406,42 @@ def test_a_metric_undefined_on_the_scored_rows_is_named_before_the_study_starts(
     assert not journal.exists()
 
 
+LABELS = np.array(["a", "b"] * 10 + ["a"], dtype=object)
+
+
+@pytest.mark.parametrize(
+    ("model", "y", "y_val", "message"),
+    [
+        # missing labels: every fit refuses them (a cv split sorting them: a TypeError)
+        (LogisticRegression(), np.where(np.arange(21) == 3, None, LABELS), None,
+         r"y contains 1 missing label\(s\) \(NaN, None or NA\), e.g. at position\(s\) \[3\]"),
+        (LogisticRegression(), LABELS, np.where(np.arange(21) == 5, None, LABELS),
+         r"validation's y_val contains 1 missing label\(s\) .* \[5\]"),
+        (LogisticRegression(), LABELS == "a", np.where(np.arange(21) == 2, np.nan, 1.0),
+         r"validation's y_val contains 1 missing label\(s\) .* \[2\]"),
+        (LogisticRegression(), np.c_[LABELS, LABELS], None, r"y must be 1-d or one column, got .* \(21, 2\)"),
+        (LogisticRegression(), LABELS, np.c_[LABELS, LABELS], r"validation's y_val must be 1-d or one column"),
+        # a registry model refuses regression targets and a single class in fit, as they all do
+        (get_model("logistic_regression"), np.linspace(0, 1, 21), None, "Unknown label type: continuous"),
+        (get_model("logistic_regression"), np.ones(21), None, r"only one class is present: y holds only \[1.0\]"),
+    ],
+)
+@pytest.mark.parametrize("scoring", ["validation", "cv"])
+def test_labels_every_trial_would_fail_on_are_refused_before_the_study_starts(tmp_path, model, y, y_val, message, scoring):
+    """They failed every trial alike (each logged with its traceback, a stored study's
+    budget spent on failures), then "no trial ... completed"; y_val with a None label and
+    metric="accuracy" was a TypeError of sorting after a trial's fit, y with one under
+    cv=3 another (StratifiedKFold's)."""
+    X = pd.DataFrame({"c": np.random.RandomState(0).choice(["x", "y"], 21)})
+    if scoring == "cv" and y_val is not None:  # cv scores folds of y: a y_val fault has no cv case
+        y, message = y_val, message.replace("validation's y_val", "y")
+    kwargs = {"cv": 3} if scoring == "cv" else {"validation": (X, LABELS if y_val is None else y_val)}
+    journal = tmp_path / "optuna.journal"
+    with pytest.raises(ValueError, match=message):
+        tune(model, X, y, {"C": [1.0]}, n_trials=3, storage=journal, study_name="m", **kwargs)
+    assert not journal.exists()
+
+
 def test_choices_may_be_arrays_ranges_and_numpy_scalars(data):
     X, y, val = data
     space = {"estimator__C": np.logspace(-1, 1, 3), "estimator__max_iter": list(np.arange(50, 70, 10)),
