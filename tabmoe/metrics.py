@@ -31,7 +31,8 @@ METRICS: dict[str, bool] = {
 
 
 def _labels(y: Any) -> np.ndarray:
-    """``y`` as a plain 1-d array (pandas categoricals become their values).
+    """``y`` as a plain 1-d array (pandas categoricals become their values; labels other than
+    bool, numbers, dates and durations become objects).
 
     A one-column frame or column vector is read as its column, as scikit-learn's classifiers
     read it in ``fit``; compared as it is, ``pred == y`` would broadcast to (n, n).
@@ -41,7 +42,7 @@ def _labels(y: Any) -> np.ndarray:
         y = y[:, 0]
     elif y.ndim != 1:
         raise ValueError(f"labels must be 1-d or one column, got an array of shape {y.shape}")
-    return y.astype(object) if y.dtype.kind not in "biuf" else y
+    return y.astype(object) if y.dtype.kind not in "biufMm" else y
 
 
 def ovr_roc_auc(y: np.ndarray, proba: np.ndarray, classes: np.ndarray) -> float | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.metrics import log_loss, roc_auc_score
 
@@ -127,3 +128,19 @@ def test_a_one_class_model_is_scored_with_log_loss_none():
     assert s["log_loss"] is None and s["roc_auc"] is None
     assert s["accuracy"] == pytest.approx(2 / 3) and s["balanced_accuracy"] == 0.5
     assert score_estimator(model, [[0]], ["a"])["log_loss"] is None
+
+
+@pytest.mark.parametrize("unit", ["datetime64[ns]", "timedelta64[s]"])
+def test_date_and_duration_labels_are_scored_as_their_codes_would_be(unit):
+    """Every classifier fits, predicts, scores and saves datetime64 / timedelta64 labels (as
+    scikit-learn's do), but their metrics failed with sklearn's `ValueError: unknown is not
+    supported`: the labels were turned into objects, which for nanoseconds are plain ints."""
+    classes = np.array([0, 86400, 2 * 86400]).astype("timedelta64[s]")
+    if unit.startswith("datetime"):
+        classes = (np.datetime64("2020-01-01") + classes).astype(unit)
+    codes = np.array([0, 1, 2, 0, 1])
+    proba = np.array([[0.8, 0.1, 0.1], [0.1, 0.8, 0.1], [0.2, 0.2, 0.6], [0.5, 0.4, 0.1], [0.6, 0.3, 0.1]])
+    as_codes = {**classification_scores(codes, proba, np.arange(3)), "bin_mse": None}  # not bins
+    assert classification_scores(classes[codes], proba, classes) == as_codes
+    assert classification_scores(pd.Series(classes[codes]), proba, classes) == as_codes
+    assert as_codes["accuracy"] == 0.8
