@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 LIMIT=${EXAMPLE_TIMEOUT:-120}
 export MPLBACKEND=Agg
 mkdir -p docs/examples/output
+# The CPU kind the outputs come from: tests/test_doc_snippets.py compares them exactly only
+# on the same kind (another may round float32 sums differently and move a figure).
+python -c "from tabmoe.bench._environment import cpu_model; print(cpu_model())" > docs/examples/output/cpu.txt
 for f in docs/examples/*.py; do
   name=$(basename "$f" .py)
   start=$(date +%s.%N)
