@@ -492,6 +492,7 @@ def _write_report(suite: Any, store: Any, out: Path, planned: list[str] | None =
         records, out, title=suite.name, description=suite.description,
         split_order=[s.name for s in suite.splits], reference=reference, tie=tie, failures=failures,
         current_hashes={r["run_id"]: current_config_hash(suite, r, budget) for r in records},
+        plan_known=planned is not None,
     )
     return out / "report.md"
 

@@ -309,13 +309,16 @@ def write_report(
     failures: dict[str, str] | None = None,
     notes: Sequence[str] = (),
     current_hashes: Mapping[str, str | None] | None = None,
+    plan_known: bool = True,
 ) -> list[Path]:
     """Write ``report.md``, the CSV tables and the PNG plots to ``out_dir``; their paths.
 
     ``split_order``: the suite's splits, in its order (records of other splits are reported
     after them, under a NOT IN THE SUITE note). ``current_hashes``: run id -> the config hash
     the suite gives that run now; cells whose every record has another are named in an OLD
-    CONFIGURATION note."""
+    CONFIGURATION note. ``plan_known``: whether ``failures`` names every planned run without
+    a record ("not run"); False (a report without the plan of a ``run``) says that runs never
+    started are not counted instead of claiming none is unfinished."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     if not records:
@@ -353,7 +356,9 @@ def write_report(
     lines += [
         f"{len(runs)} finished runs ({runs['model'].nunique()} models, {runs['split'].nunique()} splits, "
         f"seeds {sorted(set(runs['seed']))}); "
-        f"{len(failures or {})} failed or unfinished.",
+        + (f"{len(failures or {})} failed or unfinished." if plan_known else
+           f"{len(failures or {})} failed; runs never started are not counted (this report does "
+           "not know which runs were planned)."),
         f"Code: git {', '.join(sorted(str(g)[:12] for g in git))}; "
         + ", ".join(f"{k} {' / '.join(sorted(v))}" for k, v in sorted(versions.items())) + ".",
         "",

@@ -1,0 +1,32 @@
+"""``tabmoe-bench`` on partial input: a report after an interrupted or partial run, a split
+named twice, the results database after a command, Ctrl-C in a tuned run."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from tabmoe.bench.cli import main
+
+from .bench_helpers import tiny_suite
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+def test_a_report_without_the_plan_does_not_claim_no_run_is_unfinished(runner, tmp_path):
+    """``report`` after ``run --seeds 0`` of a 3-seed suite (or a run killed midway) said
+    "0 failed or unfinished" although 2 planned runs had no record: it does not know the plan."""
+    suite = tiny_suite(tmp_path, seeds=(0, 1, 2))
+    results = tmp_path / "results"
+    args = [str(suite), "--results", str(results)]
+    ran = runner.invoke(main, ["run", *args, "--seeds", "0", "--no-progress"])
+    assert ran.exit_code == 0, ran.output
+    # run's own report knows its plan (1 run, finished)
+    assert "; 0 failed or unfinished." in (results / "report.md").read_text()
+    assert runner.invoke(main, ["report", *args]).exit_code == 0
+    report = (results / "report.md").read_text()
+    assert "failed or unfinished" not in report
+    assert "1 finished runs (1 models, 1 splits, seeds [0]); 0 failed; runs never started are not counted" in report
