@@ -30,3 +30,14 @@ def test_a_report_without_the_plan_does_not_claim_no_run_is_unfinished(runner, t
     report = (results / "report.md").read_text()
     assert "failed or unfinished" not in report
     assert "1 finished runs (1 models, 1 splits, seeds [0]); 0 failed; runs never started are not counted" in report
+
+
+def test_shift_report_reports_a_split_named_twice_once(runner, tmp_path):
+    """``shift-report --split price --split price`` printed the split's row twice (and
+    computed it twice); ``run --splits`` drops such duplicates too."""
+    suite = tiny_suite(tmp_path, splits=("price", "safety"))
+    result = runner.invoke(main, ["shift-report", str(suite), "--split", "safety", "--split", "price",
+                                  "--split", "safety", "--max-rows", "200", "--cv", "2"])
+    assert result.exit_code == 0, result.output
+    rows = [line.split("|")[1].strip() for line in result.output.splitlines() if line.startswith("| ")]
+    assert rows == ["split", "safety", "price"]

@@ -178,7 +178,8 @@ def suites_command(ctx: click.Context) -> None:
     "--split",
     "split_names",
     multiple=True,
-    help="Report only this split (repeat the option for several). Default: every split.",
+    help="Report only this split (repeat the option for several; a split named twice is "
+    "reported once). Default: every split.",
 )
 @click.option(
     "--seed",
@@ -222,6 +223,7 @@ def shift_report_command(
     with _user_errors():
         loaded = load_suite(suite, ctx.obj["suites_dir"])
         definitions = [_named_split(loaded, name) for name in split_names] or list(loaded.splits)
+        definitions = list({d.name: d for d in definitions}.values())  # a split named twice: once
         reports = []
         for definition in definitions:
             split_seed = seed if seed is not None else loaded.seeds_for(definition)[0]
