@@ -2,9 +2,15 @@
 line on stdout says what the fit did: epochs, steps, whether it stopped early, the epoch
 kept and its validation loss. Nothing is printed without ``verbose``."""
 
+import math
 import re
 
+import pytest
+import torch
+
 from tabmoe import TabularMoEClassifier
+from tabmoe.nn import trainer as trainer_module
+from tabmoe.nn.trainer import Trainer, TrainerConfig
 
 from .moe_data import toy_table
 
@@ -45,3 +51,43 @@ def test_a_verbose_refit_says_which_line_is_the_refit(capsys):
     assert f"kept epoch {clf.best_epoch_} (validation loss" in lines[0]
     refit = f"TabularMoEClassifier refit on every training row: {len(clf.refit_history_)} epoch"
     assert lines[1].startswith(refit), lines
+
+
+
+@pytest.mark.parametrize(("error", "options"), [
+    (ValueError, {"lr_decay_patience": 0}),  # the checks made after the bar was created
+    (ValueError, {"ema_decay": 2.0}),
+    (ValueError, {"lr_warmup_epochs": -1}),
+    (KeyboardInterrupt, {}),  # from the loss, in the epoch loop
+    (FloatingPointError, {}),  # the trainer's own divergence error
+])
+def test_the_bar_is_closed_when_an_error_ends_the_fit(monkeypatch, error, options):
+    """An error after the bar was created and outside its iteration (``lr_decay_patience=0``,
+    ``ema_decay=2.0``, ``lr_warmup_epochs=-1`` with ``verbose=1``) left it open: a
+    "training: 0%" bar stayed on screen, one more line per such fit. Errors in the epoch
+    loop closed it only as CPython collected tqdm's iterator."""
+    bars = []
+
+    class Recorded(trainer_module.tqdm):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            bars.append(self)
+
+    monkeypatch.setattr(trainer_module, "tqdm", Recorded)
+    steps = {"n": 0}
+
+    def loss(module, batch):
+        steps["n"] += 1
+        out = ((module(batch["x"]).squeeze(-1) - batch["y"]) ** 2).sum()
+        if steps["n"] == 2 and error is FloatingPointError:
+            out = out * math.inf
+        elif steps["n"] == 2:
+            raise error("boom")
+        return out, torch.tensor(float(len(batch["y"])))
+
+    data = {"x": torch.randn(16, 3), "y": torch.randn(16)}
+    cfg = TrainerConfig(max_epochs=5, batch_size=16, verbose=1, early_stopping=False, device="cpu", **options)
+    with pytest.raises(error) as info:
+        Trainer(cfg).fit(torch.nn.Linear(3, 1), data, loss)
+    assert info.traceback  # the traceback, which holds the fit's frame, is still alive here
+    assert len(bars) == 1 and bars[0].disable  # tqdm's close() sets disable

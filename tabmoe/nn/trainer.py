@@ -477,69 +477,71 @@ class Trainer:
         best_loss, best_state, bad_epochs, diverged = math.inf, None, 0, None
         epochs = range(1, cfg.max_epochs + 1)
         bar = tqdm(epochs, desc=cfg.description, disable=not cfg.verbose, leave=False)
-        compiled, self._compiled = cfg.compile, None
-        set_epoch = getattr(loss_fn, "set_epoch", None)
-        scheduler = self._plateau_scheduler(optimizer)
-        warmup = self._warmup_scheduler(optimizer, _n_rows(train))
-        averaged = self._averaged(module)
-        scored = module if averaged is None else averaged.module  # the weights validated and kept
-        for epoch in bar:
-            start = time.perf_counter()
-            if set_epoch is not None:
-                set_epoch(epoch)
-            module.train()
-            lr_at_start = optimizer.param_groups[0]["lr"]
-            total = torch.zeros((), device=cfg.device)
-            weight = torch.zeros((), device=cfg.device)
-            for batch in iterate_batches(train, cfg.batch_size, generator):
-                if compiled:
-                    (s, w), compiled = self._compiled_step(module, batch, loss_fn, optimizer)
-                else:
-                    s, w = self._step(module, batch, loss_fn, optimizer)
-                result.n_steps += 1
-                if warmup is not None and result.n_steps <= warmup.total_iters:
-                    warmup.step()
-                if averaged is not None:
-                    averaged.update_parameters(module)
-                total += s
-                weight += w
-            seen = float(weight)
-            record = {
-                "epoch": epoch,
-                "train_loss": float(total / weight) / cfg.n_members if seen > 0 else math.nan,
-                "seconds": time.perf_counter() - start,
-            }
-            if seen > 0 and not math.isfinite(record["train_loss"]):
-                # the weights are no longer finite: every later prediction would be NaN
-                diverged = (f"Training diverged in epoch {epoch}: the training loss is "
-                            f"{record['train_loss']}. Lower the learning rate (learning_rate={cfg.lr:g}).")
-                if not (cfg.early_stopping and best_state is not None):
-                    raise FloatingPointError(diverged)
-                warnings.warn(f"{diverged} The weights of epoch {result.best_epoch}, the best on "
-                              "validation, are kept.", RuntimeWarning, stacklevel=2)
-                result.history.append(record)
-                result.stopped_early = True
-                break
-            if validation is not None:
-                record["val_loss"] = self.evaluate(scored, validation, val_loss_fn)
-            if scheduler is not None or cfg.lr_warmup_epochs > 0:  # a one-step warm-up too
-                record["lr"] = lr_at_start  # the rate this epoch's first step trained at
-            if scheduler is not None:
-                scheduler.step(record.get("val_loss", record["train_loss"]))
-            result.history.append(record)
-            bar.set_postfix({k: f"{v:.4f}" for k, v in record.items() if k.endswith("loss")})
-            if validation is None or epoch <= cfg.start_from_epoch:
-                continue
-            if record["val_loss"] < best_loss - cfg.tol:
-                best_loss, bad_epochs = record["val_loss"], 0
-                if cfg.early_stopping:  # best_epoch: the epoch whose weights are kept
-                    result.best_epoch, best_state = epoch, copy.deepcopy(scored.state_dict())
-            else:
-                bad_epochs += 1
-                if cfg.early_stopping and bad_epochs >= cfg.n_iter_no_change:
+        try:  # the bar is closed however the loop ends (an error, Ctrl-C)
+            compiled, self._compiled = cfg.compile, None
+            set_epoch = getattr(loss_fn, "set_epoch", None)
+            scheduler = self._plateau_scheduler(optimizer)
+            warmup = self._warmup_scheduler(optimizer, _n_rows(train))
+            averaged = self._averaged(module)
+            scored = module if averaged is None else averaged.module  # the weights validated and kept
+            for epoch in bar:
+                start = time.perf_counter()
+                if set_epoch is not None:
+                    set_epoch(epoch)
+                module.train()
+                lr_at_start = optimizer.param_groups[0]["lr"]
+                total = torch.zeros((), device=cfg.device)
+                weight = torch.zeros((), device=cfg.device)
+                for batch in iterate_batches(train, cfg.batch_size, generator):
+                    if compiled:
+                        (s, w), compiled = self._compiled_step(module, batch, loss_fn, optimizer)
+                    else:
+                        s, w = self._step(module, batch, loss_fn, optimizer)
+                    result.n_steps += 1
+                    if warmup is not None and result.n_steps <= warmup.total_iters:
+                        warmup.step()
+                    if averaged is not None:
+                        averaged.update_parameters(module)
+                    total += s
+                    weight += w
+                seen = float(weight)
+                record = {
+                    "epoch": epoch,
+                    "train_loss": float(total / weight) / cfg.n_members if seen > 0 else math.nan,
+                    "seconds": time.perf_counter() - start,
+                }
+                if seen > 0 and not math.isfinite(record["train_loss"]):
+                    # the weights are no longer finite: every later prediction would be NaN
+                    diverged = (f"Training diverged in epoch {epoch}: the training loss is "
+                                f"{record['train_loss']}. Lower the learning rate (learning_rate={cfg.lr:g}).")
+                    if not (cfg.early_stopping and best_state is not None):
+                        raise FloatingPointError(diverged)
+                    warnings.warn(f"{diverged} The weights of epoch {result.best_epoch}, the best on "
+                                  "validation, are kept.", RuntimeWarning, stacklevel=2)
+                    result.history.append(record)
                     result.stopped_early = True
                     break
-        bar.close()
+                if validation is not None:
+                    record["val_loss"] = self.evaluate(scored, validation, val_loss_fn)
+                if scheduler is not None or cfg.lr_warmup_epochs > 0:  # a one-step warm-up too
+                    record["lr"] = lr_at_start  # the rate this epoch's first step trained at
+                if scheduler is not None:
+                    scheduler.step(record.get("val_loss", record["train_loss"]))
+                result.history.append(record)
+                bar.set_postfix({k: f"{v:.4f}" for k, v in record.items() if k.endswith("loss")})
+                if validation is None or epoch <= cfg.start_from_epoch:
+                    continue
+                if record["val_loss"] < best_loss - cfg.tol:
+                    best_loss, bad_epochs = record["val_loss"], 0
+                    if cfg.early_stopping:  # best_epoch: the epoch whose weights are kept
+                        result.best_epoch, best_state = epoch, copy.deepcopy(scored.state_dict())
+                else:
+                    bad_epochs += 1
+                    if cfg.early_stopping and bad_epochs >= cfg.n_iter_no_change:
+                        result.stopped_early = True
+                        break
+        finally:
+            bar.close()
         if cfg.early_stopping and best_state is not None and (cfg.restore_best_weights or diverged):
             module.load_state_dict(best_state)
         else:
