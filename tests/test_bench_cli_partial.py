@@ -41,3 +41,28 @@ def test_shift_report_reports_a_split_named_twice_once(runner, tmp_path):
     assert result.exit_code == 0, result.output
     rows = [line.split("|")[1].strip() for line in result.output.splitlines() if line.startswith("| ")]
     assert rows == ["split", "safety", "price"]
+
+
+def test_run_and_report_close_the_results_database(runner, tmp_path, monkeypatch):
+    """With ``--storage`` each ``run`` and ``report`` left its pooled database connection to
+    the garbage collector: three in-process runs held three open connections."""
+    from tabmoe.bench import storage
+
+    stores = []
+    opened = storage.SQLStore.__init__
+
+    def recorded(self, *args, **kwargs):
+        opened(self, *args, **kwargs)
+        stores.append(self)  # kept alive here, as a long-lived caller would
+
+    monkeypatch.setattr(storage.SQLStore, "__init__", recorded)
+    suite = tiny_suite(tmp_path, seeds=(0, 1, 2))
+    url = f"sqlite:///{tmp_path / 'results.db'}"
+    for seed in "012":
+        ran = runner.invoke(main, ["run", str(suite), "--storage", url, "--seeds", seed, "--no-progress",
+                                   "--results", str(tmp_path / "results")])
+        assert ran.exit_code == 0, ran.output
+    reported = runner.invoke(main, ["report", str(suite), "--storage", url, "--out", str(tmp_path / "out")])
+    assert reported.exit_code == 0, reported.output
+    assert len(stores) == 4
+    assert [s.engine.pool.checkedin() + s.engine.pool.checkedout() for s in stores] == [0, 0, 0, 0]

@@ -374,6 +374,7 @@ def run_command(
             f"suite {loaded.name!r} tuning",
         )
         store = open_store(results, storage)
+        ctx.call_on_close(store.close)  # its database connections, at the end of the command
         specs = plan_runs(
             loaded, models=_names(model_names, "--models"), splits=_names(split_names, "--splits"),
             seeds=parse_seed_list(seeds),
@@ -536,6 +537,7 @@ def report_command(
                 + (f" --results {results}" if given else "") + "` writes one"
             )
         store = open_store(results, storage, create=False)
+        ctx.call_on_close(store.close)
         try:
             explicit = ctx.get_parameter_source("reference") is not click.core.ParameterSource.DEFAULT
             path = _write_report(loaded, store, out, reference=reference, tie=tie, check_reference=explicit)

@@ -117,6 +117,9 @@ class RunStore(Protocol):
     def failures(self, suite: str) -> dict[str, str]:
         """run_id -> error text of the runs whose last attempt failed."""
 
+    def close(self) -> None:
+        """Release the store's database connections, if any (it reopens them if used again)."""
+
 
 def _finite(value: Any) -> Any:
     """NaN / inf floats -> None, recursively (records are strict JSON)."""
@@ -164,6 +167,9 @@ class DirectoryStore:
 
     def __init__(self, root: str | os.PathLike):
         self.root = Path(root)
+
+    def close(self) -> None:
+        """Nothing to release: every file is closed after each read or write."""
 
     def _path(self, folder: str, run_id: str, suffix: str) -> Path:
         suite, split, model, protocol, seed = run_id.split("/")
@@ -316,6 +322,11 @@ class SQLStore:
                 meta.create_all(self.engine)  # lost a creation race with another worker: they exist now
         except sa.exc.SQLAlchemyError as exc:
             raise ValueError(f"cannot use the database {self.shown}: {_first_line(exc)}") from exc
+
+    def close(self) -> None:
+        """Close the pooled connections now (a command's last use), not when the garbage
+        collector finds the engine: three in-process ``run`` commands held three."""
+        self.engine.dispose()
 
     def _check_exists(self, sa: Any) -> None:
         """A ValueError unless the database exists and holds the runs table."""
