@@ -66,3 +66,36 @@ def test_run_and_report_close_the_results_database(runner, tmp_path, monkeypatch
     assert reported.exit_code == 0, reported.output
     assert len(stores) == 4
     assert [s.engine.pool.checkedin() + s.engine.pool.checkedout() for s in stores] == [0, 0, 0, 0]
+
+
+def test_ctrl_c_in_a_tuned_run_reads_as_in_an_untuned_one(runner, tmp_path, monkeypatch):
+    """Ctrl-C in a trial of a ``--protocol tuned`` run printed Optuna's "Trial 0 failed ...
+    KeyboardInterrupt()" traceback (and "Trial 0 failed with value None.") before the CLI's
+    "Interrupted: ..." line, which an interrupted untuned run prints alone."""
+    import logging
+
+    import sklearn.linear_model
+
+    def interrupted(self, *args, **kwargs):
+        raise KeyboardInterrupt
+
+    logged = []
+
+    class Recorder(logging.Handler):
+        def emit(self, record):
+            logged.append(record.getMessage())
+
+    recorder = Recorder()
+    optuna_logger = logging.getLogger("optuna")
+    optuna_logger.addHandler(recorder)
+    monkeypatch.setattr(sklearn.linear_model.LogisticRegression, "fit", interrupted)
+    try:
+        for protocol in ("tuned", "fixed-budget"):
+            suite = tiny_suite(tmp_path / protocol, protocols=(protocol,), n_trials=2)
+            result = runner.invoke(main, ["run", str(suite), "--results", str(tmp_path / protocol / "results"),
+                                          "--no-progress"])
+            assert result.exit_code == 130, result.output
+            assert "Interrupted: every result saved before is kept" in result.output
+    finally:
+        optuna_logger.removeHandler(recorder)
+    assert not [m for m in logged if "failed" in m], logged

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import logging
 import os
 import platform
 import time
@@ -81,6 +82,42 @@ def _opened_storage(storage: str | None) -> Iterator[Any]:
         if engine is not None:
             opened.remove_session()
             engine.dispose()
+
+
+class _InterruptedTrialLog(logging.Filter):
+    """Drops Optuna's log of a trial a KeyboardInterrupt ended (its traceback, and the
+    "Trial N failed with value None." line after it), so Ctrl-C in a tuned run reads as in
+    an untuned one: the CLI's "Interrupted: ..." line alone. Other failed trials are logged."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.dropped = False
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if self.dropped:
+            self.dropped = False
+            if "failed with value" in record.getMessage():
+                return False
+        exc = record.exc_info
+        if exc and isinstance(exc[1], KeyboardInterrupt):
+            self.dropped = True
+            return False
+        return True
+
+
+@contextlib.contextmanager
+def _quiet_interrupt() -> Iterator[None]:
+    """:class:`_InterruptedTrialLog` on the handlers of Optuna's logger, for one tuning."""
+    import optuna  # noqa: F401  (configures its logger's handler)
+
+    handlers, dropper = list(logging.getLogger("optuna").handlers), _InterruptedTrialLog()
+    for handler in handlers:
+        handler.addFilter(dropper)
+    try:
+        yield
+    finally:
+        for handler in handlers:
+            handler.removeFilter(dropper)
 
 
 def _delete_study(storage: Any, name: str) -> None:
@@ -202,7 +239,7 @@ def execute(spec: RunSpec) -> dict[str, Any]:
             for key, value in _thread_params(model.make(), spec.threads).items()
         }
         if spec.tuned:
-            with _opened_storage(spec.study_storage) as storage:
+            with _opened_storage(spec.study_storage) as storage, _quiet_interrupt():
                 _delete_study(storage, spec.study_name)
                 start = time.perf_counter()
                 result = tune(
