@@ -85,8 +85,11 @@ def test_ctrl_c_in_a_tuned_run_reads_as_in_an_untuned_one(runner, tmp_path, monk
         def emit(self, record):
             logged.append(record.getMessage())
 
-    recorder = Recorder()
+    # Two handlers on Optuna's logger (its own and one more, as another library or test may
+    # add): the filter's state must be each handler's own.
+    recorder, other = Recorder(), logging.NullHandler()
     optuna_logger = logging.getLogger("optuna")
+    optuna_logger.addHandler(other)
     optuna_logger.addHandler(recorder)
     monkeypatch.setattr(sklearn.linear_model.LogisticRegression, "fit", interrupted)
     try:
@@ -98,4 +101,5 @@ def test_ctrl_c_in_a_tuned_run_reads_as_in_an_untuned_one(runner, tmp_path, monk
             assert "Interrupted: every result saved before is kept" in result.output
     finally:
         optuna_logger.removeHandler(recorder)
+        optuna_logger.removeHandler(other)
     assert not [m for m in logged if "failed" in m], logged

@@ -107,17 +107,18 @@ class _InterruptedTrialLog(logging.Filter):
 
 @contextlib.contextmanager
 def _quiet_interrupt() -> Iterator[None]:
-    """:class:`_InterruptedTrialLog` on the handlers of Optuna's logger, for one tuning."""
-    import optuna  # noqa: F401  (configures its logger's handler)
+    """:class:`_InterruptedTrialLog` on the logger Optuna logs a failed trial with, for one
+    tuning. A logger's filters see each record once, before any handler: on the handlers, a
+    filter shared between two of them had its state (the interrupted trial's line dropped,
+    "failed with value" next) reset by the second, which let that line through."""
+    import optuna.study._optimize  # noqa: F401  (the module whose logger logs failed trials)
 
-    handlers, dropper = list(logging.getLogger("optuna").handlers), _InterruptedTrialLog()
-    for handler in handlers:
-        handler.addFilter(dropper)
+    logger, dropper = logging.getLogger("optuna.study._optimize"), _InterruptedTrialLog()
+    logger.addFilter(dropper)
     try:
         yield
     finally:
-        for handler in handlers:
-            handler.removeFilter(dropper)
+        logger.removeFilter(dropper)
 
 
 def _delete_study(storage: Any, name: str) -> None:
