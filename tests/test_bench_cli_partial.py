@@ -85,8 +85,8 @@ def test_ctrl_c_in_a_tuned_run_reads_as_in_an_untuned_one(runner, tmp_path, monk
         def emit(self, record):
             logged.append(record.getMessage())
 
-    # Two handlers on Optuna's logger (its own and one more, as another library or test may
-    # add): the filter's state must be each handler's own.
+    # A second handler on Optuna's logger (as another library or test may add): the
+    # interrupted trial's lines must reach neither.
     recorder, other = Recorder(), logging.NullHandler()
     optuna_logger = logging.getLogger("optuna")
     optuna_logger.addHandler(other)
