@@ -38,6 +38,14 @@ def test_accuracy_part_ignores_revision_and_costs_only():
     assert compare.accuracy_part(changed) != part
     other_costs = text.replace("Code: git ", "Code: git 0000000 ", 1).replace("Total compute: ", "Total compute: 9", 1)
     assert compare.accuracy_part(other_costs) == part
+    # A run's own report knows its plan ("0 failed or unfinished."); a standalone report
+    # (the committed ones, regenerated from their runs) says it cannot count runs never
+    # started: the same counts compare equal, other counts do not.
+    line = next(line for line in text.splitlines() if " finished runs " in line)
+    count = line.split("; ", 1)[0]
+    after_run = text.replace(line, f"{count}; 0 failed or unfinished.", 1)
+    assert compare.accuracy_part(after_run) == part
+    assert compare.accuracy_part(text.replace(line, f"{count}; 1 failed or unfinished.", 1)) != part
 
 
 @pytest.mark.slow
