@@ -71,8 +71,8 @@ def _check_labels(y: Any, name: str) -> np.ndarray:
         _labels(y)
     except ValueError as exc:
         raise ValueError(f"{name} {str(exc).removeprefix('labels ')}") from None
-    # a list as objects: np.asarray(["a", nan]) would hold the text "nan"
-    missing = np.flatnonzero(np.asarray(pd.isna(column_or_1d(np.asarray(y, dtype=object) if isinstance(y, list) else y)), dtype=bool))
+    as_read = np.asarray(y, dtype=object) if isinstance(y, list) else y  # np.asarray(["a", nan]) holds "nan"
+    missing = np.flatnonzero(np.asarray(pd.isna(column_or_1d(as_read)), dtype=bool))
     if len(missing):
         raise ValueError(
             f"{name} contains {len(missing)} missing label(s) (NaN, None or NA), e.g. at position(s) "

@@ -111,8 +111,7 @@ def _quiet_interrupt() -> Iterator[None]:
     tuning. A logger's filters see each record once, before any handler: on the handlers, a
     filter shared between two of them had its state (the interrupted trial's line dropped,
     "failed with value" next) reset by the second, which let that line through."""
-    import optuna.study._optimize  # noqa: F401  (the module whose logger logs failed trials)
-
+    # The logger of optuna.study._optimize, by name: the same object the module logs with.
     logger, dropper = logging.getLogger("optuna.study._optimize"), _InterruptedTrialLog()
     logger.addFilter(dropper)
     try:
