@@ -44,7 +44,8 @@ import numpy as np
 import pandas as pd
 import torch
 import torch.nn.functional as F
-from research_args import run_plan, seed_list
+from impute_unknown import ImputedUnknownClassifier
+from research_args import RESEARCH_PARAMS, run_plan, seed_list
 from row_scoring import RowScoredClassifier
 from sklearn.metrics import log_loss
 from tied_heads import TIE_HEADS, TiedHeadsClassifier
@@ -171,8 +172,13 @@ def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
     :class:`ErrorStoppedClassifier`, the trainer settings of :func:`trainer_extra` (studies
     49-51) :class:`TrainerOptionsClassifier`, ``row_weight`` > 0 (study 53)
     :class:`~row_scoring.RowScoredClassifier`, ``tie_heads`` (study 54)
-    :class:`~tied_heads.TiedHeadsClassifier`."""
+    :class:`~tied_heads.TiedHeadsClassifier`, ``impute_unknown`` (study 55; alone)
+    :class:`~impute_unknown.ImputedUnknownClassifier`."""
     params = dict(params)
+    if params.pop("impute_unknown", False) is True:
+        if set(params) & RESEARCH_PARAMS or params.get("n_members", 1) != 1:
+            raise SystemExit("impute_unknown does not combine with other research-only settings or n_members")
+        return ImputedUnknownClassifier(**params, random_state=seed)
     stop_on = params.pop("stop_on", "log_loss")
     if stop_on not in ("log_loss", "error"):
         raise SystemExit(f"stop_on must be log_loss or error, got {stop_on!r}")
@@ -217,6 +223,8 @@ def fit_and_score(estimator, X, y, parts: dict) -> dict:
         for name, (X_part, y_part) in parts.items():
             pred = estimator.predict(X_part)
             out[name] = float(np.mean(pred == np.asarray(y_part)))
+            for reading, other in getattr(estimator, "readings", lambda _: {})(X_part).items():  # study 55
+                out[f"{name}_{reading}"] = float(np.mean(other == np.asarray(y_part)))
             if name == "validation":
                 # None where a class absent from training appears (its probability is 0)
                 known = bool(np.isin(np.asarray(y_part), estimator.classes_).all())
@@ -317,6 +325,8 @@ def held_out_scores(config: dict, seed: int, X: pd.DataFrame, y, X_val: pd.DataF
             reader = copy.copy(estimator).set_params(unknown=mode)
             pred = reader.predict(X_val[val_has])
             out[f"held_out_{mode}"] = float(np.mean(pred == y_val[val_has]))
+        for reading, pred in getattr(estimator, "readings", lambda _: {})(X_val[val_has]).items():
+            out[f"held_out_{reading}"] = float(np.mean(pred == y_val[val_has]))
         out["held_out_rest"] = float(np.mean(estimator.predict(X_val[~val_has]) == y_val[~val_has]))
     return out
 
