@@ -44,6 +44,7 @@ import numpy as np
 import pandas as pd
 import torch
 import torch.nn.functional as F
+from held_out import held_out_pick, unseen_scores
 from impute_unknown import ImputedUnknownClassifier
 from research_args import RESEARCH_PARAMS, run_plan, seed_list
 from row_scoring import RowScoredClassifier
@@ -51,7 +52,6 @@ from sklearn.metrics import log_loss
 from tied_heads import TIE_HEADS, TiedHeadsClassifier
 
 from tabmoe import TabularMoEClassifier
-from tabmoe._frame import is_categorical_dtype
 from tabmoe._paper_config import AUTO_VALIDATION_FRACTION, AUTO_VALIDATION_ROWS
 from tabmoe.bench import limited_threads
 from tabmoe.bench._environment import cpu_model
@@ -237,67 +237,6 @@ def fit_and_score(estimator, X, y, parts: dict) -> dict:
     out["epochs"] = getattr(estimator, "n_iter_", None)
     out["best_epoch"] = getattr(estimator, "best_epoch_", None)
     return out
-
-
-UNSEEN = "<a value unseen at fit>"
-
-
-def with_unseen_values(estimator, X: pd.DataFrame, seed: int) -> pd.DataFrame:
-    """``X`` with one categorical column per row, drawn at random, set to a value never seen at fit."""
-    columns = np.flatnonzero(estimator.tokenizer_.is_categorical_)
-    pick = np.random.RandomState(seed).choice(columns, size=len(X))
-    out = X.copy()
-    for j in columns:
-        rows = pick == j
-        if rows.any():
-            name = out.columns[j]
-            out[name] = out[name].astype(object)
-            out.loc[out.index[rows], name] = UNSEEN
-    return out
-
-
-def unseen_scores(estimator, X: pd.DataFrame, y, seed: int) -> dict:
-    """Accuracy on the altered rows with each way of reading an unseen value (same network:
-    ``unknown`` acts only where UNKNOWN tokens occur, and training holds none at
-    ``min_frequency=1``)."""
-    if not estimator.tokenizer_.is_categorical_.any():
-        return {}
-    altered = with_unseen_values(estimator, X, seed)
-    out = {}
-    for mode in ("token", "exclude"):
-        reader = copy.copy(estimator).set_params(unknown=mode)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            out[f"validation_unseen_{mode}"] = float(np.mean(reader.predict(altered) == np.asarray(y)))
-    return out
-
-
-#: Study 52's eligible values: a share of the training rows in this range (a real part of the
-#: table, not all of it), and at least this many ID-validation rows to score.
-HELD_OUT_SHARE = (0.05, 0.5)
-HELD_OUT_MIN_ROWS = 10
-
-
-def held_out_pick(X: pd.DataFrame, X_val: pd.DataFrame, seed: int) -> tuple[str, object] | None:
-    """Study 52's (column, value), drawn with ``RandomState(seed)`` from every eligible pair
-    of a categorical column and one of its observed values (missing values are not values):
-    a training share within ``HELD_OUT_SHARE``, at least ``HELD_OUT_MIN_ROWS`` validation rows,
-    and another value left in the column's training rows. None if no pair is eligible."""
-    pairs = []
-    for column in X.columns:
-        if not is_categorical_dtype(X[column].dtype):
-            continue
-        counts = X[column].dropna().astype(str).value_counts()
-        if len(counts) < 2:
-            continue
-        val_counts = X_val[column].dropna().astype(str).value_counts()
-        for value in sorted(counts.index):
-            share = counts[value] / len(X)
-            if HELD_OUT_SHARE[0] <= share <= HELD_OUT_SHARE[1] and val_counts.get(value, 0) >= HELD_OUT_MIN_ROWS:
-                pairs.append((str(column), value))
-    if not pairs:
-        return None
-    return pairs[np.random.RandomState(seed).randint(len(pairs))]
 
 
 def held_out_scores(config: dict, seed: int, X: pd.DataFrame, y, X_val: pd.DataFrame, y_val, pick) -> dict:
@@ -524,8 +463,8 @@ def held_out(args) -> int:
         raise SystemExit(f"no held-out lines of {args.baseline!r} in {sorted(by)}")
     base = by[args.baseline]
     print("| reading | n | held-out rows (mean) | held out | diff (SD) | W/T/L | rest diff | ID val diff (SD) "
-          "| W/T/L |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| W/T/L | OOD diff, not used | W/T/L |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for variant, rows in by.items():
         keys = sorted(set(rows) & set(base))
         if not keys:
@@ -533,18 +472,26 @@ def held_out(args) -> int:
         def get(src: dict, part: str, keys: list = keys) -> np.ndarray:
             return np.array([src[k][part] for k in keys], dtype=float)
 
-        dv = get(rows, "validation") - get(base, "validation")
-        rest = get(rows, "held_out_rest") - get(base, "held_out_rest")
-        for mode in ("token", "exclude"):
+        # Study 55's readings of the same network: fields "held_out_<r>" with "validation_<r>"
+        first = rows[keys[0]]
+        others = sorted(k[11:] for k in first if k.startswith("validation_") and f"held_out_{k[11:]}" in first)
+        for mode in ("token", "exclude", *others):
             if variant == args.baseline and mode == "token":
                 continue
+            read = mode in others  # a reading: its own validation and OOD fields
+            dv = get(rows, f"validation_{mode}" if read else "validation") - get(base, "validation")
+            ood = get(rows, f"ood_test_{mode}" if read else "ood_test") - get(base, "ood_test")
+            if mode == "exclude":  # not read out of distribution
+                ood[:] = np.nan
+            rest = get(rows, "held_out_rest") - get(base, "held_out_rest")
             d = get(rows, f"held_out_{mode}") - get(base, "held_out_token")
             print(f"| {variant}, {mode} | {len(keys)} | {get(rows, 'held_out_rows').mean():.0f} "
                   f"| {get(rows, f'held_out_{mode}').mean():.3f} | {d.mean():+.4f} ({d.std():.3f}) | {wtl(d)} "
-                  f"| {rest.mean():+.4f} | {dv.mean():+.4f} ({dv.std():.3f}) | {wtl(dv)} |")
+                  f"| {rest.mean():+.4f} | {dv.mean():+.4f} ({dv.std():.3f}) | {wtl(dv)} "
+                  f"| {ood.mean():+.4f} | {wtl(ood)} |".replace("+nan", "-"))
             if args.by_split:
-                for split, n, (h, v) in split_cells(keys, d, dv):
-                    print(f"|   {split} | {n} | | | {h} | | {v} |")
+                for split, n, (h, v, o) in split_cells(keys, d, dv, ood):
+                    print(f"|   {split} | {n} | | | {h} | | {v} | {o} |")
     return 0
 
 

@@ -270,3 +270,33 @@ def test_summary_does_not_count_lines_without_the_one_class_flag_as_no(research,
 def test_wtl_of_a_part_no_pair_has_is_a_dash_not_zero_counts(research):
     assert research.wtl(np.array([np.nan, np.nan])) == "-"
     assert research.wtl(np.array([0.01, np.nan, -0.001])) == "1/1/0"
+
+
+def test_held_out_scores_record_a_research_estimators_other_readings(research):
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.choice(list("pqr"), 300), "b": rng.choice(list("xy"), 300)})
+    y = np.where(X["b"] == "x", "yes", "no")
+    out = research.held_out_scores({"max_epochs": 2, "impute_unknown": True}, 0, X, y, X[:60], y[:60], ("a", "q"))
+    assert {"held_out_impute_conditional", "held_out_impute_frequency"} <= set(out)
+
+
+def test_held_out_summary_pairs_each_reading_of_a_line_with_the_token(research, tmp_path, monkeypatch, capsys):
+    """Study 55: a reading's held-out, ID-validation and OOD fields are paired with the
+    baseline's token reading, plain validation and plain OOD of the same (split, seed)."""
+    import json
+
+    lines = [{"variant": "imp", "split": s, "seed": 0, "validation": 0.8, "validation_impute_x": 0.8 + dv,
+              "ood_test": 0.7, "ood_test_impute_x": 0.7 + do, "held_out_rows": 20, "held_out_token": 0.6,
+              "held_out_exclude": 0.6, "held_out_impute_x": 0.6 + dh, "held_out_rest": 0.9}
+             for s, dv, do, dh in [("a", 0.0, 0.1, 0.05), ("b", -0.01, 0.0, 0.15)]]
+    (tmp_path / "s.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    monkeypatch.setattr(research, "RESULTS", tmp_path)
+    assert research.main(["held-out", "--study", "s", "--baseline", "imp"]) == 0
+    rows = {r.split("|")[1].strip(): [c.strip() for c in r.strip("|").split("|")]
+            for r in capsys.readouterr().out.splitlines()[2:]}
+    assert set(rows) == {"imp, exclude", "imp, impute_x"}
+    cells = rows["imp, impute_x"]
+    assert cells[4:6] == ["+0.1000 (0.050)", "2/0/0"]  # held out
+    assert cells[7:9] == ["-0.0050 (0.005)", "0/1/1"]  # ID validation
+    assert cells[9:] == ["+0.0500", "1/1/0"]  # OOD, reported
+    assert rows["imp, exclude"][9:] == ["-", "-"]  # exclude is not read out of distribution
