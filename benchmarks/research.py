@@ -370,7 +370,8 @@ def split_cells(keys: list, *diffs: np.ndarray, tie: float = 0.005):
     ``diffs``, the table cells "mean | W/T/L" of its paired differences."""
     for split in sorted({k[0] for k in keys}):
         on = [i for i, k in enumerate(keys) if k[0] == split]
-        yield split, len(on), [f"{np.nanmean(d[on]):+.4f} | {wtl(d[on], tie)}" for d in diffs]
+        yield split, len(on), [f"{np.nanmean(d[on]) if np.isfinite(d[on]).any() else np.nan:+.4f} | {wtl(d[on], tie)}"
+                               .replace("+nan", "-") for d in diffs]
 
 
 def summary(args) -> int:
