@@ -215,6 +215,36 @@ def test_a_bad_target_or_token_shape_is_refused_naming_it():
             label_gates(model, tokens, torch.ones(8, 2, dtype=torch.bool))
 
 
+def test_token_and_output_ids_out_of_range_or_shape_are_refused_naming_them():
+    """A negative token id read the expert of the last token (torch's negative indexing), so
+    ``moe.logits`` silently differed from the network, which raised; a negative output id
+    gave the last token's logit; an id too large raised 'index 34 is out of bounds', a single
+    output id or a 2-d array failed in einsum: none named the argument."""
+    model = make_model()
+    moe = MixtureOfExperts.from_model(model)
+    tokens = random_tokens(8)
+    n_tokens = moe.token_experts.shape[1]
+    ids = model.label_ids
+    with torch.no_grad():
+        for bad in (-1, n_tokens):
+            wrong = tokens.clone()
+            wrong[0, 1] = bad
+            with pytest.raises(ValueError, match=rf"tokens must be token ids in \[0, {n_tokens}\)"):
+                moe.logits(wrong, ids)
+            with pytest.raises(ValueError, match=rf"tokens must be token ids in \[0, {n_tokens}\)"):
+                label_gates(model, wrong)
+            with pytest.raises(ValueError, match=rf"output_ids must be token ids in \[0, {n_tokens}\)"):
+                moe.contributions(tokens, [int(ids[0]), bad])
+        for bad in (int(ids[0]), [[int(ids[0])]], ids.double(), ids > 0):
+            with pytest.raises(ValueError, match=r"output_ids must be 1-d \(C,\) integer token ids"):
+                moe.logits(tokens, bad)
+        # the target's own slot is masked, so what it held is not read (nor checked)
+        placeholder = tokens.clone()
+        placeholder[:, -1] = -1
+        torch.testing.assert_close(moe.logits(placeholder, ids), moe.logits(tokens, ids))
+        torch.testing.assert_close(label_gates(model, placeholder), label_gates(model, tokens))
+
+
 def test_an_attend_mask_not_boolean_or_of_another_row_count_is_refused_naming_it():
     """A 0/1 integer attend failed inside torch with 'masked_fill_ only supports boolean
     masks', a float one with '~ (operator.invert) is only implemented on integer and

@@ -65,6 +65,16 @@ def _check_width(values: Tensor, name: str, n_columns: int) -> None:
         )
 
 
+def _check_ids(ids: Tensor, name: str, n_tokens: int) -> None:
+    """A ValueError naming ``name`` unless every id is in [0, n_tokens) (a negative id read
+    the experts of the last tokens, where the network raised; one too large raised torch's
+    'index ... is out of bounds', naming no argument). Meta tensors hold no values to check."""
+    if ids.numel() and ids.device.type != "meta" and (int(ids.min()) < 0 or int(ids.max()) >= n_tokens):
+        raise ValueError(
+            f"{name} must be token ids in [0, {n_tokens}), got values from {int(ids.min())} to {int(ids.max())}."
+        )
+
+
 def _as_attend(value: object, n_rows: int, n_columns: int, device: torch.device) -> Tensor:
     """``attend`` as a (B, L) or (B, L-1) bool tensor with one row per row of the tokens (a
     single row is taken for every row, as torch's broadcasting did); a
@@ -100,7 +110,9 @@ class MixtureOfExperts:
     Shapes: H heads, V token ids, L positions (label last), K key dim. ``tokens``,
     ``attend`` and ``output_ids`` may be tensors or array-likes (a tokenizer's numpy
     output, lists), taken with :func:`torch.as_tensor` onto the parameters' device;
-    ``attend`` is boolean (True: attended), one row per row of ``tokens`` or one for all.
+    ``attend`` is boolean (True: attended), one row per row of ``tokens`` or one for all;
+    ``output_ids`` 1-d. Token ids outside [0, V) are a ValueError (the target's own slot,
+    masked, is not read).
     """
 
     token_experts: Tensor  # (H, V, K)   W_V^h e_w
@@ -199,7 +211,8 @@ class MixtureOfExperts:
         if tokens.shape[1] == self.n_columns - 1:
             tokens = torch.nn.functional.pad(tokens, (0, 1), value=MASK)
         tokens = tokens.clone()
-        tokens[:, target] = MASK
+        tokens[:, target] = MASK  # what the target position held is never read
+        _check_ids(tokens, "tokens", self.token_experts.shape[1])
         return tokens
 
     def experts(self, tokens: Tensor, target: int = -1) -> Tensor:
@@ -238,8 +251,7 @@ class MixtureOfExperts:
         """
         self._check_additive()
         g = self.gates(tokens, target, attend)  # (B, H, L)
-        output_ids = _as_tensor(output_ids, "output_ids", self.token_experts.device)
-        rho = self.output_embeddings[:, output_ids]  # (H, C, K)
+        rho = self.output_embeddings[:, self._output_ids(output_ids)]  # (H, C, K)
         per_expert = torch.einsum("bhlk,hck->bhlc", self.experts(tokens, target), rho)
         return g.unsqueeze(-1) * per_expert
 
@@ -249,9 +261,22 @@ class MixtureOfExperts:
         """Logits of ``output_ids`` at ``target`` from the MoE form: (B, L) -> (B, C)."""
         self._check_additive()
         mix = self.mixture(tokens, target, attend)  # (B, H, K)
-        output_ids = _as_tensor(output_ids, "output_ids", self.token_experts.device)
+        output_ids = self._output_ids(output_ids)
         rho = self.output_embeddings[:, output_ids]  # (H, C, K)
         return torch.einsum("bhk,hck->bc", mix, rho) + self.output_bias[output_ids]
+
+    def _output_ids(self, output_ids: object) -> Tensor:
+        """``output_ids`` as a 1-d long tensor of token ids; a ValueError naming it otherwise
+        (a single id or a 2-d array failed in einsum, a negative id read the last tokens)."""
+        ids = _as_tensor(output_ids, "output_ids", self.token_experts.device)
+        if ids.ndim != 1 or ids.is_floating_point() or ids.dtype == torch.bool:
+            raise ValueError(
+                f"output_ids must be 1-d (C,) integer token ids, got shape {tuple(ids.shape)} of {ids.dtype}; "
+                "pass [id] for one."
+            )
+        ids = ids.long()
+        _check_ids(ids, "output_ids", self.output_embeddings.shape[1])
+        return ids
 
     def _check_additive(self) -> None:
         if self.block != "attention":
@@ -287,6 +312,7 @@ def label_gates(
     weight = model.heads.weight  # the device (and, for fraction, the dtype) to take them to
     tokens = _as_tensor(tokens, "tokens", weight.device)
     _check_width(tokens, "tokens", model.n_columns)
+    _check_ids(tokens[:, : model.n_columns - 1].long(), "tokens", model.token_embedding.num_embeddings)
     attend = None if attend is None else _as_attend(attend, len(tokens), model.n_columns, weight.device)
     fraction = None if fraction is None else _as_tensor(fraction, "fraction", weight.device, weight.dtype)
     tokens, attend = model.label_inputs(tokens, attend)
