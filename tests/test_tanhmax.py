@@ -1,6 +1,7 @@
 """TanhMax gates: c_j = sinh(s_j) / sum_k cosh(s_k) over the attended keys."""
 
 import math
+from pathlib import Path
 
 import pytest
 import torch
@@ -97,3 +98,13 @@ def test_one_pass_leave_one_out_stays_exact_with_tanhmax():
             loo, copies = model.hidden_loo(tokens, attend), model.hidden_copies(tokens, attend)
         # positions left out of the attention are never scored; compare the others
         torch.testing.assert_close(loo[attend], copies[attend])
+
+
+def test_the_moe_pages_total_magnitude_example_is_the_computed_one():
+    """docs/moe.md gave sum |c| for s = (8, -9, 10) as 1 - 1e-7; it is 1 - 3.0e-8
+    (2 (e^-8 + e^-9 + e^-10) / (2 (cosh 8 + cosh 9 + cosh 10)))."""
+    s = torch.tensor([[8.0, -9.0, 10.0]], dtype=torch.float64)
+    deficit = 1 - float(gate_weights(s, "tanhmax").abs().sum())
+    page = (Path(__file__).resolve().parents[1] / "docs" / "moe.md").read_text()
+    (claim,) = [p for p in page.split("\n\n") if "s = (8, -9, 10)" in p]
+    assert f"`s = (8, -9, 10)`: 1 - {deficit:.1e}".replace("e-08", "e-8") in " ".join(claim.split())
