@@ -194,6 +194,21 @@ def test_class_weight_label_not_in_y_is_named(name):
     assert not hasattr(clf, "classes_")
 
 
+def test_class_weight_dict_of_digit_string_labels(name):
+    # Labels "1" and "2" (OpenML's and CSVs' class columns) weighted {"1": 3.0} failed in every
+    # torch model with scikit-learn's "The classes, [1, 2], are not in class_weight": its
+    # compute_sample_weight looks a label up as int("1"). The dict is read by class codes now.
+    clf = with_class_weight(name)
+    X, _ = frame()
+    y = np.array(["1", "2"] * (len(X) // 2), dtype=object)
+    weights = {"1": 3.0}
+    weighted = clf.set_params(class_weight=weights).fit(X, y)
+    same = CLASSIFIER_FACTORIES[name]().fit(X, y, sample_weight=np.where(y == "1", 3.0, 1.0))
+    np.testing.assert_array_equal(weighted.predict_proba(X), same.predict_proba(X))
+    with pytest.raises(ValueError, match=r"class_weight has labels not in y: \[1\]"):
+        clf.set_params(class_weight={1: 3.0}).fit(X, y)
+
+
 def test_class_weight_leaving_every_row_weight_zero_is_refused_naming_it(name):
     # tabmoe's default early stopping named validation_fraction ("set early_stopping=False"),
     # which then failed with "Training made no optimisation step"

@@ -20,7 +20,7 @@ import pandas as pd
 import torch
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import train_test_split
-from sklearn.utils import check_random_state, compute_sample_weight
+from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
@@ -35,7 +35,7 @@ from .. import _paper_config as defaults
 from .._frame import check_other_columns
 from .._stack import user_stacklevel
 from ..tokenizer import to_frame
-from ._class_weight import class_weight_codes
+from ._class_weight import class_weight_rows
 from ._threads import scoped_threads
 from .trainer import LossFn, Trainer, TrainerConfig, TrainResult, autocast, resolve_device, seeded
 
@@ -307,8 +307,7 @@ def start_fit(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> FitI
     weight = np.array(_check_sample_weight(sample_weight, frame, dtype=np.float64, ensure_non_negative=True))
     class_weight = getattr(estimator, "class_weight", None)
     if class_weight is not None:
-        class_weight_codes("class_weight", class_weight, estimator.classes_, strict=False)
-        weight = weight * compute_sample_weight(class_weight, y)
+        weight = weight * class_weight_rows(class_weight, estimator.classes_, y_codes)
         # a negative loss weight would make training maximise the loss; a NaN one (not caught
         # by the trainer's divergence check: the batch weight is NaN) left every weight NaN
         if not np.isfinite(weight).all() or (weight < 0).any():

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from sklearn.utils import compute_sample_weight
 
 
 def class_weight_codes(name: str, weights: Any, classes: np.ndarray, *, strict: bool = True) -> np.ndarray | None:
@@ -25,3 +26,15 @@ def class_weight_codes(name: str, weights: Any, classes: np.ndarray, *, strict: 
     if unknown and (strict or len(set(codes[codes >= 0].tolist())) < len(classes)):
         raise ValueError(f"{name} has labels not in y: {unknown}; the classes are {classes.tolist()}.")
     return codes
+
+
+def class_weight_rows(weights: Any, classes: np.ndarray, y_codes: np.ndarray) -> np.ndarray:
+    """Each row's weight under ``class_weight`` (``"balanced"`` or a dict by the labels of
+    ``y``; checked by :func:`class_weight_codes`, not strict): scikit-learn's
+    ``compute_sample_weight`` on the class codes, a dict re-keyed by them. On the labels
+    themselves it looked ``"1"`` up as ``int("1")``, so labels "1", "2" weighted ``{"1": 3}``
+    were refused ("The classes, [1, 2], are not in class_weight")."""
+    codes = class_weight_codes("class_weight", weights, classes, strict=False)
+    if codes is not None:
+        weights = {int(code): weights[label] for label, code in zip(weights, codes, strict=True) if code >= 0}
+    return compute_sample_weight(weights, y_codes)
