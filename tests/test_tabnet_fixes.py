@@ -112,7 +112,7 @@ def test_the_hold_out_is_drawn_among_rows_of_non_zero_weight(monkeypatch):
 
 @pytest.mark.parametrize("early_stopping", [False, True])
 def test_rows_of_weight_zero_change_nothing(early_stopping):
-    # as every other torch model's (nn._base.weighted_rows): TabNet kept them in its weighted
+    # as every other torch model's (nn._base.FitInputs.weighted): TabNet kept them in its weighted
     # sampler's epoch, which drew as many rows as X has from the weighted ones alone (80
     # rows, 40 of weight 0: 15 steps in 3 epochs where the 40 rows alone take 6)
     X, y = rare_class_table(80)

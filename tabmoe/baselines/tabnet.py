@@ -30,7 +30,7 @@ from sklearn.metrics import log_loss
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._frame import check_other_columns
-from ..nn._base import FitInputs, weighted_validation_split
+from ..nn._base import FitInputs
 from ..nn.trainer import float32_default, seeded
 from ..tokenizer import to_frame
 from ._optional import optional_import
@@ -379,12 +379,10 @@ class TabNetClassifier(TorchTabularClassifier):
             X_val, y_val = validation  # unit weights, as every model's eval_set
             validation = (self._matrix(X_val), y_val, np.ones(len(y_val)))
         elif early:
-            idx_train, idx_val = weighted_validation_split(
-                y_codes, weight, self.validation_fraction, inputs.seed
-            )
+            idx_train, idx_val = inputs.validation_split(self.validation_fraction)
             validation = (Z[idx_val], y_codes[idx_val], weight[idx_val])
             Z, y_codes, weight = Z[idx_train], y_codes[idx_train], weight[idx_train]
-        # Rows of weight 0 train as absent rows, as in every other torch model (weighted_rows):
+        # Rows of weight 0 train as absent rows, as in every other torch model (FitInputs.weighted):
         # left in, each epoch drew as many rows as X has from the weighted ones alone.
         Z, y_codes, weight = Z[weight > 0], y_codes[weight > 0], weight[weight > 0]
         if len(Z) < 2:

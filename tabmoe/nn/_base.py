@@ -202,43 +202,13 @@ def _split(y_codes: np.ndarray, n_val: int, seed: int) -> tuple[np.ndarray, np.n
     return train_test_split(np.arange(len(y_codes)), test_size=n_val, stratify=stratify, random_state=seed)
 
 
-def weighted_validation_split(
-    y_codes: np.ndarray, weight: np.ndarray, validation_fraction: float | int | str, seed: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """Row indices (train, validation) of :func:`validation_split`, drawn among the rows of
-    non-zero weight: a row of weight 0 would not count in the validation loss (a hold-out of
-    such rows left it NaN every epoch and stopped training silently), so those rows all stay
-    on the training side, after the others (which come in the order a split of those rows
-    alone gives). Every model's early stopping holds out rows by this rule."""
-    counted = np.flatnonzero(weight > 0)
-    if len(counted) == len(weight):
-        return validation_split(y_codes, validation_fraction, seed)
-    try:
-        idx_train, idx_val = validation_split(y_codes[counted], validation_fraction, seed)
-    except ValueError as exc:
-        raise ValueError(f"{exc} (Only the {len(counted)} rows of non-zero weight are held out.)") from None
-    return np.concatenate([counted[idx_train], np.flatnonzero(~(weight > 0))]), counted[idx_val]
-
-
 def hold_out(
-    train: dict[str, torch.Tensor], y_codes: np.ndarray, validation_fraction: float | int | str, seed: int
+    train: dict[str, torch.Tensor], rows: tuple[np.ndarray, np.ndarray]
 ) -> tuple[dict[str, torch.Tensor], dict[str, torch.Tensor]]:
-    """Split a dict of row-aligned tensors into (train, validation) by
-    :func:`weighted_validation_split` (rows of weight 0 stay on the training side)."""
-    weight = train["weight"].cpu().numpy()
-    idx_train, idx_val = weighted_validation_split(y_codes, weight, validation_fraction, seed)
-    idx_train, idx_val = torch.from_numpy(idx_train), torch.from_numpy(idx_val)
+    """Split a dict of row-aligned tensors into (train, validation) at the row indices
+    ``rows`` (:meth:`FitInputs.validation_split`)."""
+    idx_train, idx_val = (torch.from_numpy(r) for r in rows)
     return {k: v[idx_train] for k, v in train.items()}, {k: v[idx_val] for k, v in train.items()}
-
-
-def weighted_rows(rows: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
-    """``rows`` without those of weight 0, which add nothing to the loss: left in, they took
-    places in the training batches (the weighted rows of a sparse batch trained harder) and
-    a batch of them alone took an optimiser step on no data."""
-    keep = rows["weight"] > 0
-    if bool(keep.all()):
-        return rows
-    return {k: v[keep] for k, v in rows.items()}
 
 
 def float32_weights(weight: np.ndarray) -> np.ndarray:
@@ -278,11 +248,35 @@ class FitInputs:
     device: torch.device
     mixed_precision: bool = False  # resolved for the device (resolve_mixed_precision)
     compile: bool = False
+    n_rows: int | None = None  # rows given to fit, where weighted() left those of weight 0 out
 
     @property
     def n_weighted(self) -> int:
-        """Rows of non-zero weight: those training uses (:func:`weighted_rows`)."""
+        """Rows of non-zero weight: those training uses (:meth:`weighted`)."""
         return int(np.count_nonzero(self.weight > 0))
+
+    def weighted(self) -> FitInputs:
+        """Without the rows of weight 0, which train as absent rows: left in the batches they took
+        places there (the weighted rows of a sparse batch trained harder) and a batch of them alone
+        took an optimiser step on no data; the front end (vocabulary, bins, missing indicators)
+        is not fitted on them either. Those kept stay in order: a hold-out draws the same rows."""
+        keep = self.weight > 0
+        if keep.all():
+            return self
+        frame, n_rows = self.frame[keep].reset_index(drop=True), len(self.weight)
+        return replace(self, frame=frame, y_codes=self.y_codes[keep], weight=self.weight[keep], n_rows=n_rows)
+
+    def validation_split(self, validation_fraction: float | int | str) -> tuple[np.ndarray, np.ndarray]:
+        """Row indices (train, validation) of :func:`validation_split` of these rows, after
+        :meth:`weighted` drawn among those of non-zero weight only: a row of weight 0 would not
+        count in the validation loss (a hold-out of such rows left it NaN every epoch and
+        stopped training silently). Every model's early stopping holds out rows by this rule."""
+        try:
+            return validation_split(self.y_codes, validation_fraction, self.seed)
+        except ValueError as exc:
+            if self.n_rows is None:
+                raise
+            raise ValueError(f"{exc} (Only the {len(self.y_codes)} rows of non-zero weight are held out.)") from None
 
 
 def start_fit(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> FitInputs:
@@ -518,10 +512,9 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
         try:
             check_validation_fraction(self.validation_fraction)  # also when no hold-out is drawn
             self._check_params()
-            inputs = start_fit(self, X, y, sample_weight)
+            inputs = start_fit(self, X, y, sample_weight).weighted()
             inputs.weight = float32_weights(inputs.weight)  # the torch models' float32 tensors
             unlabeled = self._initialize_front_end(inputs, **fit_params)
-            # Rows of weight 0 are not trained on: the table-size rules do not count them.
             early = use_early_stopping(self.early_stopping, eval_set is not None, inputs.n_weighted)
             validation = None
             if eval_set is not None:
@@ -550,9 +543,9 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
             X_val, y_val = validation
             validation = self._training_rows(X_val, y_val, np.ones(len(y_val)))
         elif early:
-            every_row = weighted_rows(train) if self._refit() else None
-            train, validation = hold_out(train, inputs.y_codes, self.validation_fraction, inputs.seed)
-        labelled = train = weighted_rows(train)
+            every_row = train if self._refit() else None
+            train, validation = hold_out(train, inputs.validation_split(self.validation_fraction))
+        labelled = train
         if unlabeled is not None:
             train = self._add_unlabeled_rows(train, unlabeled)
         config = TrainerConfig(
