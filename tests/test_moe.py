@@ -300,3 +300,16 @@ def test_label_gates_takes_a_float64_fraction_to_a_device_without_float64(monkey
     fraction = np.random.RandomState(0).rand(4, N_FEATURES)
     gates = label_gates(model, random_tokens(4).numpy(), fraction=fraction)
     assert gates.device.type == "meta" and gates.dtype == torch.float32 and gates.shape == (4, 5, N_FEATURES + 1)
+
+
+def test_alpha_refuses_ids_out_of_range_naming_them():
+    model = make_model()
+    moe = MixtureOfExperts.from_model(model)
+    n_tokens, n_columns = moe.token_experts.shape[1], moe.n_columns
+    w = N_SPECIAL + 2
+    expected = moe.alpha(w, 1)
+    torch.testing.assert_close(moe.alpha(np.int64(w), torch.tensor(1)), expected)  # numpy / 0-d tensor ids
+    for token, column, name in [(-1, 0, "token"), (n_tokens, 0, "token"), (w, -1, "column"),
+                                (w, n_columns, "column"), (1.0, 0, "token"), (w, True, "column")]:
+        with pytest.raises(ValueError, match=f"{name} must be an integer in"):
+            moe.alpha(token, column)

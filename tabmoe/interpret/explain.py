@@ -47,8 +47,8 @@ class Explanation:
         Head-averaged gate of the label query on each input column; the last column,
         ``[MASK]`` (``[MASK].1`` where a feature column is named ``[MASK]``), is the label
         position's own token. Softmax gates sum to 1 per row;
-        TanhMax gates are signed. Columns left out of the attention (absent, or NaN with
-        ``missing="exclude"``) get 0. Ensembles: averaged over members too.
+        TanhMax gates are signed. Columns left out of the attention (absent, NaN with
+        ``missing="exclude"``, a value unseen at fit with ``unknown="exclude"``) get 0. Ensembles: averaged over members too.
     head_gates : (n_rows, n_heads * (n_features + 1))
         The same per head; columns are a MultiIndex (head, column). A column labelled
         ``None`` reads NaN there and in ``contributions`` (pandas keeps no missing value in

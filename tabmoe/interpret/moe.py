@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -188,8 +189,18 @@ class MixtureOfExperts:
         return self.column_experts.shape[1]
 
     def alpha(self, token: int, column: int) -> Tensor:
-        """The expert of value ``token`` in ``column``: (H, K)."""
-        return self.token_experts[:, token] + self.column_experts[:, column]
+        """The expert of value ``token`` in ``column``: (H, K). Either outside its range is a
+        ValueError naming it (a negative one read the last token's or column's expert)."""
+        ids = []
+        for name, value, n in (("token", token, self.token_experts.shape[1]), ("column", column, self.n_columns)):
+            try:  # an int, a numpy integer or a 0-d integer tensor
+                index = None if isinstance(value, bool) else operator.index(value)
+            except TypeError:
+                index = None
+            if index is None or not 0 <= index < n:
+                raise ValueError(f"{name} must be an integer in [0, {n}), got {value!r}.")
+            ids.append(index)
+        return self.token_experts[:, ids[0]] + self.column_experts[:, ids[1]]
 
     def _target(self, target: int) -> int:
         """``target`` as a position in [0, L) (negative counts from the label's, -1); a
