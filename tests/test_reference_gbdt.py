@@ -257,7 +257,7 @@ def small_model(name: str, **params) -> reference.EncodedClassifier:
     if not spec.available():
         pytest.skip(f"{name} needs {', '.join(spec.requires)}")
     inner = {f"estimator__{key}": value for key, value in params.items()}
-    return spec.make_default(**SMALL[name]).set_params(**inner)
+    return spec.make_default(**SMALL.get(name, {})).set_params(**inner)
 
 
 @pytest.mark.parametrize("encoding", ["native", "onehot"])
@@ -425,3 +425,47 @@ def test_catboost_input_follows_the_fitted_encoding_not_the_parameter():
     proba = clf.predict_proba(X)
     clf.set_params(categorical_encoding="onehot")
     np.testing.assert_array_equal(clf.predict_proba(X), proba)
+
+
+def padded_table(label: str) -> tuple[pd.DataFrame, np.ndarray, pd.DataFrame, np.ndarray]:
+    """``table()`` and, after it, 40 rows of class ``label`` holding a new category and NaN."""
+    X, y = table()
+    extra = pd.DataFrame({"x": np.r_[np.nan, np.linspace(-9, 9, 39)], "c": ["s"] * 40})
+    return X, y, pd.concat([X, extra], ignore_index=True), np.r_[y, [label] * 40]
+
+
+@pytest.mark.parametrize(
+    "name", ["logistic_regression", "random_forest", "hist_gradient_boosting", "lightgbm"]
+)
+def test_balanced_class_weights_count_the_rows_of_weight_zero(name):
+    # Rows of weight 0 are left out of the references' fit, but "balanced" stays
+    # n_rows / (n_classes * n_rows_of_its_class) over every row given (scikit-learn's and the
+    # torch models' rule): left to the library it would count the kept rows only.
+    X, y, padded_X, padded_y = padded_table("yes")
+    weight = np.r_[np.ones(len(X)), np.zeros(40)]
+    balanced = small_model(name, class_weight="balanced", random_state=0).fit(
+        padded_X, padded_y, sample_weight=weight
+    )
+    formula = {label: len(padded_y) / (2 * (padded_y == label).sum()) for label in ("no", "yes")}
+    alone = small_model(name, class_weight=formula, random_state=0)
+    alone.fit(X, y, sample_weight=np.ones(len(X)))
+    np.testing.assert_allclose(balanced.predict_proba(X), alone.predict_proba(X), rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["logistic_regression", "catboost"])
+def test_rows_of_class_weight_zero_are_absent_rows(name):
+    # A class weighted 0 left its rows in the fit at weight 0: the encoder learnt their
+    # category and missing indicator, and the estimator their class (some probability for
+    # it, the others' moved). They are absent rows now, as those of sample_weight 0.
+    X, y, padded_X, padded_y = padded_table("maybe")
+    param = "class_weights" if name == "catboost" else "class_weight"
+    weighted = small_model(name, **{param: {"maybe": 0.0, "yes": 2.0}}).fit(padded_X, padded_y)
+    alone = small_model(name, **{param: {"yes": 2.0}}).fit(X, y)
+    np.testing.assert_array_equal(
+        weighted.encoder_.get_feature_names_out(), alone.encoder_.get_feature_names_out()
+    )
+    proba = weighted.predict_proba(X)
+    assert (proba[:, 0] == 0).all()
+    np.testing.assert_allclose(proba[:, 1:], alone.predict_proba(X), rtol=0, atol=1e-6)
+    with pytest.raises(ValueError, match=rf"{param}=\{{'no': 0.0, 'yes': 0.0, 'maybe': 0.0\}} gives every row weight 0"):
+        small_model(name, **{param: {"no": 0.0, "yes": 0.0, "maybe": 0.0}}).fit(padded_X, padded_y)

@@ -123,23 +123,54 @@ def names_nothing(estimator: Any, param: str, value: Any) -> bool:
     return isinstance(value, str) and isinstance(default, str) and value == default
 
 
-def class_weight_by_code(estimator: Any, classes: np.ndarray) -> None:
-    """The estimator sees class codes ``0 .. n_classes - 1``: a ``class_weight`` dict keyed
-    by the user's labels (CatBoost's ``class_weights``) is re-keyed by their codes (in
-    place). Labels 1, 2, 3 weighted ``{1: 1, 3: 50}`` were read as codes: 50 went to
-    nothing, or to another class. CatBoost takes the weights as a list in code order, a
-    class left out weighing 1 as in scikit-learn (a dict's keys are CatBoost's class names:
-    a class left out was "Unknown class label"). ValueError naming the parameter for a label
-    not in ``y``."""
+def class_weights(estimator: Any, classes: np.ndarray, y_codes: np.ndarray) -> np.ndarray | None:
+    """Each class's weight, in code order, under the estimator's ``class_weight`` (CatBoost's
+    ``class_weights``): a dict keyed by the labels of ``y`` (a label left out weighing 1),
+    CatBoost's list in code order, or ``"balanced"``, scikit-learn's
+    ``n_rows / (n_classes * n_rows_of_its_class)`` over ``y_codes`` (every row given to fit).
+    None for anything else (None, RandomForest's ``"balanced_subsample"``, CatBoost's
+    ``auto_class_weights``, a list of the wrong length: the library's to read or refuse).
+    ValueError naming the parameter for a label not in ``y``, or a NaN, infinite or
+    negative weight."""
     name = "class_weights" if library(estimator) == "catboost" else "class_weight"
     weights = estimator.get_params(deep=False).get(name)
     check_class_weights(name, weights)
-    if not isinstance(weights, Mapping):
+    if isinstance(weights, Mapping):
+        codes = class_weight_codes(name, weights, classes)
+        by_code = np.ones(len(classes))
+        by_code[codes] = [float(weights[label]) for label in weights]
+        return by_code
+    if name == "class_weights" and isinstance(weights, (list, tuple, np.ndarray)):
+        return np.asarray(weights, dtype=np.float64) if len(weights) == len(classes) else None
+    if name == "class_weight" and isinstance(weights, str) and weights == "balanced":
+        counts = np.bincount(y_codes, minlength=len(classes))
+        return len(y_codes) / (len(classes) * counts)
+    return None
+
+
+def class_weight_by_code(
+    estimator: Any, classes: np.ndarray, codes: np.ndarray, weights: np.ndarray | None, resolve: bool
+) -> None:
+    """The estimator sees class codes ``0 .. len(codes) - 1``, positions in ``codes`` (the
+    codes of the classes of ``classes`` it is fitted on): its class weights are re-keyed by
+    them (in place). Labels 1, 2, 3 weighted ``{1: 1, 3: 50}`` were read as codes: 50 went
+    to nothing, or to another class. CatBoost takes the weights as a list in code order, a
+    class left out weighing 1 as in scikit-learn (a dict's keys are CatBoost's class names:
+    a class left out was "Unknown class label"). ``"balanced"`` and CatBoost's own list are
+    left to the library unless ``resolve`` (rows of weight 0 left out of its fit: it would
+    count the rows kept only), where they become ``weights`` (:func:`class_weights`)."""
+    name = "class_weights" if library(estimator) == "catboost" else "class_weight"
+    given = estimator.get_params(deep=False).get(name)
+    if weights is None or (not isinstance(given, Mapping) and not resolve):
         return
-    codes = class_weight_codes(name, weights, classes)
-    by_code = {int(code): weights[label] for label, code in zip(weights, codes, strict=True)}
+    position = {int(code): i for i, code in enumerate(codes)}
+    if isinstance(given, Mapping):
+        labels = zip(given, class_weight_codes(name, given, classes), strict=True)
+        by_code = {position[int(c)]: given[label] for label, c in labels if int(c) in position}
+    else:
+        by_code = {i: float(weights[code]) for i, code in enumerate(codes)}
     if name == "class_weights":
-        by_code = [by_code.get(code, 1.0) for code in range(len(classes))]
+        by_code = [by_code.get(i, 1.0) for i in range(len(codes))]
     estimator.set_params(**{name: by_code})
 
 

@@ -25,6 +25,7 @@ categorical support takes the GradientBoosting grid (``n_estimators`` -> ``max_i
 from __future__ import annotations
 
 import copy
+import dataclasses
 import numbers
 from collections.abc import Iterator
 from typing import Any
@@ -33,6 +34,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
+from sklearn.dummy import DummyClassifier
 from sklearn.ensemble import (
     GradientBoostingClassifier,
     HistGradientBoostingClassifier,
@@ -46,7 +48,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
-from ..nn._base import start_fit
+from ..nn._base import FitInputs, start_fit
 from ._gbdt import (
     catboost_prior,
     check_lightgbm_params,
@@ -57,7 +59,7 @@ from ._gbdt import (
 from ._inner_params import COLUMN_PARAMS as COLUMN_PARAMS  # public here
 from ._inner_params import INDEX_PARAMS as INDEX_PARAMS
 from ._inner_params import LABEL_PARAMS as LABEL_PARAMS
-from ._inner_params import check_no_user_names, class_weight_by_code
+from ._inner_params import check_no_user_names, class_weight_by_code, class_weights
 from ._optional import optional_import
 from .encoding import N_RESERVED_CODES, TableEncoder
 from .staged_search import StagedGridSearchCV
@@ -132,7 +134,10 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
     encoder_ : TableEncoder
     estimator_ : the fitted clone of ``estimator``; for CatBoost, which refuses a table in
         which every feature is constant, a ``DummyClassifier(strategy="prior")`` fitted to
-        the weighted class prior there (what the other boosting libraries predict on it).
+        the weighted class prior there (what the other boosting libraries predict on it);
+        where the rows of non-zero weight hold one class only, a ``DummyClassifier``
+        predicting it. Its class codes are those of the classes with rows of non-zero
+        weight (all of ``classes_`` but for a class whose rows all weigh 0).
     """
 
     _parameter_constraints: dict = {
@@ -165,9 +170,27 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
 
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> EncodedClassifier:
-        """Encode ``X`` (n_samples, n_features) and fit the estimator on the class codes."""
+        """Encode ``X`` (n_samples, n_features) and fit the estimator on the class codes.
+
+        Rows of weight 0 (``sample_weight`` times a ``class_weight`` dict's) are absent rows,
+        as in the torch models: neither the encoder (categories, reference levels, missing
+        indicators, scaling) nor the estimator is fitted on them, and a class with no other
+        row gets probability 0. ``"balanced"`` class weights are those of every row given,
+        ``n_rows / (n_classes * n_rows_of_its_class)``, as without them.
+        """
         check_no_user_names(self.estimator)  # the user's: the wrapper sets some on its clone
         inputs = start_fit(self, X, y, sample_weight)
+        self.estimator_ = clone_estimator(self.estimator)
+        check_lightgbm_params(self.estimator_)
+        weights = class_weights(self.estimator_, self.classes_, inputs.y_codes)
+        n_given = len(inputs.y_codes)
+        inputs = _weighted_rows(self.estimator_, inputs, weights, sample_weight)
+        # the estimator's classes: codes of those left (positions in ``codes``)
+        codes = np.unique(inputs.y_codes)
+        self._codes = None if len(codes) == len(self.classes_) else codes
+        resolve = len(inputs.y_codes) < n_given
+        class_weight_by_code(self.estimator_, self.classes_, codes, weights, resolve)
+        y_codes = np.searchsorted(codes, inputs.y_codes)
         one_hot = self.categorical_encoding == "onehot"
         self.encoder_ = TableEncoder(
             categorical_features=self.categorical_features,
@@ -176,9 +199,6 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
             one_hot=one_hot,
             drop=self.drop,
         ).fit(inputs.frame, sample_weight=inputs.weight)
-        self.estimator_ = clone_estimator(self.estimator)
-        check_lightgbm_params(self.estimator_)
-        class_weight_by_code(self.estimator_, self.classes_)
         fit_params = {}
         if not one_hot:
             fit_params = _declare_categorical(
@@ -191,15 +211,22 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
                 )
             fit_params["sample_weight"] = inputs.weight
         Z = self._estimator_input(self.encoder_.transform(inputs.frame))
+        if len(codes) == 1:  # one class left: what a classifier could learn (most refuse)
+            self.estimator_ = DummyClassifier(strategy="prior").fit(Z, y_codes)
+            return self
         try:
-            self.estimator_.fit(Z, inputs.y_codes, **fit_params)
+            self.estimator_.fit(Z, y_codes, **fit_params)
         except Exception as error:
             if not has_no_usable_feature(self.estimator_, error):
                 raise
-            self.estimator_ = catboost_prior(
-                self.estimator_, Z, inputs.y_codes, inputs.weight, len(self.classes_)
-            )
+            self.estimator_ = catboost_prior(self.estimator_, Z, y_codes, inputs.weight, len(codes))
         return self
+
+    def _classes(self, codes: Any) -> np.ndarray:
+        """The labels of the estimator's class codes (CatBoost's: shape (n_samples, 1))."""
+        codes = np.asarray(codes, dtype=np.int64).reshape(-1)
+        fitted = getattr(self, "_codes", None)
+        return self.classes_[codes if fitted is None else fitted[codes]]
 
     def _estimator_input(self, Z: Any) -> Any:
         """CatBoost takes categorical features as integers: a DataFrame with int64 code
@@ -227,11 +254,16 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
         ``classes_`` order, each row summing to 1."""
         Z = self._encoded(X)
         proba = self.estimator_.predict_proba(Z)
-        if proba.dtype == np.float64:
+        if proba.dtype != np.float64:
+            # XGBoost's are float32, their rows summing to 1 within ~5e-8 only
+            proba = proba.astype(np.float64)
+            proba /= proba.sum(axis=1, keepdims=True)
+        fitted = getattr(self, "_codes", None)
+        if fitted is None:
             return proba
-        # XGBoost's are float32, their rows summing to 1 within ~5e-8 only
-        proba = proba.astype(np.float64)
-        return proba / proba.sum(axis=1, keepdims=True)
+        every = np.zeros((len(proba), len(self.classes_)))
+        every[:, fitted] = proba  # a class whose rows all weighed 0: probability 0
+        return every
 
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """Log class probabilities, shape (n_samples, n_classes)."""
@@ -241,8 +273,7 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
     def predict(self, X: Any) -> np.ndarray:
         """Most probable class per row, shape (n_samples,)."""
         Z = self._encoded(X)
-        codes = self.estimator_.predict(Z)  # CatBoost's: shape (n_samples, 1)
-        return self.classes_[np.asarray(codes, dtype=np.int64).reshape(-1)]
+        return self._classes(self.estimator_.predict(Z))
 
     @available_if(lambda self: hasattr(self.estimator, "staged_predict"))
     def staged_predict(self, X: Any) -> Iterator[np.ndarray]:
@@ -250,10 +281,10 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
         of shape (n_samples,); one stage for CatBoost's class prior (no usable feature)."""
         Z = self._encoded(X)
         if not hasattr(self.estimator_, "staged_predict"):  # the DummyClassifier prior
-            yield self.classes_[np.asarray(self.estimator_.predict(Z), dtype=np.int64)]
+            yield self._classes(self.estimator_.predict(Z))
             return
-        for codes in self.estimator_.staged_predict(Z):  # CatBoost's multiclass: (n_samples, 1)
-            yield self.classes_[np.asarray(codes, dtype=np.int64).reshape(-1)]
+        for codes in self.estimator_.staged_predict(Z):
+            yield self._classes(codes)
 
     def __sklearn_clone__(self) -> EncodedClassifier:
         """scikit-learn's ``clone``, with a CatBoost estimator made anew from its parameters
@@ -297,6 +328,30 @@ def _declare_categorical(estimator: Any, mask: np.ndarray) -> dict[str, Any]:
             "categorical_encoding='onehot'."
         )
     return {}
+
+
+def _weighted_rows(
+    estimator: Any, inputs: FitInputs, weights: np.ndarray | None, sample_weight: Any
+) -> FitInputs:
+    """``inputs`` without the rows of weight 0 (``sample_weight`` times the class weight
+    ``weights``, :func:`~tabmoe.baselines._inner_params.class_weights`), in order; the
+    weights kept are the sample weights (the estimator applies its class weights itself).
+    ValueError when no row is left."""
+    row_weight = inputs.weight if weights is None else inputs.weight * weights[inputs.y_codes]
+    keep = row_weight > 0
+    if keep.all():
+        return inputs
+    if not keep.any():  # sample_weight alone: scikit-learn's check in start_fit
+        name = "class_weights" if library(estimator) == "catboost" else "class_weight"
+        times = "" if sample_weight is None else " times sample_weight"
+        raise ValueError(
+            f"{name}={estimator.get_params(deep=False)[name]!r}{times} gives every row "
+            "weight 0: no row to train on."
+        )
+    frame = inputs.frame[keep].reset_index(drop=True)
+    return dataclasses.replace(
+        inputs, frame=frame, y_codes=inputs.y_codes[keep], weight=inputs.weight[keep]
+    )
 
 
 # ------------------------------------------------------------------ factories
