@@ -44,7 +44,6 @@ import numpy as np
 import pandas as pd
 import torch
 import torch.nn.functional as F
-from embedding_init import ScaledInitClassifier
 from held_out import held_out_pick, unseen_scores
 from impute_unknown import ImputedUnknownClassifier
 from research_args import RESEARCH_PARAMS, run_plan, seed_list
@@ -174,15 +173,8 @@ def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
     49-51) :class:`TrainerOptionsClassifier`, ``row_weight`` > 0 (study 53)
     :class:`~row_scoring.RowScoredClassifier`, ``tie_heads`` (study 54)
     :class:`~tied_heads.TiedHeadsClassifier`, ``impute_unknown`` (study 55; alone)
-    :class:`~impute_unknown.ImputedUnknownClassifier`, ``embedding_init`` (study 56; alone)
-    :class:`~embedding_init.ScaledInitClassifier`."""
+    :class:`~impute_unknown.ImputedUnknownClassifier`."""
     params = dict(params)
-    if (scale := params.pop("embedding_init", None)) is not None:
-        if set(params) & RESEARCH_PARAMS or params.get("n_members", 1) != 1 or not scale > 0:
-            raise SystemExit(f"embedding_init needs a number > 0, alone, one member; got {scale!r}")
-        model = ScaledInitClassifier(**params, random_state=seed)
-        model.embedding_init = float(scale)
-        return model
     if params.pop("impute_unknown", False) is True:
         if set(params) & RESEARCH_PARAMS or params.get("n_members", 1) != 1:
             raise SystemExit("impute_unknown does not combine with other research-only settings or n_members")

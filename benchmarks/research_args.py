@@ -28,7 +28,7 @@ def seed_list(text: str) -> list[int]:
 
 #: Research-only variant parameters, read by :func:`make_tabmoe`, not by the estimator.
 RESEARCH_PARAMS = {"stop_on", "row_weight", "embedding_weight_decay", "start_from_epoch", "restore_best_weights",
-                   "tie_heads", "impute_unknown", "embedding_init"}
+                   "tie_heads", "impute_unknown"}
 
 
 def run_plan(args) -> tuple:

@@ -38,6 +38,7 @@ ADDED_PARAMETERS = {
     "unknown": "token", "label_smoothing": 0.0, "feature_warmup_epochs": 0,
     "lr_decay_patience": None, "refit": False, "ema_decay": None,
     "linear_term": False, "max_grad_norm": None, "lr_warmup_epochs": 0,
+    "embedding_init": 0.05,
 }
 
 
@@ -143,6 +144,7 @@ class EstimatorStateMixin:
                 ordered_ids=ordered,
                 linear_term=self.linear_term,
                 piecewise=piecewise,
+                embedding_init=self.embedding_init,
             )
             for _ in range(self.n_members)
         ]

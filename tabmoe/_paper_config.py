@@ -16,6 +16,7 @@ PAPER_ARCHITECTURE: dict = {
     "dropout": 0.1,
     "block": "transformer",
     "gate": "softmax",
+    "embedding_init": 0.05,  # Keras's Embedding draws U(-0.05, 0.05)
 }
 
 PAPER_TRAINING: dict = {

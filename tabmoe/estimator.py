@@ -16,6 +16,7 @@ from . import _paper_config as defaults
 from ._estimator_adapt import AdaptMixin
 from ._estimator_explain import ExplainMixin
 from ._estimator_state import EstimatorStateMixin
+from ._estimator_tokens import TokenInputsMixin
 from ._frame import fitted_columns
 from .nn._base import (
     FIT_PARAMETER_CONSTRAINTS,
@@ -32,8 +33,6 @@ from .nn.network import BLOCKS, GATES, TabularMoE
 from .nn.objective import MASKINGS, MaskedFeatureObjective, label_loss
 from .nn.trainer import LossFn, TrainResult
 from .tokenizer import (
-    MISSING,
-    UNKNOWN,
     ColumnTokenizer,
     validated_frame,
 )
@@ -45,7 +44,7 @@ TRAIN_SAMPLE_ROWS = 10_000
 TOKEN_MODES = ("token", "exclude")  # how MISSING (`missing`) and UNKNOWN (`unknown`) are read
 
 
-class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchClassifier):
+class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TokenInputsMixin, TorchClassifier):
     """Single- or multi-layer bidirectional attention trained with the masked-feature objective.
 
     Each column is a word position, each value a word, and the label one more column that is
@@ -74,6 +73,11 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         readout only, the exact CBOW-MoE form.
     gate : {"softmax", "tanhmax"}
         Attention coefficients: probabilities, or signed TanhMax coefficients.
+    embedding_init : float
+        Half-width of the uniform draw the token embeddings start from (default 0.25; paper:
+        0.05, Keras's ``Embedding`` default, a fifth of the column embeddings' scale). 0.25
+        gained +0.0033 ID validation over 140 pairs (49/60/31), 0.125 +0.0033 (38/71/31)
+        (docs/research.md#study-56).
     linear_term : bool
         Add to the label's output a learned vector per feature value, summed over the
         columns: a term of the label logits linear in the one-hot features, a logistic
@@ -247,6 +251,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         "ff_dim": [Interval(numbers.Integral, 1, None, closed="left")],
         "n_layers": [Interval(numbers.Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "dropout": [Interval(numbers.Real, 0, 1, closed="left")],
+        "embedding_init": [Interval(numbers.Real, 0, None, closed="neither")],
         "block": [StrOptions(set(BLOCKS))],
         "gate": [StrOptions(set(GATES))],
         "linear_term": ["boolean"],
@@ -283,6 +288,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         dropout: float = 0.0,
         block: Literal["transformer", "attention"] = "transformer",
         gate: Literal["softmax", "tanhmax"] = "softmax",
+        embedding_init: float = 0.25,
         categorical_features: Any = "auto",
         n_bins: int | Literal["auto"] = "auto",
         numeric_embedding: Literal["bins", "ordered", "piecewise"] = "ordered",
@@ -328,6 +334,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         self.dropout = dropout
         self.block = block
         self.gate = gate
+        self.embedding_init = embedding_init
         self.categorical_features = categorical_features
         self.n_bins = n_bins
         self.numeric_embedding = numeric_embedding
@@ -526,42 +533,6 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TorchC
         return out
 
     # ------------------------------- MoE view, missing columns, unlabeled rows, ensembles
-    def _unseen_note(self) -> str:
-        """How this model reads values unseen at fit: it ends the tokenizer's warning."""
-        if self.unknown == "exclude":
-            return "With unknown='exclude' the model leaves them out of the attention."
-        return "The model attends to UNKNOWN; unknown='exclude' leaves such values out of the attention."
-
-    def _transform(self, X: Any) -> np.ndarray:
-        """All feature tokens of ``X`` at once, warning about unseen values with the note."""
-        note = self._unseen_note()
-        parts = [t for _, t in self.tokenizer_.transform_batches(X, max(1, len(X)), unseen_note=note)]
-        return parts[0] if parts else self.tokenizer_.transform(X)
-
-    def _attend(self, tokens: np.ndarray) -> np.ndarray | None:
-        """(n, L) bool: False where a token is left out of the attention (``"exclude"``)."""
-        left_out = [t for t, mode in ((MISSING, self.missing), (UNKNOWN, self.unknown)) if mode == "exclude"]
-        return ~np.isin(tokens, left_out) if left_out else None  # a label is never either
-
-    def _positions(self, X: Any, label: bool = True) -> np.ndarray | None:
-        """(n, L) float32 bin positions of ``X``'s values (``label``: with a last column of
-        ones for the label) for a piecewise-linear network; None for the others."""
-        if self.numeric_embedding_ != "piecewise":
-            return None
-        position = self.tokenizer_.bin_positions(X)
-        return np.pad(position, ((0, 0), (0, 1)), constant_values=1.0) if label else position
-
-    def _rows(self, tokens: np.ndarray, weight: np.ndarray, position: np.ndarray | None = None) -> dict[str, torch.Tensor]:
-        """Training tensors of rows with tokens (n, L): tokens, weight and, if needed, attend
-        and the values' bin positions (``fraction``)."""
-        rows = {"tokens": torch.from_numpy(tokens), "weight": torch.from_numpy(weight).float()}
-        attend = self._attend(tokens)
-        if attend is not None:
-            rows["attend"] = torch.from_numpy(attend)
-        if position is not None:
-            rows["fraction"] = torch.from_numpy(position)
-        return rows
-
     def _objective(self, masking: str, warmup_epochs: int = 0):
         objective = MaskedFeatureObjective(
             masking, self.feature_loss_weight, self.mask_rate, self.feature_dropout,

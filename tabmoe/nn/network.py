@@ -31,6 +31,10 @@ BLOCKS = ("transformer", "attention")
 GATES = ("softmax", "tanhmax")
 
 
+#: Half-width of the paper's uniform draw of the token embeddings (Keras's ``Embedding``).
+PAPER_EMBEDDING_INIT = 0.05
+
+
 def _uniform_(t: Tensor, limit: float) -> Tensor:
     with torch.no_grad():
         return t.uniform_(-limit, limit)
@@ -342,6 +346,8 @@ class TabularMoE(nn.Module):
         order: thermometer embeddings (see ``_init_ordered``).
     piecewise : interpolate along the thermometer by each value's position in its bin
         (``fraction``, required by :meth:`embed` and the methods that call it).
+    embedding_init : half-width of the uniform draw of the token embeddings (default the
+        paper's, Keras's ``Embedding`` default, 0.05).
     """
 
     def __init__(
@@ -359,6 +365,7 @@ class TabularMoE(nn.Module):
         ordered_ids: Sequence[np.ndarray] = (),
         linear_term: bool = False,
         piecewise: bool = False,
+        embedding_init: float = PAPER_EMBEDDING_INIT,
     ):
         super().__init__()
         if piecewise and not len(ordered_ids):
@@ -369,7 +376,12 @@ class TabularMoE(nn.Module):
         key_dim = key_dim or max(1, d_model // n_heads)
         self.n_columns, self.n_layers = n_columns, n_layers
         self.token_embedding = nn.Embedding(n_tokens, d_model)
-        _uniform_(self.token_embedding.weight, 0.05)
+        _uniform_(self.token_embedding.weight, PAPER_EMBEDDING_INIT)
+        if embedding_init != PAPER_EMBEDDING_INIT:
+            # Drawn at the paper's scale, then scaled: a direct U(-a, a) draw differs from it
+            # in the last bit, and these are the fits docs/research.md#study-56 measured.
+            with torch.no_grad():
+                self.token_embedding.weight.mul_(embedding_init / PAPER_EMBEDDING_INIT)
         self.column_embedding = nn.Parameter(
             _uniform_(torch.empty(n_columns, d_model), math.sqrt(6.0 / (n_columns + d_model)))
         )

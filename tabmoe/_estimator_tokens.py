@@ -1,0 +1,51 @@
+"""``TabularMoEClassifier``'s token inputs: a frame's feature tokens (warning about values
+unseen at fit), what the attention leaves out, piecewise bin positions and training rows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+from .tokenizer import MISSING, UNKNOWN
+
+
+class TokenInputsMixin:
+    """The rows ``TabularMoEClassifier`` feeds its network, from its fitted tokenizer."""
+
+    def _unseen_note(self) -> str:
+        """How this model reads values unseen at fit: it ends the tokenizer's warning."""
+        if self.unknown == "exclude":
+            return "With unknown='exclude' the model leaves them out of the attention."
+        return "The model attends to UNKNOWN; unknown='exclude' leaves such values out of the attention."
+
+    def _transform(self, X: Any) -> np.ndarray:
+        """All feature tokens of ``X`` at once, warning about unseen values with the note."""
+        note = self._unseen_note()
+        parts = [t for _, t in self.tokenizer_.transform_batches(X, max(1, len(X)), unseen_note=note)]
+        return parts[0] if parts else self.tokenizer_.transform(X)
+
+    def _attend(self, tokens: np.ndarray) -> np.ndarray | None:
+        """(n, L) bool: False where a token is left out of the attention (``"exclude"``)."""
+        left_out = [t for t, mode in ((MISSING, self.missing), (UNKNOWN, self.unknown)) if mode == "exclude"]
+        return ~np.isin(tokens, left_out) if left_out else None  # a label is never either
+
+    def _positions(self, X: Any, label: bool = True) -> np.ndarray | None:
+        """(n, L) float32 bin positions of ``X``'s values (``label``: with a last column of
+        ones for the label) for a piecewise-linear network; None for the others."""
+        if self.numeric_embedding_ != "piecewise":
+            return None
+        position = self.tokenizer_.bin_positions(X)
+        return np.pad(position, ((0, 0), (0, 1)), constant_values=1.0) if label else position
+
+    def _rows(self, tokens: np.ndarray, weight: np.ndarray, position: np.ndarray | None = None) -> dict[str, torch.Tensor]:
+        """Training tensors of rows with tokens (n, L): tokens, weight and, if needed, attend
+        and the values' bin positions (``fraction``)."""
+        rows = {"tokens": torch.from_numpy(tokens), "weight": torch.from_numpy(weight).float()}
+        attend = self._attend(tokens)
+        if attend is not None:
+            rows["attend"] = torch.from_numpy(attend)
+        if position is not None:
+            rows["fraction"] = torch.from_numpy(position)
+        return rows
