@@ -74,10 +74,11 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TokenI
     gate : {"softmax", "tanhmax"}
         Attention coefficients: probabilities, or signed TanhMax coefficients.
     embedding_init : float
-        Half-width of the uniform draw the token embeddings start from (default 0.25; paper:
+        Half-width of the uniform draw the token embeddings start from (default and paper:
         0.05, Keras's ``Embedding`` default, a fifth of the column embeddings' scale). 0.25
-        gained +0.0033 ID validation over 140 pairs (49/60/31), 0.125 +0.0033 (38/71/31)
-        (docs/research.md#study-56).
+        passed study 56's rule (+0.0033 ID validation over 140 pairs, 49/60/31; ID test
+        -0.0003) and did not replicate on fresh seeds (-0.0007, 16/36/18; study 57), so 0.05
+        stays (docs/research.md#study-56, #study-57).
     linear_term : bool
         Add to the label's output a learned vector per feature value, summed over the
         columns: a term of the label logits linear in the one-hot features, a logistic
@@ -288,7 +289,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TokenI
         dropout: float = 0.0,
         block: Literal["transformer", "attention"] = "transformer",
         gate: Literal["softmax", "tanhmax"] = "softmax",
-        embedding_init: float = 0.25,
+        embedding_init: float = 0.05,
         categorical_features: Any = "auto",
         n_bins: int | Literal["auto"] = "auto",
         numeric_embedding: Literal["bins", "ordered", "piecewise"] = "ordered",
