@@ -44,6 +44,15 @@ def quiet(fn, *args):
         return fn(*args)
 
 
+def read_unseen_b(impute, X, fitted, source):
+    """Rows 10-29 with b unseen at fit, the reader's probabilities of them, and b's position."""
+    rows = X.iloc[10:30].copy()
+    rows["b"] = rows["b"].astype(object)
+    rows["b"] = "unseen"
+    head = quiet(fitted._label_logits, rows)
+    return rows, np.exp(quiet(impute.imputed_logits, fitted, rows, head, source)), list(X.columns).index("b")
+
+
 def test_rows_without_one_unseen_value_keep_the_label_heads_reading(impute, table, fitted):
     X, _ = table
     rows = X.iloc[:40].astype({"a": object, "b": object})
@@ -61,12 +70,7 @@ def test_frequency_reading_is_the_mixture_of_the_completed_rows(impute, table, f
     # Reference through the public predict_proba: the row completed with each seen value of b,
     # weighted by that value's share of the training rows the estimator kept.
     X, _ = table
-    rows = X.iloc[10:30].copy()
-    rows["b"] = rows["b"].astype(object)
-    rows["b"] = "unseen"
-    head = quiet(fitted._label_logits, rows)
-    got = np.exp(quiet(impute.imputed_logits, fitted, rows, head, "frequency"))
-    j = list(X.columns).index("b")
+    rows, got, j = read_unseen_b(impute, X, fitted, "frequency")
     kept = fitted.train_sample_tokens_[:, j]
     expected = np.zeros_like(got, dtype=np.float64)
     for value in ["x", "y", "z", "w"]:
@@ -76,7 +80,7 @@ def test_frequency_reading_is_the_mixture_of_the_completed_rows(impute, table, f
         completed["b"] = value
         expected += share * fitted.predict_proba(completed)
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-6)
-    assert not np.allclose(got, np.exp(torch.log_softmax(torch.from_numpy(head), 1).numpy()), atol=1e-3)
+    assert not np.allclose(got, quiet(fitted.predict_proba, rows), atol=1e-3)  # the UNKNOWN reading
 
 
 def test_conditional_q_is_the_label_weighted_leave_one_out_head(impute, table, fitted):
@@ -104,12 +108,7 @@ def test_conditional_q_is_the_label_weighted_leave_one_out_head(impute, table, f
 
 def test_conditional_reading_mixes_the_completed_rows_by_q(impute, table, fitted):
     X, _ = table
-    rows = X.iloc[10:30].copy()
-    rows["b"] = rows["b"].astype(object)
-    rows["b"] = "unseen"
-    head = quiet(fitted._label_logits, rows)
-    got = np.exp(quiet(impute.imputed_logits, fitted, rows, head, "conditional"))
-    j = list(X.columns).index("b")
+    rows, got, j = read_unseen_b(impute, X, fitted, "conditional")
     tokens = torch.from_numpy(quiet(fitted._transform, rows)).long()
     ids = np.asarray(fitted.tokenizer_.output_token_ids(j))
     order = np.searchsorted(np.sort(fitted.label_token_ids_), fitted.label_token_ids_)
