@@ -161,7 +161,7 @@ def test_paper_config_is_the_papers(auto_mpg):
     cfg = paper_config()
     assert cfg | {} == {
         "d_model": 20, "n_heads": 5, "ff_dim": 5, "n_layers": 1, "dropout": 0.1,
-        "block": "transformer", "gate": "softmax", "learning_rate": 1e-3, "weight_decay": 0.0,
+        "block": "transformer", "gate": "softmax", "embedding_init": 0.05, "learning_rate": 1e-3, "weight_decay": 0.0,
         "max_epochs": 200, "batch_size": "paper", "early_stopping": False,
         "masking": "leave_one_out", "feature_loss_weight": 1.0, "vocabulary": "shared",
         "categorical_features": "all",
