@@ -112,7 +112,8 @@ def imputed_logits(estimator: TabularMoEClassifier, X: Any, head_logits: np.ndar
             rows = np.flatnonzero(single & unseen[:, j])
             ids = np.asarray(estimator.tokenizer_.output_token_ids(j), dtype=np.int64)  # (V,)
             ids_t = torch.from_numpy(ids).to(device)
-            prior = torch.from_numpy(_frequency(estimator, j, ids)).float().to(device)
+            if source == "frequency":
+                prior = torch.from_numpy(_frequency(estimator, j, ids)).float().to(device)
             step = max(1, BATCH_ROWS // len(ids))
             for start in range(0, len(rows), step):
                 part = rows[start : start + step]

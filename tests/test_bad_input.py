@@ -254,6 +254,7 @@ def test_a_class_whose_rows_all_weigh_zero_gets_probability_zero(name):
     # the fit on the other rows alone; GradientBoosting refused a table whose other rows
     # hold one class ("y contains 1 class after sample_weight trimmed").
     if isinstance(CLASSIFIER_FACTORIES[name](), TorchClassifier):
+        # documented (docs/guide/training.md): their output head keeps every class of y
         pytest.skip("a torch model's output head has every class of y (untrained for this one)")
     X, y = frame()
     y3 = np.where(np.arange(len(y)) < 10, "maybe", y).astype(object)

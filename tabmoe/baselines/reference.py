@@ -25,7 +25,6 @@ categorical support takes the GradientBoosting grid (``n_estimators`` -> ``max_i
 from __future__ import annotations
 
 import copy
-import dataclasses
 import numbers
 from collections.abc import Iterator
 from typing import Any
@@ -183,12 +182,11 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
         self.estimator_ = clone_estimator(self.estimator)
         check_lightgbm_params(self.estimator_)
         weights = class_weights(self.estimator_, self.classes_, inputs.y_codes)
-        n_given = len(inputs.y_codes)
         inputs = _weighted_rows(self.estimator_, inputs, weights, sample_weight)
         # the estimator's classes: codes of those left (positions in ``codes``)
         codes = np.unique(inputs.y_codes)
         self._codes = None if len(codes) == len(self.classes_) else codes
-        resolve = len(inputs.y_codes) < n_given
+        resolve = inputs.n_rows is not None  # rows of weight 0 left out of the library's fit
         class_weight_by_code(self.estimator_, self.classes_, codes, weights, resolve)
         y_codes = np.searchsorted(codes, inputs.y_codes)
         one_hot = self.categorical_encoding == "onehot"
@@ -339,8 +337,6 @@ def _weighted_rows(
     ValueError when no row is left."""
     row_weight = inputs.weight if weights is None else inputs.weight * weights[inputs.y_codes]
     keep = row_weight > 0
-    if keep.all():
-        return inputs
     if not keep.any():  # sample_weight alone: scikit-learn's check in start_fit
         name = "class_weights" if library(estimator) == "catboost" else "class_weight"
         times = "" if sample_weight is None else " times sample_weight"
@@ -348,10 +344,7 @@ def _weighted_rows(
             f"{name}={estimator.get_params(deep=False)[name]!r}{times} gives every row "
             "weight 0: no row to train on."
         )
-    frame = inputs.frame[keep].reset_index(drop=True)
-    return dataclasses.replace(
-        inputs, frame=frame, y_codes=inputs.y_codes[keep], weight=inputs.weight[keep]
-    )
+    return inputs.weighted(keep)
 
 
 # ------------------------------------------------------------------ factories

@@ -255,12 +255,14 @@ class FitInputs:
         """Rows of non-zero weight: those training uses (:meth:`weighted`)."""
         return int(np.count_nonzero(self.weight > 0))
 
-    def weighted(self) -> FitInputs:
+    def weighted(self, keep: np.ndarray | None = None) -> FitInputs:
         """Without the rows of weight 0, which train as absent rows: left in the batches they took
         places there (the weighted rows of a sparse batch trained harder) and a batch of them alone
         took an optimiser step on no data; the front end (vocabulary, bins, missing indicators)
-        is not fitted on them either. Those kept stay in order: a hold-out draws the same rows."""
-        keep = self.weight > 0
+        is not fitted on them either. Those kept stay in order: a hold-out draws the same rows.
+        ``keep``: the rows to keep where the weight that decides is not ``weight`` (the
+        references' class weights, which their library applies)."""
+        keep = self.weight > 0 if keep is None else keep
         if keep.all():
             return self
         frame, n_rows = self.frame[keep].reset_index(drop=True), len(self.weight)
