@@ -86,7 +86,7 @@ def resolve_rules(params: dict, n_rows: int, n_columns: int) -> dict:
       features share the rest, i.e. weight ``(1 - S) / (S * (L - 1))`` per feature;
     * ``validation_fraction="floor:P"``: study 29's hold-out (10% of the rows, at most 100)
       but never fewer than a share P of the rows (study 30), as a number of rows;
-    * ``stop_on="error"`` is read by :func:`make_tabmoe` (study 46).
+    * ``stop_on="error"`` / ``"objective"`` is read by :func:`make_tabmoe` (studies 46, 58).
     """
     out = dict(params)
     rule = out.get("batch_size")
@@ -128,6 +128,18 @@ class ErrorStoppedClassifier(TabularMoEClassifier):
         return label_error_loss
 
 
+class ObjectiveStoppedClassifier(TabularMoEClassifier):
+    """Research-only (study 58): early stopping, and the epoch kept, on the hold-out's whole
+    training objective (the label's log loss plus ``feature_loss_weight`` x each feature's,
+    every column left out in turn) instead of the label's log loss alone."""
+
+    def _get_val_loss(self):
+        masking = self._masking()
+        if masking != "leave_one_out":  # random masking would score each epoch on another draw
+            raise ValueError(f"stop_on='objective' needs leave-one-out masking (one layer), got {masking!r}")
+        return self._objective(masking)
+
+
 class TrainerOptionsClassifier(TabularMoEClassifier):
     """Research-only: the estimator with settings of the trainer that it takes no parameter
     for, ``trainer_extra`` (``TrainerConfig`` fields): ``embedding_weight_decay``, AdamW's
@@ -142,6 +154,10 @@ class TrainerOptionsClassifier(TabularMoEClassifier):
 
     def _trainer_options(self) -> dict:
         return {**super()._trainer_options(), **self.trainer_extra}
+
+
+#: ``stop_on``'s values: the early-stopping score each estimator reads.
+STOPPED = {"log_loss": TabularMoEClassifier, "error": ErrorStoppedClassifier, "objective": ObjectiveStoppedClassifier}
 
 
 def trainer_extra(params: dict) -> dict:
@@ -169,7 +185,8 @@ def trainer_extra(params: dict) -> dict:
 
 def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
     """The estimator of a variant; the research-only ``stop_on="error"`` (study 46) picks
-    :class:`ErrorStoppedClassifier`, the trainer settings of :func:`trainer_extra` (studies
+    :class:`ErrorStoppedClassifier`, ``stop_on="objective"`` (study 58)
+    :class:`ObjectiveStoppedClassifier`, the trainer settings of :func:`trainer_extra` (studies
     49-51) :class:`TrainerOptionsClassifier`, ``row_weight`` > 0 (study 53)
     :class:`~row_scoring.RowScoredClassifier`, ``tie_heads`` (study 54)
     :class:`~tied_heads.TiedHeadsClassifier`, ``impute_unknown`` (study 55; alone)
@@ -180,11 +197,11 @@ def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
             raise SystemExit("impute_unknown does not combine with other research-only settings or n_members")
         return ImputedUnknownClassifier(**params, random_state=seed)
     stop_on = params.pop("stop_on", "log_loss")
-    if stop_on not in ("log_loss", "error"):
-        raise SystemExit(f"stop_on must be log_loss or error, got {stop_on!r}")
+    if stop_on not in STOPPED:
+        raise SystemExit(f"stop_on must be one of {', '.join(STOPPED)}, got {stop_on!r}")
     extra = trainer_extra(params)
-    if extra and stop_on == "error":
-        raise SystemExit(f"stop_on=error does not combine with {', '.join(extra)}")
+    if extra and stop_on != "log_loss":
+        raise SystemExit(f"stop_on={stop_on} does not combine with {', '.join(extra)}")
     row_weight = params.pop("row_weight", 0)
     if isinstance(row_weight, bool) or not isinstance(row_weight, (int, float)) or not row_weight >= 0:
         raise SystemExit(f"row_weight must be a number >= 0, got {row_weight!r}")
@@ -192,7 +209,7 @@ def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
     if tie not in TIE_HEADS:
         raise SystemExit(f"tie_heads must be one of {', '.join(TIE_HEADS)}, got {tie!r}")
     if row_weight > 0:
-        if extra or stop_on == "error" or tie != "none":
+        if extra or stop_on != "log_loss" or tie != "none":
             raise SystemExit("row_weight does not combine with the research-only trainer settings or tie_heads")
         if params.get("n_layers", "auto") not in ("auto", 1) or params.get("n_members", 1) != 1:
             raise SystemExit("row_weight reads one leave-one-out pass: n_layers 1 and n_members 1 only")
@@ -200,7 +217,7 @@ def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
         model.row_weight = float(row_weight)
         return model
     if tie != "none":
-        if extra or stop_on == "error" or params.get("n_members", 1) != 1:
+        if extra or stop_on != "log_loss" or params.get("n_members", 1) != 1:
             raise SystemExit("tie_heads does not combine with other research-only settings or n_members")
         model = TiedHeadsClassifier(**params, random_state=seed)
         model.tie_mode = tie
@@ -209,8 +226,7 @@ def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
         model = TrainerOptionsClassifier(**params, random_state=seed)
         model.trainer_extra = extra
         return model
-    cls = ErrorStoppedClassifier if stop_on == "error" else TabularMoEClassifier
-    return cls(**params, random_state=seed)
+    return STOPPED[stop_on](**params, random_state=seed)
 
 
 def fit_and_score(estimator, X, y, parts: dict) -> dict:

@@ -206,6 +206,31 @@ def test_start_from_epoch_variant_reaches_the_trainer(research):
         research.make_tabmoe({"start_from_epoch": 3, "stop_on": "error"}, 0)
 
 
+def test_objective_stopping_watches_the_whole_objective(research):
+    """Study 58: early stopping reads the hold-out's training objective (the label's log loss
+    and 0.1 x each feature's, a weighted mean over the columns), so each epoch's val_loss
+    differs from the plain estimator's label loss while the training itself is the same;
+    random masking (two layers) is refused."""
+    from tabmoe.nn.objective import MaskedFeatureObjective
+
+    X, y, small = _early_stopped_toy(max_epochs=3)
+    small = {**small, "n_iter_no_change": 10}
+    model = research.make_tabmoe({**small, "stop_on": "objective"}, 0)
+    assert isinstance(model, research.ObjectiveStoppedClassifier)
+    plain = research.make_tabmoe(small, 0).fit(X, y)
+    model.fit(X, y)
+    score = model._get_val_loss()
+    assert isinstance(score, MaskedFeatureObjective) and score.masking == "leave_one_out"
+    assert score.feature_loss_weight == 0.1
+    assert [h["train_loss"] for h in model.history_] == [h["train_loss"] for h in plain.history_]
+    for ours, theirs in zip(model.history_, plain.history_, strict=True):
+        assert abs(ours["val_loss"] - theirs["val_loss"]) > 1e-3
+    with pytest.raises(ValueError, match="leave-one-out"):
+        research.make_tabmoe({**small, "stop_on": "objective", "n_layers": 2}, 0).fit(X, y)
+    with pytest.raises(SystemExit, match="stop_on=objective"):
+        research.make_tabmoe({"start_from_epoch": 3, "stop_on": "objective"}, 0)
+
+
 def test_restore_best_weights_variant_keeps_the_last_epoch(research):
     """Study 51: ``restore_best_weights=False`` reaches the trainer; True is the plain estimator."""
     from tabmoe import TabularMoEClassifier
