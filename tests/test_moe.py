@@ -165,6 +165,19 @@ def test_label_gates_of_an_ensemble_says_what_to_pass():
         label_gates(stacked, random_tokens(4))
 
 
+def test_readings_do_not_track_gradients():
+    """label_gates returned a tensor with a grad_fn (a reading of a trained network), so
+    ``.numpy()`` on it raised "Can't call numpy() on Tensor that requires grad" outside a
+    no_grad block; MixtureOfExperts' readings never did."""
+    for n_layers in (1, 2):
+        model = make_model(n_layers=n_layers)
+        gates = label_gates(model, random_tokens(4))
+        assert not gates.requires_grad and gates.grad_fn is None
+        assert gates.numpy().shape == (4, 5, model.n_columns)  # make_model: 5 heads
+    moe = MixtureOfExperts.from_model(make_model())
+    assert not moe.gates(random_tokens(4)).requires_grad
+
+
 def test_numpy_and_list_inputs_give_what_tensors_give():
     """numpy arrays (what a tokenizer gives) raised AttributeError: 'numpy.ndarray' object
     has no attribute 'long' (attend: 'clone')."""

@@ -304,6 +304,7 @@ def _pad_attend(attend: Tensor, n_columns: int) -> Tensor:
     return attend
 
 
+@torch.no_grad()  # a reading, as MixtureOfExperts' (its tables are detached copies)
 def label_gates(
     model: TabularMoE, tokens: Tensor, attend: Tensor | None = None, fraction: Tensor | None = None
 ) -> Tensor:
