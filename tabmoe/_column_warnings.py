@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._frame import listed
+from ._frame import is_arrow_binary, listed
 from ._stack import user_stacklevel
 
 
@@ -120,13 +120,13 @@ class ColumnChecks:
 
 
 def _text_dtype(dtype: Any) -> bool:
-    """object or string dtypes (pyarrow's too); not category, bool or interval, whose values
+    """object or string dtypes (pyarrow's too, and its bytes); not category, bool or interval, whose values
     the user (or the file format) chose as categories."""
     if isinstance(dtype, pd.CategoricalDtype | pd.IntervalDtype):
         return False
-    if isinstance(dtype, pd.ArrowDtype):
-        return pd.api.types.is_string_dtype(dtype) and not str(dtype.pyarrow_dtype).startswith(
-            "dictionary<"
+    if isinstance(dtype, pd.ArrowDtype):  # bytes too, as in an object column
+        return is_arrow_binary(dtype) or (
+            pd.api.types.is_string_dtype(dtype) and not str(dtype.pyarrow_dtype).startswith("dictionary<")
         )
     return pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype)
 

@@ -276,14 +276,29 @@ def check_other_columns(X: pd.DataFrame, other: Any, by_label: bool, what: str) 
 def is_categorical_dtype(dtype: Any) -> bool:
     """Dtypes that ``categorical_features="auto"`` treats as categorical (pyarrow's
     dictionary type, what ``read_parquet(dtype_backend="pyarrow")`` gives a category, too;
-    intervals, ordered categories such as ``pd.cut``'s bins, which floats cannot hold)."""
+    pyarrow's binary types, bytes as an object column holds them; intervals, ordered
+    categories such as ``pd.cut``'s bins, which floats cannot hold)."""
     return (
         isinstance(dtype, pd.CategoricalDtype | pd.IntervalDtype)
         or (isinstance(dtype, pd.ArrowDtype) and str(dtype.pyarrow_dtype).startswith("dictionary<"))
+        or is_arrow_binary(dtype)
         or pd.api.types.is_object_dtype(dtype)
         or pd.api.types.is_string_dtype(dtype)
         or pd.api.types.is_bool_dtype(dtype)
     )
+
+
+def is_arrow_binary(dtype: Any) -> bool:
+    """pyarrow's bytes types (``binary``, ``large_binary``, ``fixed_size_binary``: a parquet
+    BYTE_ARRAY column without a text annotation, a polars ``Binary``). pandas reads them as
+    neither strings nor objects: under ``"auto"`` they were numeric, and fit failed
+    ("holds non-numeric values") where the same bytes in an object column are categories."""
+    if not isinstance(dtype, pd.ArrowDtype):
+        return False
+    import pyarrow.types  # (an optional dependency, there when an ArrowDtype is)
+
+    t = dtype.pyarrow_dtype
+    return pyarrow.types.is_binary(t) or pyarrow.types.is_large_binary(t) or pyarrow.types.is_fixed_size_binary(t)
 
 
 def check_tokenizable(frame: pd.DataFrame) -> None:

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from tabmoe import ColumnTokenizer, TabularMoEClassifier
+from tabmoe.tokenizer import NumbersAsTextWarning
 
 pa = pytest.importorskip("pyarrow")  # an optional dependency (extra "data"); CI installs it
 
@@ -244,3 +245,24 @@ def test_a_reordered_table_as_eval_set_or_unlabeled_rows_is_named():
         clf.fit(frame, y, eval_set=(reordered, y[:30]))
     with pytest.raises(ValueError, match=r"^X_unlabeled must have the same columns as X, in the same order"):
         clf.fit(frame, y, X_unlabeled=reordered)
+
+
+@pytest.mark.filterwarnings("ignore:Cannot save category value b'a'")  # bytes: save() refuses them
+@pytest.mark.parametrize("binary", [pa.binary(), pa.large_binary(), pa.binary(1)])
+def test_arrow_bytes_are_categories_as_bytes_in_an_object_column_are(binary):
+    # pyarrow's bytes (a parquet BYTE_ARRAY without a text annotation, a polars Binary) were
+    # numeric under "auto", and fit failed: "holds non-numeric values (Unable to parse
+    # string b'a' at position 0)"; the same bytes in an object column are categories
+    r = np.random.default_rng(0)
+    codes = pd.Series(r.choice([b"a", b"b", b"c", None], 120), dtype=object)
+    frame = pd.DataFrame({"code": codes, "x": r.normal(size=120)})
+    table = pa.table({"code": pa.array(codes.tolist(), type=binary), "x": frame["x"]})
+    y = np.where(codes == b"a", "yes", "no")
+    expected = TabularMoEClassifier(max_epochs=2, random_state=0, device="cpu").fit(frame, y)
+    clf = TabularMoEClassifier(max_epochs=2, random_state=0, device="cpu").fit(table, y)
+    np.testing.assert_array_equal(clf.tokenizer_.is_categorical_, [True, False])
+    np.testing.assert_array_equal(clf.predict_proba(table), expected.predict_proba(frame))
+    np.testing.assert_array_equal(expected.predict_proba(table), expected.predict_proba(frame))
+    numbers = pa.array([str(i).encode() for i in range(10, 50)], type=pa.binary(2) if binary == pa.binary(1) else binary)
+    with pytest.warns(NumbersAsTextWarning):  # as for the bytes of numbers in an object column
+        ColumnTokenizer().fit(pa.table({"n": numbers}))
