@@ -65,6 +65,10 @@ def numeric_values(column: pd.Series, name: Any, kind: str | None = None, aware:
         # pyarrow decimals (SQL / parquet DECIMAL) as floats: to_numeric drops the rows of
         # their nulls (pandas 3.1: "Length of values (40) does not match length of index")
         column = column.astype("float64[pyarrow]")
+    elif isinstance(dtype, pd.ArrowDtype) and str(dtype.pyarrow_dtype) == "halffloat":
+        # pyarrow float16 (parquet's FLOAT16) as float32: to_numeric failed on it with "holds
+        # non-numeric values (FloatingArray does not support np.float16 dtype.)"
+        column = column.astype("float32[pyarrow]")
     elif isinstance(dtype, pd.ArrowDtype) and _is_arrow_time(dtype):
         # pyarrow times of day (time32 / time64): to_numeric failed on them with "holds
         # non-numeric values (Invalid object type at position 0)"

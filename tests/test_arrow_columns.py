@@ -146,6 +146,21 @@ def test_arrow_decimals_with_nulls_are_binned_as_their_floats():
     np.testing.assert_array_equal(tok.transform(floats), tok.transform(arrow))
 
 
+def test_arrow_half_floats_are_binned_as_numpys():
+    # parquet FLOAT16 read with dtype_backend="pyarrow": to_numeric refused the column with
+    # "holds non-numeric values (FloatingArray does not support np.float16 dtype.)"
+    values = np.array([0.5, 1.5, np.nan, 2.25, 3.0, -1.0] * 10, dtype=np.float16)
+    numpy = pd.DataFrame({"x": values})
+    arrow = pd.DataFrame({"x": pd.Series(pa.array(values, type=pa.float16(), from_pandas=True),
+                                         dtype=pd.ArrowDtype(pa.float16()))})
+    tok = ColumnTokenizer().fit(arrow)
+    assert not tok.is_categorical_[0]
+    expected = ColumnTokenizer().fit(numpy)
+    np.testing.assert_array_equal(tok.transform(arrow), expected.transform(numpy))
+    np.testing.assert_array_equal(expected.transform(arrow), expected.transform(numpy))
+    np.testing.assert_array_equal(expected.bin_positions(arrow), expected.bin_positions(numpy))
+
+
 @pytest.mark.parametrize("unit", [pa.time64("us"), pa.time32("s")], ids=["time64", "time32"])
 def test_an_arrow_time_of_day_column_is_refused_naming_it_and_its_dtype(unit):
     # it was refused as "numeric (declared so, or numeric at fit) but holds non-numeric
