@@ -109,6 +109,10 @@ def numeric_values(column: pd.Series, name: Any, kind: str | None = None, aware:
         # Nanoseconds as float, through float seconds: converting the unit to ns first
         # overflows silently outside 1677-2262 (pandas keeps e.g. year 1 as datetime64[us]).
         return _seconds(values) * 1e9
+    if pd.api.types.is_object_dtype(dtype) and (missing := column.isna()).any():
+        # NaT (a float column concatenated with an all-NaT one, or where(..., pd.NaT)) is
+        # missing as NaN, None and pd.NA are: to_numeric refused it ("Invalid object type")
+        column = column.mask(missing, np.nan)
     try:
         values = pd.to_numeric(column, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
     except OverflowError as exc:  # a Python int beyond the float range (10**309)

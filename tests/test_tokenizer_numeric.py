@@ -91,3 +91,19 @@ def test_an_int_beyond_the_float_range_names_its_column():
     fitted = ColumnTokenizer(categorical_features=[]).fit(pd.DataFrame({"big": [1.0, 2.0, 3.0]}))
     with pytest.raises(ValueError, match="too large for a float in column 'big'"):
         fitted.transform(X)
+
+
+@pytest.mark.parametrize("nat", [pd.NaT, np.datetime64("NaT"), np.timedelta64("NaT")], ids=["pd", "datetime64", "timedelta64"])
+def test_nat_in_a_numeric_object_column_is_missing_as_nan_is(nat):
+    """NaT among numbers (a float column concatenated with an all-NaT one, or
+    ``where(..., pd.NaT)``: dtype object) was refused with "holds non-numeric values (Invalid
+    object type at position 1)"; NaN, None and pd.NA there are MISSING, and the guide says
+    NaT is too, in numeric columns alike."""
+    floats = pd.DataFrame({"x": [1.0, np.nan, 2.0, 3.5, np.nan, 0.5]})
+    objects = pd.DataFrame({"x": pd.Series([1.0, nat, 2.0, 3.5, None, 0.5], dtype=object)})
+    fitted = ColumnTokenizer().fit(floats)
+    expected = fitted.transform(floats)
+    np.testing.assert_array_equal(fitted.transform(objects), expected)  # numeric at fit
+    declared = ColumnTokenizer(categorical_features=[]).fit(objects)  # numeric by the user
+    np.testing.assert_array_equal(declared.transform(objects), expected)
+    assert np.isnan(numeric_values(objects["x"], "x")[[1, 4]]).all()
