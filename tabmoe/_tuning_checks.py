@@ -157,6 +157,40 @@ def _rows(data: Any, index: np.ndarray) -> Any:
     return np.asarray(data)[index]
 
 
+def _fit_params(fit_params: Any, n_rows: int) -> dict[str, Any]:
+    """``fit_params`` as a dict of keyword arguments, or an error naming what is wrong before
+    the study starts (a ``sample_weight`` of another length would fail every trial alike)."""
+    if fit_params is None:
+        return {}
+    if not isinstance(fit_params, Mapping):
+        raise TypeError(f"fit_params must be a mapping of fit's keyword arguments, got {type(fit_params).__name__}")
+    bad = [key for key in fit_params if not isinstance(key, str)]
+    if bad:
+        raise TypeError(f"fit_params' keys must be fit's argument names (str), got {bad!r}")
+    weight = fit_params.get("sample_weight")
+    if weight is not None and np.ndim(weight) > 0 and not _per_row(weight, n_rows):  # a scalar is every row's
+        raise ValueError(f"fit_params' sample_weight must have one entry per row of X ({n_rows}), "
+                         f"got shape {np.shape(weight)}")
+    return dict(fit_params)
+
+
+def _fold_params(fit_params: dict[str, Any], n_rows: int, index: np.ndarray) -> dict[str, Any]:
+    """``fit_params`` for the training rows ``index`` of a fold: an array-like with one entry
+    per row of X (``sample_weight``) is indexed by them, as scikit-learn's searches do
+    (``_check_method_params``); anything else (a scalar, an ``eval_set`` pair) goes whole."""
+    return {key: _rows(value, index) if _per_row(value, n_rows) else value for key, value in fit_params.items()}
+
+
+def _per_row(value: Any, n_rows: int) -> bool:
+    """Whether ``value`` is an array-like (not a str or mapping) of ``n_rows`` entries."""
+    if isinstance(value, str | bytes | Mapping):
+        return False
+    shape = getattr(value, "shape", None)
+    if shape is not None:
+        return len(shape) > 0 and shape[0] == n_rows
+    return hasattr(value, "__len__") and len(value) == n_rows
+
+
 def _check_available(model: Any) -> None:
     """ImportError naming the optional packages a registry spec needs that are not installed,
     before any trial: its first trial failed on the import (some models import at ``fit``)

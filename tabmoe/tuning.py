@@ -28,12 +28,11 @@ configurations).
 
 from __future__ import annotations
 
-import contextlib
 import numbers
 import os
 import time
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,7 +40,6 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 
-from ._stack import user_stacklevel
 from ._tuning_checks import (
     _check_available,
     _check_entries,
@@ -50,11 +48,21 @@ from ._tuning_checks import (
     _check_rows_and_labels,
     _check_study,
     _check_validation,
+    _fit_params,
+    _fold_params,
     _folds,
     _is_int,
+    _n_rows,
     _queued,
     _rows,
     _seed,
+)
+from ._tuning_study import (
+    _held_trials,
+    _optuna_quiet,
+    _queued_params,
+    _rebuild_params,
+    _study_on_interrupt,
 )
 from .metrics import METRICS, score_estimator
 
@@ -232,42 +240,6 @@ def jsonable(value: Any) -> Any:
     return repr(value)
 
 
-@contextlib.contextmanager
-def _optuna_quiet(verbose: bool) -> Iterator[None]:
-    import optuna
-
-    level = optuna.logging.get_verbosity()
-    if not verbose:
-        optuna.logging.set_verbosity(optuna.logging.WARNING)
-    try:
-        yield
-    finally:
-        optuna.logging.set_verbosity(level)
-
-
-@contextlib.contextmanager
-def _study_on_interrupt(study: Any, in_memory: bool) -> Iterator[None]:
-    """A KeyboardInterrupt propagates carrying ``study`` (as its ``study`` attribute); for a
-    study kept in memory only, a RuntimeWarning says where its trials are and how to keep them."""
-    try:
-        yield
-    except KeyboardInterrupt as exc:
-        exc.study = study  # type: ignore[attr-defined]
-        if in_memory:
-            import optuna
-
-            done = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
-            warnings.warn(
-                f"tune was interrupted with {len(done)} completed trial(s) in study "
-                f"{study.study_name!r}, kept in memory (storage=None): the KeyboardInterrupt "
-                "carries it (except KeyboardInterrupt as exc: exc.study). Give storage (a file "
-                "path) and study_name to keep an interrupted study; the same call continues it.",
-                RuntimeWarning,
-                stacklevel=user_stacklevel(),  # the user's tune call, not tune's own line
-            )
-        raise
-
-
 def tune(
     model: Any,
     X: Any,
@@ -280,6 +252,7 @@ def tune(
     n_trials: int | None = 20,
     timeout: float | None = None,
     params: Mapping[str, Any] | None = None,
+    fit_params: Mapping[str, Any] | None = None,
     storage: Any = None,
     study_name: str | None = None,
     random_state: int | np.random.RandomState | None = None,
@@ -330,6 +303,11 @@ def tune(
         gets its own copy of them and of the suggested values (``clone(value, safe=False)``,
         as scikit-learn's searches do), so an estimator given as a parameter is never fitted
         in place.
+    fit_params : mapping, optional
+        Keyword arguments of every ``fit`` (trials, ``cv`` folds, the refit), e.g.
+        ``{"sample_weight": w}``. An array-like with one entry per row of ``X`` is indexed
+        by each fold's training rows, as scikit-learn's searches index it; anything else
+        is passed whole. Scores are not weighted (as ``GridSearchCV``'s by default).
     storage : None, str, path or optuna storage
         See :func:`open_storage`. ``None`` keeps the study in memory (an interrupted call's
         trials: see Raises).
@@ -407,6 +385,8 @@ def tune(
     if (validation is None) == (cv is None):
         raise ValueError("give exactly one of validation=(X_val, y_val) (or a split) and cv=<folds>")
     _check_rows_and_labels(model, X, y)
+    n_rows = _n_rows(X, "X")
+    fit_params = _fit_params(fit_params, n_rows)
     folds = _folds(cv, y, seed) if cv is not None else None
     if hasattr(validation, "parts") and hasattr(validation, "features"):  # SplitData
         validation = (validation.features("validation"), validation.validation[validation.target])
@@ -431,7 +411,7 @@ def tune(
 
     def fit_and_score(estimator: BaseEstimator) -> tuple[float, float]:
         start = time.perf_counter()
-        estimator.fit(X, y)
+        estimator.fit(X, y, **fit_params)
         seconds = time.perf_counter() - start
         value = score_estimator(estimator, *validation)[metric]
         return seconds, value
@@ -439,7 +419,7 @@ def tune(
     def cv_score(suggested: Mapping[str, Any]) -> float:
         values = []
         for i, (train, test) in enumerate(folds):
-            fold = make(suggested).fit(_rows(X, train), _rows(y, train))
+            fold = make(suggested).fit(_rows(X, train), _rows(y, train), **_fold_params(fit_params, n_rows, train))
             value = score_estimator(fold, _rows(X, test), _rows(y, test))[metric]
             if value is None:
                 raise ValueError(f"metric {metric!r} is undefined on the test rows of fold {i}")
@@ -474,7 +454,7 @@ def tune(
             raise ValueError(f"metric {metric!r} is undefined on the validation rows")
         if trial_attrs is not None:
             try:  # recorded only: failing the trial on them would select on what they score
-                fitted = estimator if estimator is not None else make(suggested).fit(X, y)
+                fitted = estimator if estimator is not None else make(suggested).fit(X, y, **fit_params)
                 attrs = {key: jsonable(attr) for key, attr in trial_attrs(fitted).items()}
             except TRIAL_ERRORS as exc:
                 trial.set_user_attr("trial_attrs_error", f"{type(exc).__name__}: {exc}")
@@ -541,7 +521,7 @@ def tune(
         with _study_on_interrupt(study, in_memory=storage is None):
             estimator = make(best_params)
             start = time.perf_counter()
-            estimator.fit(X, y)
+            estimator.fit(X, y, **fit_params)
             seconds = time.perf_counter() - start
     return TuneResult(
         best_params=best_params,
@@ -552,47 +532,6 @@ def tune(
         metric=metric,
         fit_seconds=seconds,
     )
-
-
-def _held_trials(storage: Any, study_name: str | None) -> int:
-    """Number of trials (any state) of study ``study_name`` in ``storage``; 0 when there is none."""
-    if storage is None or study_name is None:
-        return 0
-    try:
-        study_id = storage.get_study_id_from_name(study_name)
-    except KeyError:
-        return 0
-    return len(storage.get_all_trials(study_id, deepcopy=False))
-
-
-def _rebuild_params(suggest: Callable[[Any], dict], best: Any, study_name: str) -> dict:
-    """The estimator parameters of trial ``best`` as ``suggest`` builds them.
-
-    Its stored parameters are Optuna's (objects among the choices are kept by their repr);
-    replaying them through the search space gives back the original objects.
-    """
-    import optuna
-
-    with warnings.catch_warnings():  # the trial already ran with these values
-        warnings.filterwarnings("ignore", message=".*out of the range of the distribution")
-        replay = optuna.trial.FixedTrial(best.params, number=best.number)
-        try:
-            params = dict(suggest(replay))
-            unused = sorted(set(best.params) - set(replay.params))
-            if unused:
-                raise ValueError(f"it suggests no {unused}")
-        except (ValueError, KeyError) as exc:
-            raise ValueError(
-                f"search_space cannot rebuild the parameters {best.params} of the best trial "
-                f"{best.number} of study {study_name!r} (was it run with another search space?): {exc}"
-            ) from exc
-    return params
-
-
-def _queued_params(trial: Any) -> dict[str, Any]:
-    """The parameters ``enqueue_trial`` fixed for ``trial`` (empty for a sampled one)."""
-    frozen = next(t for t in trial.study.get_trials(deepcopy=False) if t.number == trial.number)
-    return frozen.system_attrs.get("fixed_params", {})
 
 
 __all__ = ["TRIAL_ERRORS", "TuneResult", "database_url", "jsonable", "open_storage", "set_random_states", "tune"]

@@ -640,3 +640,44 @@ def test_the_interrupted_in_memory_warning_points_at_the_users_tune_call():
                  random_state=0, trial_attrs=_interrupting(after=1))
     ours = [w for w in caught if "tune was interrupted" in str(w.message)]
     assert len(ours) == 1 and ours[0].filename == __file__
+
+
+class _WeightRecorder(LogisticRegression):
+    """LogisticRegression that records the sample_weight and extra argument of each fit."""
+
+    seen: list = []
+
+    def fit(self, X, y, sample_weight=None, note=None):
+        _WeightRecorder.seen.append((len(X), None if sample_weight is None else np.asarray(sample_weight), note))
+        return super().fit(X, y, sample_weight=sample_weight)
+
+
+def test_fit_params_reach_every_fit_indexed_by_each_fold():
+    """fit_params (sample_weight) reach the trials, each cv fold (a per-row value indexed by
+    its training rows, another passed whole) and the refit; weights change the fit; a weight
+    of another length and a non-mapping are refused before the study starts."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=60), "b": rng.normal(size=60)})
+    y = np.where(X["a"] + 0.5 * rng.normal(size=60) > 0, "p", "q")
+    w = np.arange(1.0, 61.0)
+    folds = KFold(3, shuffle=True, random_state=0)
+    _WeightRecorder.seen = []
+    result = tune(_WeightRecorder(), X, y, {"C": [0.1, 1.0]}, cv=folds, n_trials=1, random_state=0,
+                  fit_params={"sample_weight": w, "note": "whole"})
+    seen = _WeightRecorder.seen
+    assert len(seen) == 4  # three folds, then the refit
+    for (train, _), (n, weight, note) in zip(folds.split(X), seen[:3], strict=True):
+        assert n == len(train) and note == "whole"
+        np.testing.assert_array_equal(weight, w[train])
+    np.testing.assert_array_equal(seen[3][1], w)
+    unweighted = LogisticRegression(C=result.best_params["C"]).fit(X, y)
+    assert not np.allclose(result.best_estimator.coef_, unweighted.coef_)
+    _WeightRecorder.seen = []
+    tune(_WeightRecorder(), X, y, {"C": [1.0]}, validation=(X, y), n_trials=1, random_state=0,
+         fit_params={"sample_weight": list(w)})
+    np.testing.assert_array_equal(_WeightRecorder.seen[0][1], w)
+    tune(_WeightRecorder(), X, y, {"C": [1.0]}, validation=(X, y), n_trials=1, fit_params={"sample_weight": 2.0})
+    with pytest.raises(ValueError, match=r"sample_weight must have one entry per row of X \(60\), got shape \(59,\)"):
+        tune(_WeightRecorder(), X, y, {"C": [1.0]}, validation=(X, y), n_trials=1, fit_params={"sample_weight": w[1:]})
+    with pytest.raises(TypeError, match="fit_params must be a mapping"):
+        tune(_WeightRecorder(), X, y, {"C": [1.0]}, validation=(X, y), n_trials=1, fit_params=[("sample_weight", w)])
