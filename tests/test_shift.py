@@ -212,3 +212,15 @@ def test_a_numeric_column_empty_in_some_training_fold_is_scored_not_crashed(valu
     )
     report = shift_report(split_by(Table(data, "y", "sparse", "test"), "region", "b"))
     assert report.auc > 0.9
+
+
+@pytest.mark.parametrize("other_category_rows", [0, 1])
+def test_a_nominal_column_missing_on_one_side_and_one_value_on_the_other_is_scored(other_category_rows):
+    """The trees never split a nominal feature of one category, so a flag missing on every ID
+    row and "yes" on every OOD row (a field recorded only later) scored AUC 0.5, as did one
+    with a second category on a single ID row, in the fold that trained without that row."""
+    flag = pd.Series([None] * 150 + ["yes"] * 50, dtype=object)
+    flag[:other_category_rows] = "no"
+    X = pd.DataFrame({"flag": flag, "x": np.random.RandomState(0).normal(size=200)})
+    auc, _ = covariate_auc(X.iloc[:150], X.iloc[150:])
+    assert auc == 1.0

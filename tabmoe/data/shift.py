@@ -169,14 +169,31 @@ def _fillable_in_every_fold(X: pd.DataFrame, folds: list) -> pd.DataFrame:
     """Numeric columns without a value in some fold's training rows as their missingness
     indicator: the trees cannot bin a feature with no values (scikit-learn 1.9.1: "window
     shape cannot be larger than input array shape"), and missingness is all such a column
-    tells. Other columns are left as they are."""
+    tells. A nominal column whose values in some fold's training rows are one category and
+    missing ones, with missing as a category of its own: the trees never split a nominal
+    feature of one category, so missing on one side and one value on the other scored AUC
+    0.5. Other columns are left as they are."""
     for column in X.columns:
-        if isinstance(X[column].dtype, pd.CategoricalDtype):
-            continue
         present = X[column].notna().to_numpy()
-        if any(not present[train].any() for train, _ in folds):
+        if isinstance(X[column].dtype, pd.CategoricalDtype):
+            codes = X[column].cat.codes.to_numpy()
+            if any(
+                not present[train].all() and len(np.unique(codes[train][present[train]])) == 1
+                for train, _ in folds
+            ):
+                X[column] = _missing_as_category(X[column])
+        elif any(not present[train].any() for train, _ in folds):
             X[column] = present.astype(float)
     return X
+
+
+def _missing_as_category(values: pd.Series) -> pd.Series:
+    """A categorical column's missing values as a category of their own, named apart from
+    its categories."""
+    name = "<missing>"
+    while name in values.cat.categories:
+        name = f"<{name}>"
+    return values.cat.add_categories([name]).fillna(name)
 
 
 def _subsample(n_id: int, n_ood: int, max_rows: int, random_state: int) -> tuple[np.ndarray, np.ndarray]:
