@@ -296,3 +296,17 @@ def test_a_split_whose_id_rows_hold_one_class_is_refused_naming_it():
         definition.make(0, table=Table(data=data, target="y", name="one", source="test"))
     two = data.assign(y=["a", "b"] * 30)
     assert len(definition.make(0, table=Table(data=two, target="y", name="two", source="test")).train) > 0
+
+
+@pytest.mark.parametrize(
+    ("columns", "message"),
+    [
+        (["x", "x"], r"cluster split: columns \['x'\] are listed more than once"),
+        ([["x"]], r"cluster split: columns must be column names, got \[\['x'\]\]"),
+    ],
+)
+def test_a_cluster_columns_list_with_a_repeat_or_a_nested_list_is_refused_naming_it(columns, message):
+    """A column listed twice failed in make with "'DataFrame' object has no attribute
+    'dtype'", a nested list with "unhashable type: 'list'", naming neither key nor column."""
+    with pytest.raises(ValueError, match=message):
+        rule_from_dict({"by": "cluster", "n_clusters": 3, "ood_clusters": [2], "columns": columns})

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
@@ -317,6 +318,14 @@ class ClusterSplit:
             _require_list(self.columns, "cluster split", "columns")
             if not self.columns:  # KMeans: "Found array with 0 feature(s)", naming no key
                 raise ValueError("cluster split: columns is empty; omit it to cluster on every feature")
+            # else "unhashable type: 'list'" ([[a]]) or "'DataFrame' object has no attribute
+            # 'dtype'" ([a, a]: the column read twice is a frame), naming neither the key nor the column
+            names = [c for c in self.columns if not isinstance(c, Hashable)]
+            if names:
+                raise ValueError(f"cluster split: columns must be column names, got {names}")
+            repeated = [c for c in dict.fromkeys(self.columns) if self.columns.count(c) > 1]
+            if repeated:
+                raise ValueError(f"cluster split: columns {repeated} are listed more than once")
         bad = [
             c
             for c in self.ood_clusters
