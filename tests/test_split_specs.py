@@ -310,3 +310,29 @@ def test_a_cluster_columns_list_with_a_repeat_or_a_nested_list_is_refused_naming
     'dtype'", a nested list with "unhashable type: 'list'", naming neither key nor column."""
     with pytest.raises(ValueError, match=message):
         rule_from_dict({"by": "cluster", "n_clusters": 3, "ood_clusters": [2], "columns": columns})
+
+
+@pytest.mark.parametrize(("kind", "other"), [("datetime", "x"), ("timedelta", "x"), ("datetime", "missing")])
+def test_a_cluster_split_reads_time_columns_as_numbers(kind, other):
+    """A datetime or timedelta feature beside a numeric one failed with numpy's "The DType
+    <class 'numpy.dtypes.Float64DType'> could not be promoted by <class
+    'numpy.dtypes.DateTime64DType'>", naming no column; alone, its NaT was not imputed but
+    read as -9.2e18 ns, a cluster of its own (here the held-out one, of 1 row)."""
+    rng = np.random.default_rng(0)
+    days = pd.Series(np.r_[np.zeros(40), np.full(20, 1000)] + rng.integers(0, 5, 60))
+    when = pd.Timestamp("2020-01-01") + pd.to_timedelta(days, unit="D")
+    data = pd.DataFrame({"when": when if kind == "datetime" else when - when.min()})
+    if other == "x":
+        data["x"] = np.r_[np.zeros(40), np.ones(20)] + rng.normal(0, 0.01, 60)
+    else:
+        data.loc[0, "when"] = pd.NaT
+    data["y"] = rng.choice(["a", "b"], 60)
+    assignment = ClusterSplit(2, (1,)).assign(Table(data=data, target="y", name="dates", source="test"))
+    assert assignment.ood.sum() == 20 and assignment.ood[40:].all()
+
+
+def test_a_cluster_split_on_a_column_with_infinite_values_names_it(empty_column_table):
+    """The scaler's "Input X contains infinity or a value too large" named no column."""
+    data = empty_column_table.data.assign(x=np.r_[np.inf, np.zeros(59)])
+    with pytest.raises(ValueError, match=r"cluster split: numeric column\(s\) \['x'\] of table 'holes' hold infinite"):
+        ClusterSplit(2, (1,)).assign(Table(data=data, target="y", name="holes", source="test"))

@@ -35,6 +35,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from threadpoolctl import threadpool_limits
 
+from .._numeric import numeric_kind, numeric_values
 from ..tokenizer import is_categorical_dtype
 from ._cluster_reference import resolve_reference, table_fingerprint, use_reference
 from ._spec import build
@@ -291,7 +292,8 @@ class ClusterSplit:
     """Hold out KMeans clusters of the feature rows.
 
     Features: ``columns`` (default all but the label); nominal ones one-hot (missing is its
-    own value), numeric ones median-imputed and standardised. ``KMeans(n_clusters,
+    own value), numeric ones median-imputed and standardised (datetimes, timedeltas and
+    periods as numbers, infinite values refused). ``KMeans(n_clusters,
     n_init=10, random_state)``; clusters are renumbered by size, 0 = largest, and the rows
     of ``ood_clusters`` are OOD. ``reference`` (a file of one size rank per table row, a
     path relative to the suite file) pins the clusters KMeans gave where the suite's runs
@@ -368,6 +370,18 @@ class ClusterSplit:
                 "values (all missing); nothing to cluster on"
             )
         numeric = [c for c in numeric if c not in empty]
+        times = [c for c in numeric if numeric_kind(X[c].dtype) != "number"]
+        if times:  # else numpy's "DType ... could not be promoted", naming no column
+            X = X.copy()
+            for c in times:
+                X[c] = numeric_values(X[c], c)
+        infinite = [c for c in numeric if np.isinf(X[c].to_numpy(dtype=float, na_value=np.nan)).any()]
+        if infinite:  # else the scaler's "Input X contains infinity", naming no column
+            raise ValueError(
+                f"cluster split: numeric column(s) {infinite} of table {table.name!r} hold "
+                "infinite values, which cannot be standardised; drop them from columns or "
+                "replace the values"
+            )
         encoder = ColumnTransformer([
             ("nominal", OneHotEncoder(handle_unknown="ignore"), nominal),
             ("numeric", make_pipeline(SimpleImputer(strategy="median"), StandardScaler()), numeric),
