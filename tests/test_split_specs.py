@@ -336,3 +336,16 @@ def test_a_cluster_split_on_a_column_with_infinite_values_names_it(empty_column_
     data = empty_column_table.data.assign(x=np.r_[np.inf, np.zeros(59)])
     with pytest.raises(ValueError, match=r"cluster split: numeric column\(s\) \['x'\] of table 'holes' hold infinite"):
         ClusterSplit(2, (1,)).assign(Table(data=data, target="y", name="holes", source="test"))
+
+
+def test_a_quantile_threshold_falling_on_infinite_values_cuts_there():
+    """pandas interpolates between two infinite values (inf - inf) as NaN: a cut at the 0.9
+    quantile of a column whose top 20 values are inf was refused as "at nan: no OOD rows"."""
+    rng = np.random.default_rng(0)
+    data = pd.DataFrame({"ratio": np.r_[rng.normal(size=80), np.full(20, np.inf)], "y": rng.choice(["a", "b"], 100)})
+    table = Table(data=data, target="y", name="ratios", source="test")
+    assignment = ThresholdSplit("ratio", quantile=0.9, ood_side="below").assign(table)
+    assert assignment.label == "ratio below inf" and assignment.ood.sum() == 80
+    data.loc[:49, "ratio"], data.loc[50:, "ratio"] = -np.inf, np.inf
+    with pytest.raises(ValueError, match=r"the 0.5 quantile of column 'ratio' falls between -inf and inf"):
+        ThresholdSplit("ratio", quantile=0.5).assign(Table(data=data, target="y", name="ratios", source="test"))

@@ -229,10 +229,27 @@ class ThresholdSplit:
             raise ValueError(
                 f"threshold split: column {self.column!r} of table {table.name!r} has no values (all missing)"
             )
-        cut = self.threshold if self.threshold is not None else float(values.quantile(self.quantile))
+        cut = self.threshold if self.threshold is not None else _quantile(values, self.quantile, self.column)
         ood = values > cut if self.ood_side == "above" else values < cut
         _both_sides(ood, "threshold", f"{self.column!r} at {cut:g}")
         return Assignment(values, ood, self.column, ordered=True, label=f"{self.column} {self.ood_side} {cut:g}")
+
+
+def _quantile(values: pd.Series, q: float, column: str) -> float:
+    """The linearly interpolated ``q`` quantile of ``values``, or the infinite value it falls
+    on or next to: pandas interpolates ``inf - inf`` (and ``-inf`` to a number) as NaN, and
+    a cut at NaN made no OOD rows ("at nan: no OOD rows")."""
+    with np.errstate(invalid="ignore"):  # numpy's warning of that inf - inf
+        cut = float(values.quantile(q))
+    if math.isnan(cut):
+        low, high = (float(values.quantile(q, interpolation=side)) for side in ("lower", "higher"))
+        if low == high or high < math.inf:  # between two equal infinities, or -inf and a number
+            return low
+        raise ValueError(
+            f"threshold split: the {q:g} quantile of column {column!r} falls between -inf and "
+            "inf; give a threshold instead"
+        )
+    return cut
 
 
 @dataclass(frozen=True)
