@@ -117,3 +117,13 @@ def test_a_folder_given_as_the_data_file_is_named_a_folder(tmp_path):
     (tmp_path / "tables.csv").mkdir()  # before: "data file not found", though it exists
     with pytest.raises(FileNotFoundError, match=r"tables\.csv is a folder, not a file"):
         load_table_file(tmp_path / "tables.csv")
+
+
+def test_a_target_that_is_not_a_column_name_is_refused_naming_it(csv_path):
+    """A list failed with "unhashable type: 'list'", from a suite's `target: [y]` too."""
+    from tabmoe.data.sources import source_from_dict
+
+    with pytest.raises(ValueError, match=r"target must be a column name \(text\) of .*, got \['y'\]"):
+        load_table_file(csv_path, target=["y"])
+    with pytest.raises(ValueError, match=r"^split 's'.data: target must be a column name \(text\), got \['y'\]"):
+        source_from_dict({"file": str(csv_path), "target": ["y"]}, where="split 's'.data")

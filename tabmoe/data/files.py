@@ -81,6 +81,11 @@ def load_table_file(
         Free text kept as the table's ``description`` (e.g. the file's provenance).
     """
     path = Path(path)
+    if target is not None and not isinstance(target, str):  # a list: "unhashable type: 'list'"
+        raise ValueError(
+            f"target must be a column name (text) of {path}, got {target!r} (quote a number in "
+            "YAML: '3')"
+        )
     frame = read_frame(path)
     if frame.shape[1] < 2:
         raise ValueError(f"{path} has {frame.shape[1]} column(s); need features and a label")

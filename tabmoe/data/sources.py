@@ -160,6 +160,11 @@ def source_from_dict(spec: dict[str, Any], *, base_dir: Path | None = None, wher
             fields["file"] = os.fspath(fields["file"])
         if not isinstance(fields["file"], str) or not fields["file"].strip():  # Path(None): a TypeError
             raise ValueError(f"{where}: file must be a path (text), got {fields['file']!r}")
+        if fields.get("target") is not None and not isinstance(fields["target"], str):
+            raise ValueError(
+                f"{where}: target must be a column name (text), got {fields['target']!r} "
+                "(quote a number in YAML: '3')"
+            )
         categorical = fields.get("categorical")
         if categorical is not None and categorical != "all" and not (
             isinstance(categorical, list) and all(isinstance(c, str) for c in categorical)
