@@ -349,3 +349,22 @@ def test_a_quantile_threshold_falling_on_infinite_values_cuts_there():
     data.loc[:49, "ratio"], data.loc[50:, "ratio"] = -np.inf, np.inf
     with pytest.raises(ValueError, match=r"the 0.5 quantile of column 'ratio' falls between -inf and inf"):
         ThresholdSplit("ratio", quantile=0.5).assign(Table(data=data, target="y", name="ratios", source="test"))
+
+
+def test_numpy_scalars_in_a_rule_are_the_python_values_they_equal():
+    """A rule's repr is hashed into its runs' config: ThresholdSplit(threshold=np.median(...))
+    gave "threshold=np.float64(38.0)", another hash than the same split written 38.0 (its
+    stored runs not found), and ClusterSplit(n_clusters=np.int64(3)) was refused."""
+    from tabmoe.data.split_rules import ClusterSplit, ThresholdSplit, TimeSplit, ValueSplit
+
+    pairs = [
+        (ThresholdSplit("age", threshold=np.float64(38.0)), ThresholdSplit("age", threshold=38.0)),
+        (ThresholdSplit("age", quantile=np.float32(0.75)), ThresholdSplit("age", quantile=0.75)),
+        (ClusterSplit(np.int64(3), [np.int64(0)], random_state=np.uint32(1)), ClusterSplit(3, [0], random_state=1)),
+        (ClusterSplit(4, (np.int8(0), 1)), ClusterSplit(4, (0, 1))),
+        (ValueSplit("c", ood_values=[np.str_("x"), np.int64(2)]), ValueSplit("c", ood_values=["x", 2])),
+        (TimeSplit(ood_fraction=np.float64(0.25)), TimeSplit(ood_fraction=0.25)),
+    ]
+    for numpy_rule, plain_rule in pairs:
+        assert repr(numpy_rule) == repr(plain_rule)
+        assert numpy_rule == plain_rule

@@ -19,6 +19,7 @@ the whole table). ``tabmoe.data.splits`` carves the parts from each side and che
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 from collections.abc import Hashable
@@ -83,6 +84,26 @@ def _numeric(column: pd.Series, rule: str) -> pd.Series:
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _plain_fields(rule: Any) -> None:
+    """Set a rule's numpy scalars (``np.float64(38.0)`` from ``np.median``, ``np.int64(3)``,
+    ``np.str_``), in lists and tuples too, as the Python scalars they equal: the rule's repr
+    is hashed into its runs' config, and ``np.float64(38.0)`` would not find the runs of
+    ``38.0`` (nor would ``n_clusters=np.int64(3)`` pass as an int)."""
+    for f in dataclasses.fields(rule):
+        value = getattr(rule, f.name)
+        plain = _plain(value)
+        if plain is not value:
+            object.__setattr__(rule, f.name, plain)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (list, tuple)) and any(isinstance(v, np.generic | list | tuple) for v in value):
+        return type(value)(_plain(v) for v in value)
+    return value
 
 
 def _require_list(value: Any, where: str, key: str) -> None:
@@ -150,6 +171,7 @@ class ValueSplit:
     by: ClassVar[str] = "values"
 
     def __post_init__(self) -> None:
+        _plain_fields(self)
         if self.ood_values is None and self.id_values is None:
             raise ValueError(f"values split on {self.column!r}: give ood_values, id_values or both")
         for key in ("ood_values", "id_values"):
@@ -212,6 +234,7 @@ class ThresholdSplit:
     by: ClassVar[str] = "threshold"
 
     def __post_init__(self) -> None:
+        _plain_fields(self)
         where = f"threshold split on {self.column!r}"
         for key in ("threshold", "quantile"):
             if getattr(self, key) is not None:
@@ -266,6 +289,7 @@ class TimeSplit:
     by: ClassVar[str] = "time"
 
     def __post_init__(self) -> None:
+        _plain_fields(self)
         if not _is_number(self.ood_fraction) or not 0 < self.ood_fraction < 1:
             raise ValueError(f"time split: ood_fraction must be a number in (0, 1), got {self.ood_fraction!r}")
 
@@ -327,6 +351,7 @@ class ClusterSplit:
     by: ClassVar[str] = "cluster"
 
     def __post_init__(self) -> None:
+        _plain_fields(self)
         if not isinstance(self.n_clusters, int) or self.n_clusters < 2:
             raise ValueError(f"cluster split: n_clusters must be an int >= 2, got {self.n_clusters!r}")
         seed = self.random_state  # KMeans' own message names neither the rule nor the key
