@@ -285,12 +285,24 @@ def test_corrupted_record_is_reported_then_redone(runner, tmp_path, damage):
     assert clean.exit_code == 0 and "warning" not in clean.output
 
 
-def _edit(key: str, value, part: str | None = None):
-    """Valid JSON, a wrong field: ``record[key] = value`` (in ``record[part]`` if given)."""
+def _edit(key: str, value, part: str | None = None, **more):
+    """Valid JSON, a wrong field: ``record[key] = value`` (in ``record[part]`` if given, with
+    its other fields ``more``)."""
 
     def damage(text: bytes) -> bytes:
         record = json.loads(text)
-        (record if part is None else record[part])[key] = value
+        (record if part is None else record[part]).update({key: value, **more})
+        return json.dumps(record).encode()
+
+    return damage
+
+
+def _drop(key: str):
+    """Valid JSON, a field missing: ``del record[key]``."""
+
+    def damage(text: bytes) -> bytes:
+        record = json.loads(text)
+        del record[key]
         return json.dumps(record).encode()
 
     return damage
@@ -306,6 +318,12 @@ def _edit(key: str, value, part: str | None = None):
         # a part with rows and no accuracy: the report averaged the others, under 3 seeds
         pytest.param(_edit("accuracy", None, "ood_test"), "ood_test.accuracy", id="accuracy-null"),
         pytest.param(_edit("accuracy", None, "id_test"), "id_test.accuracy", id="id-accuracy-null"),
+        # a part with rows scored null or not at all: the report averaged the other seeds'
+        # OOD (or ID) accuracy while its seeds column still counted 3
+        pytest.param(_edit("ood_test", None), "ood_test", id="ood-part-null"),
+        pytest.param(_drop("ood_test"), "ood_test", id="ood-part-absent"),
+        pytest.param(_edit("id_test", None), "id_test", id="id-part-null-with-rows"),
+        pytest.param(_edit("accuracy", None, "ood_test", n=0), "ood_test.accuracy", id="ood-n-zero"),
         pytest.param(_edit("fit_seconds", -1.0), "fit_seconds", id="negative-seconds"),
         pytest.param(_edit("model", 7), "model", id="model-not-a-string"),
         # the run id and place say seed 1: the report, grouping by the field, counted it as a

@@ -6,11 +6,12 @@ to :data:`RECORD`: the type and range of every field that ``run`` and ``report``
 that fails is *corrupt* (``storage`` moves it aside and ``run`` redoes the run; ``report``
 skips it), exactly like a file that does not parse. Fields not listed are not checked, and a
 listed field that is absent is accepted unless it is ``required`` (``report`` reads every
-optional field with ``.get``). A scored part (``ood_test``, ...) is null where the split has
+optional field with ``.get``). A scored part (``id_test``, ...) is null where the split has
 no such part, but when present its accuracy is a number unless it has no rows (``n`` 0):
 ``execute`` scores only parts with rows, and a failed run leaves a failure, not a record, so
 a null accuracy is a hand-made or damaged record, which the report would average over fewer
-seeds than it shows.
+seeds than it shows. For the same reason ``ood_test`` (every split has OOD test rows) and
+every part the record's ``n_rows`` gives rows must be scored, not null or absent.
 """
 
 from __future__ import annotations
@@ -142,9 +143,23 @@ def check_record(record: Any) -> None:
     if not isinstance(record, dict):
         raise RecordError(f"not a run record (a JSON {type(record).__name__}, not an object)")
     check(record, RECORD, "")
+    # every split has OOD test rows (check_split refuses one without), and a part with rows
+    # (n_rows) is scored: a null or absent one, too, dropped a seed from the report's means
+    # while its seeds column still counted it
+    n_rows = record.get("n_rows") if isinstance(record.get("n_rows"), dict) else {}
+    for part in _SCORED_PARTS:
+        rows = n_rows.get(part)
+        needed = part == "ood_test" or (isinstance(rows, int) and not isinstance(rows, bool) and rows > 0)
+        if needed and record.get(part) is None:
+            got = "null" if part in record else "nothing"
+            raise RecordError(
+                f"field {part}: expected the scores of a part with rows"
+                + (f" (n_rows.{part}={rows})" if rows is not None else " (every split has OOD test rows)")
+                + f", got {got}; a finished run scores every part it has"
+            )
     for part in _SCORED_PARTS:  # the report averages accuracies: a null one drops a seed unseen
         scores = record.get(part)
-        if isinstance(scores, dict) and scores.get("n") != 0 and scores.get("accuracy") is None:
+        if isinstance(scores, dict) and (scores.get("n") != 0 or part == "ood_test") and scores.get("accuracy") is None:
             rows = f"n={scores['n']}" if "n" in scores else "no n"
             got = "null" if "accuracy" in scores else "nothing"
             raise RecordError(
