@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from tabmoe.bench.cli import (
@@ -515,6 +516,25 @@ def test_runs_made_with_a_command_line_budget_are_current_in_that_runs_report(ru
     out = tmp_path / "o"
     alone = runner.invoke(main, ["report", str(suite), "--results", str(results), "--out", str(out)])
     assert alone.exit_code == 0 and "OLD CONFIGURATION" in (out / "report.md").read_text()
+
+
+def test_a_command_line_timeout_equal_to_the_suites_is_the_same_configuration(runner, tmp_path):
+    """run --timeout 30 on a suite of timeout: 30 (click reads 30.0, the suite 30) hashed
+    another configuration: a plain rerun warned that the run was made with another one, and
+    the report flagged it OLD CONFIGURATION, though the budget was the same."""
+    suite = tiny_suite(tmp_path, protocols=("tuned",), n_trials=1)
+    spec = yaml.safe_load(suite.read_text())
+    spec["tuning"]["timeout"] = 30
+    suite.write_text(yaml.safe_dump(spec, sort_keys=False))
+    results = tmp_path / "results"
+    args = ["run", str(suite), "--results", str(results), "--no-progress"]
+    done = runner.invoke(main, [*args, "--timeout", "30"])
+    assert done.exit_code == 0, done.output
+    again = runner.invoke(main, args)
+    assert again.exit_code == 0 and "another configuration" not in again.output, again.output
+    assert "1 already finished" in again.output
+    assert "OLD CONFIGURATION" not in (results / "report.md").read_text()
+    assert "timeout 30 s" in (results / "report.md").read_text()
 
 
 @pytest.mark.parametrize("name, shown", [

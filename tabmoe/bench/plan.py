@@ -82,6 +82,10 @@ class Budget:
             raise ValueError("tuning: give n_trials, timeout or both")
         if not isinstance(self.metric, str) or self.metric not in METRICS:  # [accuracy]: unhashable
             raise ValueError(f"tuning.metric {self.metric!r} is not one of {sorted(METRICS)}")
+        if isinstance(self.timeout, float) and self.timeout.is_integer():
+            # one budget, one config hash: `--timeout 60` (click gives 60.0) hashed apart from the
+            # suite's `timeout: 60`, so every tuned record of the same budget read as stale
+            object.__setattr__(self, "timeout", int(self.timeout))
 
     @classmethod
     def from_dict(cls, spec: dict[str, Any], where: str = "tuning") -> Budget:
