@@ -518,6 +518,25 @@ def test_runs_made_with_a_command_line_budget_are_current_in_that_runs_report(ru
     assert alone.exit_code == 0 and "OLD CONFIGURATION" in (out / "report.md").read_text()
 
 
+def test_a_split_whose_name_holds_a_comma_can_be_selected(runner, tmp_path):
+    """A split may be named "price,vhigh" (check_name allows it), but --splits cut every value
+    at its commas, given alone or repeated: "no split 'price'", so it could not be run alone."""
+    suite = tiny_suite(tmp_path, splits=("price", "safety"))
+    spec = yaml.safe_load(suite.read_text())
+    spec["splits"][0]["name"] = "price,vhigh"
+    suite.write_text(yaml.safe_dump(spec, sort_keys=False))
+    results = tmp_path / "results"
+    args = ["run", str(suite), "--results", str(results), "--no-progress", "--no-report"]
+    done = runner.invoke(main, [*args, "--splits", "price,vhigh"])
+    assert done.exit_code == 0, done.output
+    assert "1 planned" in done.output
+    assert (results / "runs/tiny/price,vhigh/logistic_regression/fixed-budget-seed0.json").is_file()
+    both = runner.invoke(main, [*args, "--splits", "safety", "--splits", "price,vhigh"])
+    assert both.exit_code == 0 and "2 planned, 1 already finished" in both.output, both.output
+    bad = runner.invoke(main, [*args, "--splits", "safety,nope"])  # others are still cut at commas
+    assert bad.exit_code == 2 and "no split 'nope'" in bad.output
+
+
 def test_a_command_line_timeout_equal_to_the_suites_is_the_same_configuration(runner, tmp_path):
     """run --timeout 30 on a suite of timeout: 30 (click reads 30.0, the suite 30) hashed
     another configuration: a plain rerun warned that the run was made with another one, and

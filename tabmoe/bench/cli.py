@@ -245,10 +245,12 @@ def _named_split(suite: Any, name: str) -> Any:
         raise BadUsage(f"--split: {_plain(exc)}") from exc
 
 
-def _names(values: tuple[str, ...], option: str) -> list[str] | None:
+def _names(values: tuple[str, ...], option: str, known: Any = ()) -> list[str] | None:
     """Repeated and/or comma-separated names, in order, without duplicates (None if the
-    option is not given; given but empty, e.g. ``--models ""``, is a usage error)."""
-    names = [n.strip() for value in values for n in value.split(",") if n.strip()]
+    option is not given; given but empty, e.g. ``--models ""``, is a usage error). A value
+    that is itself one of the ``known`` names is taken whole: a split may be named ``a,b``."""
+    names = [n.strip() for value in values
+             for n in ([value] if value.strip() in known else value.split(",")) if n.strip()]
     if values and not names:
         raise BadUsage(f"{option} names nothing; leave it out for the suite's default")
     return list(dict.fromkeys(names)) or None
@@ -292,7 +294,8 @@ def models_command() -> None:
               help="Models to run (comma-separated or repeated; see `tabmoe-bench models`). "
               "Default: the suite's models, else every installed model.")
 @click.option("--splits", "split_names", multiple=True,
-              help="Splits to run (comma-separated or repeated). Default: every split of the suite.")
+              help="Splits to run (comma-separated or repeated; a split whose name holds a comma: "
+              "as one value of its own). Default: every split of the suite.")
 @click.option("--seeds", default=None,
               help="Seeds to run, e.g. 0,1 or 0-4 (split seed = model seed = tuning seed). "
               "Default: each split's seeds in the suite.")
@@ -376,7 +379,8 @@ def run_command(
         store = open_store(results, storage)
         ctx.call_on_close(store.close)  # its database connections, at the end of the command
         specs = plan_runs(
-            loaded, models=_names(model_names, "--models"), splits=_names(split_names, "--splits"),
+            loaded, models=_names(model_names, "--models"),
+            splits=_names(split_names, "--splits", {d.name for d in loaded.splits}),
             seeds=parse_seed_list(seeds),
             protocols=list(protocols) or None, budget=budget, openml_cache=openml_cache, threads=threads,
             study_storage=study_storage(results, storage),
