@@ -631,3 +631,21 @@ def test_an_interrupted_run_exits_130_and_says_results_are_kept(runner, tmp_path
     assert result.exit_code == 130, result.output
     assert "Interrupted: every result saved before is kept" in result.output
     assert 130 in EXIT_CODES
+
+
+def test_a_damaged_journal_stops_tuned_runs_and_warns_the_others(runner, tmp_path):
+    """An Optuna journal with a line that is not JSON before its last: every tuned run
+    failed with Optuna's "Expecting value: line 1 column 1 (char 0)"; now a plan with tuned
+    runs stops before them naming the file and line, and one without warns and runs."""
+    suite = tiny_suite(tmp_path, seeds=(0,), protocols=("fixed-budget",))
+    results = tmp_path / "results"
+    results.mkdir()
+    (results / "optuna.journal").write_text('{"op_code": 0}\ngarbage{\n{"op_code": 1}\n')
+    base = ["run", str(suite), "--results", str(results), "--no-progress"]
+    plain = runner.invoke(main, base)
+    assert plain.exit_code == 0, plain.output
+    assert "warning: the Optuna journal" in plain.output and "damaged at line 2" in plain.output
+    tuned = runner.invoke(main, [*base, "--protocol", "tuned", "--trials", "1"])
+    assert tuned.exit_code != 0
+    assert "damaged at line 2" in tuned.output and "Move the file aside" in tuned.output
+    assert not list((results / "runs").rglob("tuned-seed0.json"))

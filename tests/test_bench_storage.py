@@ -12,6 +12,7 @@ from tabmoe.bench.storage import (
     DirectoryStore,
     ResultsLocked,
     SQLStore,
+    StoreError,
     atomic_write,
     open_store,
     repair_journal,
@@ -84,6 +85,19 @@ def test_atomic_write_keeps_the_old_file_when_writing_fails(tmp_path):
     with pytest.raises(TypeError):
         atomic_write(target, 123)  # write() fails before the rename
     assert target.read_text() == "old" and list(tmp_path.iterdir()) == [target]
+
+
+def test_a_journal_damaged_before_its_last_line_is_named(tmp_path):
+    """A line that is not JSON followed by others: Optuna failed every tuned run with
+    "Expecting value: line 1 column 1 (char 0)", naming neither the file nor the line."""
+    journal = tmp_path / "optuna.journal"
+    journal.write_text('{"op_code": 0}\ngarbage{\n{"op_code": 1}\n{"op_co')
+    with pytest.raises(StoreError, match=r"optuna.journal is damaged at line 2 \(b'garbage\{'\)"):
+        repair_journal(journal)
+    assert journal.read_text().endswith('{"op_co')  # nothing cut while it is refused
+    journal.write_text('{"op_code": 0}\n[1]\n')
+    with pytest.raises(StoreError, match="line 2"):
+        repair_journal(journal)
 
 
 def test_repair_journal_cuts_a_torn_last_line(tmp_path):

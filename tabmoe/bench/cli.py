@@ -390,7 +390,12 @@ def run_command(
         with results_lock(results):
             store.probe(loaded.name)
             if storage is None:
-                repair_journal(study_storage(results))
+                try:
+                    repair_journal(study_storage(results))
+                except StoreError as exc:  # a damaged journal fails tuned runs only
+                    if any(spec.tuned for spec in specs):
+                        raise
+                    click.echo(f"warning: {exc}", err=True)
             for warning in store.recover(loaded.name):
                 click.echo(f"warning: {warning}", err=True)
             summary = run_plan(specs, store, jobs=jobs, scheduler=scheduler, force=force, progress=progress)
