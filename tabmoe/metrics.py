@@ -58,12 +58,19 @@ def ovr_roc_auc(y: np.ndarray, proba: np.ndarray, classes: np.ndarray) -> float 
 def _log_loss(y: np.ndarray, proba: np.ndarray, classes: np.ndarray, dtype: np.dtype) -> float:
     """scikit-learn's ``log_loss`` of the float64 ``proba``, whose rows are checked to sum to
     one at the precision they were given in: float32 probabilities (XGBoost's, torch's) that
-    sum to one within float32 rounding are not "probabilities that do not sum to one"."""
+    sum to one within float32 rounding are not "probabilities that do not sum to one".
+
+    Scored on the labels' positions in ``classes`` (every label is one of them): scikit-learn
+    reads ``proba``'s columns in the sorted order of ``labels`` whatever order they are given
+    in, so ``classes`` not sorted (a classifier's own order) paired the wrong columns."""
+    codes = np.zeros(len(y), dtype=np.intp)
+    for i, c in enumerate(classes):
+        codes[y == c] = i
     eps = np.finfo(dtype if dtype.kind == "f" else np.float64).eps
     with warnings.catch_warnings():
         if np.all(np.isclose(proba.sum(axis=1), 1, rtol=np.sqrt(eps))):
             warnings.filterwarnings("ignore", "The y_prob values do not sum to one", UserWarning)
-        return float(log_loss(y, proba, labels=classes))
+        return float(log_loss(codes, proba, labels=np.arange(len(classes))))
 
 
 def classification_scores(y_true: Any, proba: np.ndarray, classes: np.ndarray) -> dict[str, Any]:

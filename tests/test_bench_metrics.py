@@ -34,6 +34,25 @@ def test_multiclass_auc_is_one_vs_rest_macro():
     assert s["bin_mse"] == pytest.approx(np.mean((pred - y) ** 2))
 
 
+def test_log_loss_reads_the_columns_in_the_order_of_classes():
+    """A classifier whose ``classes_`` is not sorted (skorch's ``classes=``, a wrapper's own
+    order) gives ``proba`` columns in that order. scikit-learn's ``log_loss`` reads the
+    columns in the sorted order of ``labels`` whatever order they are passed in, so the log
+    loss paired each label with another's probability (1.6256 here instead of 0.6192), while
+    accuracy and ROC AUC read the columns as given. Every score now reads them alike."""
+    y = np.array(["c", "b", "a", "a"])
+    proba = np.array([[0.7, 0.2, 0.1], [0.2, 0.5, 0.3], [0.1, 0.1, 0.8], [0.3, 0.4, 0.3]])
+    by_hand = -np.mean(np.log([0.7, 0.5, 0.8, 0.3]))  # column 0 is "c", 2 is "a"
+    s = classification_scores(y, proba, np.array(["c", "b", "a"]))
+    assert s["log_loss"] == pytest.approx(by_hand)
+    assert s["accuracy"] == 0.75
+    # the same model with its columns sorted scores the same, as scikit-learn computes it
+    order = [2, 1, 0]
+    sorted_ = classification_scores(y, proba[:, order], np.array(["a", "b", "c"]))
+    assert sorted_["log_loss"] == s["log_loss"] == pytest.approx(log_loss(y, proba[:, order]))
+    assert sorted_["roc_auc"] == s["roc_auc"] and sorted_["balanced_accuracy"] == s["balanced_accuracy"]
+
+
 def test_undefined_metrics_are_none():
     proba = np.array([[0.9, 0.1, 0.0], [0.2, 0.7, 0.1]])
     one_class = classification_scores(np.array([1, 1]), proba, np.arange(3))
