@@ -233,7 +233,7 @@ class EstimatorStateMixin:
         fitted = documents["fitted"]
         est.tokenizer_ = ColumnTokenizer._from_state(documents["tokenizer"])
         classes = [persistence.decode_value(c) for c in fitted["classes"]]
-        est.classes_ = np.asarray(classes, dtype=persistence.classes_dtype(fitted.get("classes_dtype")))
+        est.classes_ = np.asarray(classes, dtype=persistence.classes_dtype(fitted.get("classes_dtype"), classes))
         est.label_token_ids_ = np.asarray(fitted["label_token_ids"], dtype=np.int64)
         est.n_features_in_ = fitted["n_features_in"]
         if fitted["feature_names_in"] is not None:

@@ -426,10 +426,20 @@ def load(cls: type, path: str | os.PathLike) -> Any:
         raise IncompatibleFileError(f"{path!r} does not describe a valid model: {exc!r}") from exc
 
 
-def classes_dtype(code: str | None) -> np.dtype | None:
+#: Bytes of padding a saved str dtype of ``classes_`` may declare beyond its longest class.
+MAX_CLASSES_PADDING = 2**20
+
+
+def classes_dtype(code: str | None, classes: list | None = None) -> np.dtype | None:
     """dtype of ``classes_`` as saved (bool, int, float, str, datetime, timedelta or object);
-    None if unknown."""
+    None if unknown. A str dtype wider than the longest of ``classes`` (as ``y``'s own width
+    can be) is refused where the padding it adds passes ``MAX_CLASSES_PADDING`` bytes: a file
+    of a few kilobytes declaring ``<U2000000000`` would allocate gigabytes per class."""
     dtype = None if code is None else np.dtype(code)
+    if dtype is not None and dtype.kind == "U" and classes:
+        longest = max(len(str(c)) for c in classes)
+        if dtype.itemsize > 4 * longest and len(classes) * dtype.itemsize > MAX_CLASSES_PADDING:
+            raise ValueError(f"classes dtype {code!r} is wider than its longest class ({longest} characters)")
     return dtype if dtype is not None and dtype.kind in "biufUOmM" else None
 
 

@@ -370,6 +370,21 @@ def test_parameters_describing_a_larger_network_take_no_memory_to_refuse(saved, 
     assert growth < 100, f"refusing the file took {growth:.0f} MB"
 
 
+def test_a_str_classes_dtype_far_wider_than_its_classes_is_refused(saved, tmp_path):
+    """The saved dtype of ``classes_`` was applied as written: a file of kilobytes whose
+    ``classes_dtype`` read ``<U20000000`` loaded with 160 MB of classes (``<U2000000000``:
+    16 GB, beyond a machine's memory). Padding past 1 MiB beyond the longest class is
+    refused; a str dtype wider than the classes, as ``y``'s own can be, still round-trips."""
+    path, clf, X = saved
+    _rewrite_document(path, tmp_path / "m.tabmoe", "fitted", _set("classes_dtype", "<U20000000"))
+    with pytest.raises(IncompatibleFileError, match=r"classes dtype '<U20000000' is wider than its longest class \(3 characters\)"):
+        TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+    _rewrite_document(path, tmp_path / "m.tabmoe", "fitted", _set("classes_dtype", "<U64"))
+    loaded = TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+    assert loaded.classes_.dtype == np.dtype("<U64") and list(loaded.classes_) == list(clf.classes_)
+    np.testing.assert_array_equal(loaded.predict_proba(X), clf.predict_proba(X))
+
+
 @pytest.mark.parametrize(
     "change",
     [
