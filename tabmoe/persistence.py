@@ -423,7 +423,20 @@ def load(cls: type, path: str | os.PathLike) -> Any:
     except Exception as exc:
         # A file that passed the checksum but does not describe a consistent model: a missing
         # or mistyped entry, or sizes and token ids that do not fit each other.
-        raise IncompatibleFileError(f"{path!r} does not describe a valid model: {exc!r}") from exc
+        raise IncompatibleFileError(f"{path!r} does not describe a valid model: {exc!r}{_writer(payload)}") from exc
+
+
+def _writer(payload: dict) -> str:
+    """Where the tabmoe that wrote ``payload`` is another than this one, a clause saying so:
+    a newer one can write parameters and state (same format version) that this one lacks."""
+    try:
+        written = json.loads(payload["versions"])["tabmoe"]
+    except Exception:  # noqa: BLE001 - no versions to name
+        return ""
+    if written == __version__:
+        return ""
+    return (f"; it was written by tabmoe {written!s}, and this is tabmoe {__version__}: "
+            "load it with the version that wrote it")
 
 
 #: Bytes of padding a saved str dtype of ``classes_`` may declare beyond its longest class.

@@ -230,6 +230,24 @@ def test_incompatible_files_are_refused_with_their_version(saved, tmp_path, chan
         TabularMoEClassifier.load(tmp_path / "m.tabmoe")
 
 
+def test_a_newer_tabmoes_file_with_a_parameter_unknown_here_names_both_versions(saved, tmp_path):
+    """Parameters are added within format version 1 (ADDED_PARAMETERS): a newer tabmoe's file
+    holding one was refused as "does not describe a valid model: TypeError(... unexpected
+    keyword argument ...)", naming no version; the error now names the one that wrote it."""
+    path, _, _ = saved
+    _rewrite_document(path, tmp_path / "m.tabmoe", "params", lambda d: d.update(new_option=1))
+    payload = torch.load(tmp_path / "m.tabmoe", weights_only=True)
+    payload["versions"] = json.dumps({**json.loads(payload["versions"]), "tabmoe": "99.0"})
+    payload["checksum"] = checksum(payload)
+    torch.save(payload, tmp_path / "m.tabmoe")
+    with pytest.raises(IncompatibleFileError, match=r"new_option.*written by tabmoe 99\.0, and this is tabmoe "):
+        TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+    _rewrite_document(path, tmp_path / "m.tabmoe", "params", lambda d: d.update(new_option=1))
+    with pytest.raises(IncompatibleFileError, match="new_option") as refused:  # this version's own file
+        TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+    assert "written by" not in str(refused.value)
+
+
 def test_files_without_a_checksum_still_load(saved, tmp_path):
     """Files written before the checksum existed (format version 1 all the same)."""
     path, clf, X = saved
