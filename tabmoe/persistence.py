@@ -215,6 +215,11 @@ def save(estimator: Any, path: str | os.PathLike) -> None:
 
 
 # ------------------------------------------------------------- writing
+#: Characters of the target's name that its temporary file's name starts with (at most 128
+#: bytes in UTF-8, leaving room for the suffix below any file system's 255-byte limit).
+TMP_STEM_CHARS = 32
+
+
 def write_file(payload: dict, path: str | os.PathLike) -> None:
     """``torch.save`` ``payload`` to ``path`` atomically: into a temporary file in the same
     folder, flushed and fsynced, then renamed over ``path`` (``os.replace``). A failed write
@@ -233,7 +238,10 @@ def write_file(payload: dict, path: str | os.PathLike) -> None:
         if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
             raise OSError(errno.EINVAL, f"Cannot save the model to {path!r}: it is not a regular "
                           "file (a device, pipe or socket), which a save would replace; give a file name.")
-    tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    # The name's start only: the whole of a long name (up to the 255 bytes a file name may
+    # have) plus ".<pid>.<hex>.tmp" was "File name too long" for a name the target can have.
+    stem = os.path.basename(path)[:TMP_STEM_CHARS]
+    tmp = os.path.join(folder, f".{stem}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     # A file saved over keeps its permissions: a private (0600) model file became 0644.
     # The temporary file is private until then, so it is never readable by more users.
     kept_mode = stat.S_IMODE(os.stat(path).st_mode) if os.path.isfile(path) else None

@@ -745,6 +745,21 @@ def test_save_failing_mid_write_leaves_the_old_file(saved, tmp_path, monkeypatch
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.tabmoe"]
 
 
+@pytest.mark.parametrize("name", ["m" * 248 + ".tabmoe", "\u65e5" * 82 + ".tabmoe"], ids=["255-ascii", "253-utf8"])
+def test_save_to_a_name_as_long_as_a_file_name_may_be(saved, tmp_path, name):
+    """The temporary file was named ".<whole name>.<pid>.<hex>.tmp": a name of 240 to 255
+    bytes, which the target itself can have, failed with "writing it failed (File name too
+    long)". The temporary now takes the name's first characters only."""
+    path, clf, X = saved
+    if len(os.fsencode(name)) > os.pathconf(tmp_path, "PC_NAME_MAX"):
+        pytest.skip("the file system's names are shorter")
+    target = tmp_path / name
+    target.write_bytes(b"an older file")  # the target's name is one the file system takes
+    clf.save(target)
+    assert np.array_equal(TabularMoEClassifier.load(target).predict_proba(X), clf.predict_proba(X))
+    assert [p.name for p in tmp_path.iterdir()] == [name]
+
+
 def test_save_over_the_file_size_limit_leaves_the_old_file(saved, tmp_path):
     """RLIMIT_FSIZE below the model's size (what a full disk does to the write), in a child
     process: save fails in plain words; the old file still loads and predicts the same."""
