@@ -32,6 +32,7 @@ import pickle
 import stat
 import warnings
 import zipfile
+from collections.abc import Set, ValuesView
 from typing import Any
 
 import numpy as np
@@ -136,7 +137,7 @@ def decode_index(items: list | None) -> pd.Index | None:
 
 def json_params(params: dict) -> dict:
     """``get_params()`` as JSON (devices as strings, dicts with typed keys, tuples kept as
-    tuples); TypeError otherwise."""
+    tuples; arrays, ranges, sets and dict views as lists); TypeError otherwise."""
     out = {}
     for key, value in params.items():
         value = _json_param(value)
@@ -154,6 +155,11 @@ def _json_param(value: Any) -> Any:
         return str(value)
     if isinstance(value, (np.ndarray, pd.Index, pd.Series)):
         value = value.tolist()
+    if isinstance(value, (range, Set, ValuesView)):  # categorical_features=range(3), a set of
+        try:  # names, dict.keys(): fit takes them, save failed after the training
+            value = sorted(value) if isinstance(value, Set) else list(value)  # a set: one file
+        except TypeError:  # names of several types
+            value = list(value)
     if isinstance(value, np.random.RandomState):
         return None  # a RandomState cannot be stored as data; the fit is already done
     if isinstance(value, dict):

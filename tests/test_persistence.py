@@ -25,6 +25,7 @@ import sklearn
 import torch
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
+from sklearn.base import clone
 
 import tabmoe
 from tabmoe import TabularMoEClassifier
@@ -167,6 +168,27 @@ def test_tuple_parameter_values_are_loaded_as_tuples(tmp_path):
     assert back == {"a": (1, [2, (3,)], ()), "b": {"k": ("x", {"j": (1.5,)})}, "c": [(None, True)]}
     assert [type(v) for v in (back["a"], back["a"][1][1], back["b"]["k"], back["c"][0])] == [tuple] * 4
     assert load_params({"b": {"__dict__": [[["str", "k"], {"j": [1]}]]}}) == {"b": {"k": {"j": [1]}}}
+
+
+@pytest.mark.parametrize(
+    "categorical",
+    [{"text", "mixed", "stamp", "span"}, range(4), dict.fromkeys(["text", "mixed", "stamp", "span"]).keys()],
+    ids=["set", "range", "dict-keys"],
+)
+def test_range_set_and_dict_view_parameters_save_as_lists(tmp_path, categorical):
+    """fit takes categorical_features as a set of names, a range of indices or dict keys;
+    save then failed after the training with "Parameter categorical_features={...} cannot be
+    saved as JSON". They are saved as lists (a set sorted, so its file is one)."""
+    X, y = messy_frame()
+    X = X[["text", "mixed", "stamp", "span", "flag", "size"]]
+    clf = TabularMoEClassifier(**FAST, categorical_features=categorical).fit(X, y)
+    clf.save(tmp_path / "m.tabmoe")
+    loaded = TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+    assert np.array_equal(loaded.predict_proba(X), clf.predict_proba(X))
+    expected = list(range(4)) if isinstance(categorical, range) else sorted(categorical)
+    assert loaded.get_params()["categorical_features"] == expected
+    refit = clone(loaded).fit(X, y)  # the list selects the same columns as what it replaces
+    assert np.array_equal(refit.predict_proba(X), clf.predict_proba(X))
 
 
 @pytest.mark.parametrize("labels", [[0, 1], [True, False], ["no", "yes"]], ids=str)
