@@ -397,11 +397,13 @@ def test_tabnet_needs_two_training_rows():
     ("name", "size"),
     [("ft_transformer", "d_block"), ("ft_transformer", "n_blocks"), ("tab_transformer", "dim"),
      ("tabm", "k"), ("tabm", "d_block"), ("tabmoe", "d_model"), ("tabmoe", "n_heads"),
-     ("tabmoe", "ff_dim")],
+     ("tabmoe", "ff_dim"), ("tabnet", "n_d"), ("tabnet", "n_steps"), ("tabnet", "n_shared"),
+     ("tabnet", "cat_emb_dim")],
 )
 def test_a_network_size_given_as_a_bool_is_refused_by_name(name, size):
     """True passes scikit-learn's integer interval: as a width it failed inside torch with
-    "empty(): argument 'size' ... must be tuple of ints, not bool", naming no parameter."""
+    "empty(): argument 'size' ... must be tuple of ints, not bool", naming no parameter;
+    TabNet's sizes trained as 1 without a word (n_d=True: a decision layer of width 1)."""
     from .classifiers import CLASSIFIER_FACTORIES
 
     X, y = mixed(40)

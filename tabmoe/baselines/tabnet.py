@@ -241,6 +241,9 @@ class TabNetClassifier(TorchTabularClassifier):
         "virtual_batch_size": [Interval(numbers.Integral, 2, None, closed="left")],
     }
 
+    # A bool passes the integer intervals above: n_d=True trained a width-1 network.
+    _network_sizes = ("n_d", "n_a", "n_steps", "n_independent", "n_shared", "cat_emb_dim")
+
     def __init__(
         self,
         n_d: int = 8,
