@@ -18,7 +18,7 @@ Prints one JSON object; per model:
   bounds what fit and predict added.
 
 Data: ``synthetic`` is a seeded table of ``--rows`` rows and 20 columns (10 categorical with
-3-50 string levels and 5% missing, 10 numeric with 5% missing) and a 3-class label from a
+3-48 string levels and 5% missing, 10 numeric with 5% missing) and a 3-class label from a
 noisy rule. ``adult`` is OpenML 1590 from ``$TABMOE_SHARED/openml-cache`` (read from a
 temporary copy), subsampled to ``--rows``.
 """
