@@ -88,7 +88,8 @@ class MaskedFeatureObjective:
 
     def position_weights(self, n_columns: int, device: torch.device) -> Tensor:
         w = torch.ones(n_columns, device=device)
-        w[:-1] = self.feature_loss_weight if self._weight is None else self._weight
+        # float(): a numpy float32 (a numpy grid's) is no value torch assigns into a tensor
+        w[:-1] = float(self.feature_loss_weight) if self._weight is None else self._weight
         return w
 
     def __call__(self, model: TabularMoE, batch: dict[str, Tensor]) -> tuple[Tensor, Tensor]:

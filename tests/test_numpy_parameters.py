@@ -1,0 +1,27 @@
+"""Parameters given as numpy scalars (a grid built with numpy: ``np.linspace``,
+``np.arange``) train, adapt and save as the same Python numbers do."""
+
+import numpy as np
+import pytest
+
+from tabmoe import TabularMoEClassifier
+
+from .moe_data import toy_table
+
+FAST = dict(max_epochs=2, d_model=8, n_heads=2, ff_dim=8, random_state=0, device="cpu")
+
+
+@pytest.fixture(scope="module")
+def data():
+    return toy_table(n=80, seed=0)
+
+
+@pytest.mark.parametrize("warmup", [0, 2])
+def test_a_numpy_float32_feature_loss_weight_fits_and_adapts_as_the_float(data, warmup):
+    # fit raised "TypeError: can't assign a numpy.float32 to a torch.FloatTensor" in the
+    # loss; with a warm-up fit passed and adapt (no warm-up) raised it
+    X, y = data
+    params = dict(FAST, feature_warmup_epochs=warmup)
+    ref = TabularMoEClassifier(**params, feature_loss_weight=0.5).fit(X, y).adapt(X, max_epochs=1)
+    clf = TabularMoEClassifier(**params, feature_loss_weight=np.float32(0.5)).fit(X, y).adapt(X, max_epochs=1)
+    np.testing.assert_array_equal(clf.predict_proba(X), ref.predict_proba(X))
