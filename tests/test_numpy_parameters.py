@@ -25,3 +25,16 @@ def test_a_numpy_float32_feature_loss_weight_fits_and_adapts_as_the_float(data, 
     ref = TabularMoEClassifier(**params, feature_loss_weight=0.5).fit(X, y).adapt(X, max_epochs=1)
     clf = TabularMoEClassifier(**params, feature_loss_weight=np.float32(0.5)).fit(X, y).adapt(X, max_epochs=1)
     np.testing.assert_array_equal(clf.predict_proba(X), ref.predict_proba(X))
+
+
+@pytest.mark.parametrize("schedule", [dict(lr_decay_patience=1), dict(lr_warmup_epochs=1)])
+def test_a_numpy_float32_learning_rate_with_a_schedule_saves(data, tmp_path, schedule):
+    # history_'s "lr" kept the float32 of learning_rate: save, after the training, raised
+    # "TypeError: Object of type float32 is not JSON serializable"
+    X, y = data
+    clf = TabularMoEClassifier(**FAST, **schedule, learning_rate=np.float32(1e-3)).fit(X, y)
+    assert all(type(record["lr"]) is float for record in clf.history_)
+    clf.save(tmp_path / "m.tabmoe")
+    loaded = TabularMoEClassifier.load(tmp_path / "m.tabmoe")
+    assert loaded.history_ == clf.history_
+    np.testing.assert_array_equal(loaded.predict_proba(X), clf.predict_proba(X))

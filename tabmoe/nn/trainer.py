@@ -524,7 +524,8 @@ class Trainer:
                 if validation is not None:
                     record["val_loss"] = self.evaluate(scored, validation, val_loss_fn)
                 if scheduler is not None or cfg.lr_warmup_epochs > 0:  # a one-step warm-up too
-                    record["lr"] = lr_at_start  # the rate this epoch's first step trained at
+                    record["lr"] = float(lr_at_start)  # the rate this epoch's first step trained at (a numpy
+                    # float32 learning_rate stayed one: save could not write it as JSON)
                 if scheduler is not None:
                     scheduler.step(record.get("val_loss", record["train_loss"]))
                 result.history.append(record)
