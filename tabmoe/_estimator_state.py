@@ -166,6 +166,8 @@ class EstimatorStateMixin:
         :mod:`tabmoe.persistence`. The file is written to a temporary file in the same folder
         and renamed over ``path``, so a failed save leaves an existing file as it was; errors
         are ``OSError`` exceptions naming ``path`` (folder missing, path is a folder, disk full).
+        A parameter that ``set_params`` left invalid after fit is an ``InvalidParameterError``
+        naming it, before anything is written (``load`` would refuse the file).
         """
         persistence.save(self, path)
 
@@ -194,6 +196,11 @@ class EstimatorStateMixin:
         the stored training sample."""
         check_is_fitted(self)
         self._check_network_parameters("save")
+        try:  # set_params validates nothing, and load refuses a file whose parameters fit would
+            self._validate_params()
+        except InvalidParameterError as exc:
+            raise InvalidParameterError(f"Cannot save: {exc} (set by set_params after fit: load "
+                                        "would refuse the file). Set a valid value first.") from None
         fitted = {
             "classes": [persistence.encode_value(c, "class label") for c in self.classes_],
             "classes_dtype": self.classes_.dtype.str,

@@ -4,6 +4,7 @@ after fit is not saved or adapted as if it were the fitted one."""
 import numpy as np
 import pytest
 from sklearn.exceptions import NotFittedError
+from sklearn.utils._param_validation import InvalidParameterError
 
 from tabmoe import TabularMoEClassifier
 
@@ -104,3 +105,16 @@ def test_a_diverged_fit_leaves_no_nan_network_behind(data):
     with pytest.raises(FloatingPointError):
         clf.set_params(learning_rate=1e6, early_stopping=False).fit(X, y)
     np.testing.assert_array_equal(clf.predict_proba(X), before)
+
+
+@pytest.mark.parametrize(("name", "value"), [("dropout", 5), ("missing", "Token"), ("learning_rate", float("nan")), ("device", None)])
+def test_save_refuses_a_parameter_set_after_fit_that_load_would_refuse(data, tmp_path, name, value):
+    # save wrote the file (over an existing one too) and load refused it: "does not describe
+    # a valid model: InvalidParameterError(...)"
+    X, y = data
+    clf = TabularMoEClassifier(**FAST).fit(X, y)
+    clf.save(tmp_path / "m.tabmoe")
+    clf.set_params(**{name: value})
+    with pytest.raises(InvalidParameterError, match=rf"Cannot save: The '{name}' parameter"):
+        clf.save(tmp_path / "m.tabmoe")
+    np.testing.assert_array_equal(TabularMoEClassifier.load(tmp_path / "m.tabmoe").predict_proba(X), clf.predict_proba(X))
