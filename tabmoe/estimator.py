@@ -400,7 +400,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TokenI
         if names is not None:
             labels = [repr(n) for n in names]
         sizes = self.tokenizer_.n_tokens_per_column_
-        return cap_rows_for_heads(rows, sizes, len(self.classes_), self.n_members, labels)
+        return cap_rows_for_heads(rows, sizes, len(self.classes_), int(self.n_members), labels)
 
     _network_sizes = ("d_model", "n_heads", "ff_dim")  # refused as a bool (nn/_sizes.py)
 
@@ -557,12 +557,13 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TokenI
         a layer that computes every position's query (all but the last, which computes the
         label's) the ``ff_dim`` hidden layer and ``n_heads`` x positions attention scores
         (twice that for tanhmax's signed slots); per member."""
-        positions, width = self.n_features_in_ + 1, self.d_model
+        # int(): a numpy int16 d_model made 2**23 // width an OverflowError at the end of fit
+        positions, width = self.n_features_in_ + 1, int(self.d_model)
         if self.n_layers_ > 1:
             slots = 2 if self.gate == "tanhmax" else 1
-            hidden = self.ff_dim if self.block == "transformer" else 0
-            width = max(width, hidden, self.n_heads * positions * slots)
-        return predict_batch_rows(positions, width * self.n_members)
+            hidden = int(self.ff_dim) if self.block == "transformer" else 0
+            width = max(width, hidden, int(self.n_heads) * positions * slots)
+        return predict_batch_rows(positions, width * int(self.n_members))
 
     def _prepare_X(self, X: Any) -> pd.DataFrame:
         """Validated frame in the fitted column order; absent columns -> NaN (``"exclude"``)."""

@@ -38,3 +38,14 @@ def test_a_numpy_float32_learning_rate_with_a_schedule_saves(data, tmp_path, sch
     loaded = TabularMoEClassifier.load(tmp_path / "m.tabmoe")
     assert loaded.history_ == clf.history_
     np.testing.assert_array_equal(loaded.predict_proba(X), clf.predict_proba(X))
+
+
+@pytest.mark.parametrize("params", [dict(d_model=np.int16(8)), dict(n_members=np.uint8(2)),
+                                    dict(n_layers=2, n_heads=np.int8(2), ff_dim=np.int16(8))])
+def test_narrow_numpy_integer_sizes_fit_and_predict_as_the_ints(data, params):
+    # the rows per forward pass were computed in the parameter's dtype: 2**23 // int16(32) was
+    # "OverflowError: Python integer 8388608 out of bounds for int16", after the training
+    X, y = data
+    clf = TabularMoEClassifier(**{**FAST, **params}).fit(X, y)
+    ref = TabularMoEClassifier(**{**FAST, **{k: int(v) for k, v in params.items()}}).fit(X, y)
+    np.testing.assert_array_equal(clf.predict_proba(X), ref.predict_proba(X))
