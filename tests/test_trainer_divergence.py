@@ -8,7 +8,7 @@ import torch
 from tabmoe.nn.trainer import Trainer, TrainerConfig
 
 
-def _fit(diverge_at: int, early_stopping: bool):
+def _fit(diverge_at: int, early_stopping: bool, weight_decay: float = 0.0):
     """A linear model whose training loss is infinite from epoch ``diverge_at`` on."""
     epoch = {"n": 0}
 
@@ -24,7 +24,8 @@ def _fit(diverge_at: int, early_stopping: bool):
 
     torch.manual_seed(0)
     data = {"x": torch.randn(16, 3), "y": torch.randn(16)}
-    cfg = TrainerConfig(max_epochs=10, batch_size=16, lr=0.01, early_stopping=early_stopping, n_iter_no_change=3)
+    cfg = TrainerConfig(max_epochs=10, batch_size=16, lr=0.01, early_stopping=early_stopping, n_iter_no_change=3,
+                        weight_decay=weight_decay)
     module = torch.nn.Linear(3, 1)
     return Trainer(cfg).fit(module, data, loss, validation=data, val_loss_fn=val_loss), module
 
@@ -34,6 +35,15 @@ def test_divergence_before_any_kept_weights_is_an_error_naming_the_learning_rate
         _fit(diverge_at=0, early_stopping=True)
     with pytest.raises(FloatingPointError, match="diverged in epoch 4"):
         _fit(diverge_at=3, early_stopping=False)
+    with pytest.raises(FloatingPointError, match=r"learning_rate=0\.01\)\.$"):  # no decay: not named
+        _fit(diverge_at=0, early_stopping=False)
+
+
+def test_divergence_names_the_weight_decay_where_there_is_one():
+    """weight_decay x learning_rate above ~2 makes AdamW's decay overshoot (weight_decay=5000
+    at 1e-3 diverged), and the message named the learning rate alone."""
+    with pytest.raises(FloatingPointError, match=r"learning_rate=0\.01\) or the weight decay \(weight_decay=5000\)"):
+        _fit(diverge_at=0, early_stopping=False, weight_decay=5000.0)
 
 
 def test_late_divergence_with_early_stopping_keeps_the_best_weights():

@@ -512,8 +512,11 @@ class Trainer:
                 }
                 if seen > 0 and not math.isfinite(record["train_loss"]):
                     # the weights are no longer finite: every later prediction would be NaN
+                    # AdamW's decay shrinks by lr x weight_decay a step: above ~1 it overshoots
+                    decay = (f" or the weight decay (weight_decay={cfg.weight_decay:g})"
+                             if cfg.weight_decay > 0 else "")
                     diverged = (f"Training diverged in epoch {epoch}: the training loss is "
-                                f"{record['train_loss']}. Lower the learning rate (learning_rate={cfg.lr:g}).")
+                                f"{record['train_loss']}. Lower the learning rate (learning_rate={cfg.lr:g}){decay}.")
                     if not (cfg.early_stopping and best_state is not None):
                         raise FloatingPointError(diverged)
                     warnings.warn(f"{diverged} The weights of epoch {result.best_epoch}, the best on "
