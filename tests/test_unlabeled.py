@@ -115,6 +115,8 @@ def test_adapt_arguments_are_checked_and_a_diverged_adaptation_changes_nothing()
         (dict(max_epochs=True), "max_epochs"),
         (dict(learning_rate="a"), "learning_rate must be a finite number"),
         (dict(learning_rate=float("inf")), "learning_rate must be a finite number"),
+        # numpy's "Seed must be between 0 and 2**32 - 1" named no argument
+        (dict(random_state=-1), r"adapt's random_state must be None, an int in \[0, 2\*\*32 - 1\]"),
     ]:
         with pytest.raises(ValueError, match=match):
             clf.adapt(X, **kwargs)
