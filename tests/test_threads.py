@@ -25,6 +25,9 @@ def test_resolve_n_jobs_follows_scikit_learn():
     assert _threads.resolve_n_jobs(-1) >= 1
     with parallel_config(n_jobs=3):
         assert _threads.resolve_n_jobs(None) == 3
+    # torch.set_num_threads raised "Overflow when unpacking long", naming no parameter
+    with pytest.raises(ValueError, match=r"n_jobs must be below 2\*\*31"):
+        _threads.resolve_n_jobs(10**12)
 
 
 def test_fit_and_predict_use_n_jobs_and_restore_the_callers_setting(monkeypatch, restore_threads):

@@ -28,6 +28,8 @@ def resolve_n_jobs(n_jobs: int | None) -> int:
     ``set_params`` left after fit is checked here, before joblib's words name no parameter."""
     if n_jobs is not None and (not isinstance(n_jobs, numbers.Integral) or n_jobs == 0):
         raise ValueError(f"n_jobs must be an integer other than 0 (-1: every core) or None, got {n_jobs!r}.")
+    if n_jobs is not None and n_jobs >= 2**31:  # torch.set_num_threads: "Overflow when unpacking long"
+        raise ValueError(f"n_jobs must be below 2**31 (a number of threads), got {n_jobs!r}.")
     return max(1, int(effective_n_jobs(n_jobs)))
 
 
