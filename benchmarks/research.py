@@ -390,6 +390,21 @@ def split_cells(keys: list, *diffs: np.ndarray, tie: float = 0.005):
                                .replace("+nan", "-") for d in diffs]
 
 
+def paired_keys(variant: str, rows: dict, base: dict, same: tuple = ("n_train",)) -> list:
+    """The (split, seed) keys of ``rows`` that ``base`` has too, less those whose lines differ in
+    a field of ``same`` (where both have it), named on stderr: a split drawn differently on
+    another machine (vote-swing-bloc's KMeans, before its clusters were pinned) has other rows,
+    and such a pair is not a pair (docs/research.md#vote-rows)."""
+    keys = sorted(set(rows) & set(base))
+    unpaired = [k for k in keys if any(None not in (rows[k].get(f), base[k].get(f)) and rows[k][f] != base[k][f]
+                                       for f in same)]
+    if unpaired:
+        print(f"{variant}: {len(unpaired)} pair(s) left out, drawn on other rows than the baseline "
+              f"({'training rows' if len(same) == 1 else 'training rows or held-out value'} differ): "
+              f"{sorted({k[0] for k in unpaired})}", file=sys.stderr)
+    return [k for k in keys if k not in unpaired]
+
+
 def summary(args) -> int:
     lines = study_lines(args.study)
     if args.seeds:  # e.g. the deciding seeds of a study whose replication shares its file
@@ -410,15 +425,7 @@ def summary(args) -> int:
     print(header)
     print("|" + "---|" * (header.count("|") - 1))
     for variant, rows in by.items():
-        keys = sorted(set(rows) & set(base))
-        # A split drawn differently on another machine (vote-swing-bloc's KMeans, before its
-        # clusters were pinned) has other rows: such a pair is not a pair.
-        unpaired = [k for k in keys if None not in (rows[k].get("n_train"), base[k].get("n_train"))
-                    and rows[k]["n_train"] != base[k]["n_train"]]
-        keys = [k for k in keys if k not in unpaired]
-        if unpaired:
-            print(f"{variant}: {len(unpaired)} pair(s) left out, drawn on other rows than the baseline "
-                  f"(training rows differ): {sorted({k[0] for k in unpaired})}", file=sys.stderr)
+        keys = paired_keys(variant, rows, base)
         # Kept, but said: on another CPU kind the same fit rounds differently (a reseeded fit's
         # noise, not other rows; docs/reliability.md#determinism).
         other_cpu = [k for k in keys if None not in (rows[k].get("cpu"), base[k].get("cpu"))
@@ -483,7 +490,8 @@ def held_out(args) -> int:
           "| W/T/L | OOD diff, not used | W/T/L |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for variant, rows in by.items():
-        keys = sorted(set(rows) & set(base))
+        # the held-out value is drawn from the training rows: on other rows, another value
+        keys = paired_keys(variant, rows, base, ("n_train", "held_out_column", "held_out_value"))
         if not keys:
             continue
         def get(src: dict, part: str, keys: list = keys) -> np.ndarray:

@@ -325,3 +325,25 @@ def test_held_out_summary_pairs_each_reading_of_a_line_with_the_token(research, 
     assert cells[7:9] == ["-0.0050 (0.005)", "0/1/1"]  # ID validation
     assert cells[9:] == ["+0.0500", "1/1/0"]  # OOD, reported
     assert rows["imp, exclude"][9:] == ["-", "-"]  # exclude is not read out of distribution
+
+
+def test_held_out_summary_leaves_out_a_pair_drawn_on_other_rows(research, tmp_path, monkeypatch, capsys):
+    """``summary`` leaves out a pair whose lines hold other training rows (vote-swing-bloc's
+    248- and 255-row draws, docs/research.md#vote-rows); ``held-out`` paired them, and the
+    held-out value drawn from other rows is another value: its difference is no pair's."""
+    import json
+
+    def line(variant, split, n_train, value, token):
+        return {"variant": variant, "split": split, "seed": 0, "validation": 0.8, "ood_test": 0.7,
+                "n_train": n_train, "held_out_column": "c", "held_out_value": value, "held_out_rows": 20,
+                "held_out_token": token, "held_out_exclude": token, "held_out_rest": 0.9}
+
+    lines = [line("base", "a", 100, "x", 0.5), line("base", "vote", 255, "y", 0.5), line("base", "other", 90, "u", 0.5),
+             line("unk", "a", 100, "x", 0.6), line("unk", "vote", 248, "y", 0.9), line("unk", "other", 90, "v", 0.9)]
+    (tmp_path / "s.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    monkeypatch.setattr(research, "RESULTS", tmp_path)
+    assert research.main(["held-out", "--study", "s", "--baseline", "base"]) == 0
+    out = capsys.readouterr()
+    rows = {r.split("|")[1].strip(): [c.strip() for c in r.strip("|").split("|")] for r in out.out.splitlines()[2:]}
+    assert rows["unk, token"][1] == "1" and rows["unk, token"][4] == "+0.1000 (0.000)"
+    assert "unk: 2 pair(s) left out" in out.err and "['other', 'vote']" in out.err
