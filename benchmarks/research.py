@@ -390,6 +390,25 @@ def split_cells(keys: list, *diffs: np.ndarray, tie: float = 0.005):
                                .replace("+nan", "-") for d in diffs]
 
 
+def by_variant(lines: list) -> dict:
+    """``{variant: {(split, seed): line}}``; a (variant, split, seed) given more than once (a
+    file listed twice, a check refitted into a later study's file) keeps the last line read
+    (files in ``--study`` order), and how many, and how many of them differ in accuracy, is
+    said on stderr."""
+    by: dict = {}
+    repeated: dict = {}
+    for r in lines:
+        rows, key = by.setdefault(r["variant"], {}), (r["split"], r["seed"])
+        if key in rows:
+            n, differ = repeated.get(r["variant"], (0, 0))
+            repeated[r["variant"]] = (n + 1, differ + any(rows[key].get(p) != r.get(p) for p in PARTS))
+        rows[key] = r
+    for variant, (n, differ) in repeated.items():
+        print(f"{variant}: {n} (split, seed) line(s) repeated, the last read kept ({differ} with other "
+              "accuracies)", file=sys.stderr)
+    return by
+
+
 def paired_keys(variant: str, rows: dict, base: dict, same: tuple = ("n_train",)) -> list:
     """The (split, seed) keys of ``rows`` that ``base`` has too, less those whose lines differ in
     a field of ``same`` (where both have it), named on stderr: a split drawn differently on
@@ -410,9 +429,7 @@ def summary(args) -> int:
     if args.seeds:  # e.g. the deciding seeds of a study whose replication shares its file
         seeds = set(seed_list(args.seeds))
         lines = [r for r in lines if r["seed"] in seeds]
-    by = {}
-    for r in lines:
-        by.setdefault(r["variant"], {})[(r["split"], r["seed"])] = r
+    by = by_variant(lines)
     base: dict = {}
     for name in reversed(args.baseline.split(",")):  # the first name listed wins a (split, seed)
         if name not in by:
@@ -480,9 +497,7 @@ def held_out(args) -> int:
     if args.seeds:
         seeds = set(seed_list(args.seeds))
         lines = [r for r in lines if r["seed"] in seeds]
-    by: dict = {}
-    for r in lines:
-        by.setdefault(r["variant"], {})[(r["split"], r["seed"])] = r
+    by = by_variant(lines)
     if args.baseline not in by:
         raise SystemExit(f"no held-out lines of {args.baseline!r} in {sorted(by)}")
     base = by[args.baseline]

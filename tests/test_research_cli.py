@@ -80,3 +80,22 @@ def test_import_records_names_a_folder_or_model_without_records(research, tmp_pa
         research.main(["import-records", "--study", "t", "--variant", "x", "--results", str(folder),
                        "--model", model, "--protocol", "fixed-budget", "--out", str(out)])
     assert not out.exists()  # was an empty study file, in benchmarks/results/research/ by default
+
+
+def test_summaries_say_which_of_a_repeated_line_they_keep(research, tmp_path, monkeypatch, capsys):
+    """A (variant, split, seed) in two files listed in one ``--study`` (study 14 refitted two
+    of study 13's baseline lines into its own file) is read once, the last line read: that
+    was silent, so a repeat with other accuracies changed a table without a word."""
+    def line(variant, validation):
+        return {"variant": variant, "split": "a", "seed": 0, "validation": validation, "id_test": 0.8,
+                "ood_test": 0.7, "fit_seconds": 1.0, "held_out_token": 0.5, "held_out_exclude": 0.5,
+                "held_out_rest": 0.9, "held_out_rows": 10}
+    (tmp_path / "one.jsonl").write_text(json.dumps(line("base", 0.8)) + "\n" + json.dumps(line("var", 0.9)) + "\n")
+    (tmp_path / "two.jsonl").write_text(json.dumps(line("base", 0.7)) + "\n")
+    monkeypatch.setattr(research, "RESULTS", tmp_path)
+    for command in ("summary", "held-out"):
+        assert research.main([command, "--study", "one,two", "--baseline", "base"]) == 0
+        out = capsys.readouterr()
+        assert "base: 1 (split, seed) line(s) repeated, the last read kept (1 with other accuracies)" in out.err
+    assert research.main(["summary", "--study", "one,two", "--baseline", "base"]) == 0
+    assert "| var | 1 | 0.900 | 0.800 | 0.700 | +0.2000 (0.000) |" in capsys.readouterr().out  # two.jsonl's line
