@@ -462,7 +462,9 @@ def summary(args) -> int:
         epochs_ratio = f"{np.nanmedian(epochs):.2f}" if np.isfinite(epochs).any() else "-"
         fit_ratio = np.nanmedian(fit / get(base, "fit_seconds"))
         dl = get(rows, "validation_log_loss") - get(base, "validation_log_loss")  # study 30 on
-        log_loss_diff = f"{dl.mean():+.4f} ({int((dl < 0).sum())} lower)" if np.isfinite(dl).all() else "-"
+        # None where a validation class is absent from training: over the pairs that have it, said
+        dl, of = dl[np.isfinite(dl)], "" if np.isfinite(dl).all() else f" of {np.isfinite(dl).sum()}"
+        log_loss_diff = f"{dl.mean():+.4f} ({int((dl < 0).sum())} lower{of})" if len(dl) else "-"
         print(
             f"| {variant} | {len(keys)} | {get(rows, 'validation').mean():.3f} | {get(rows, 'id_test').mean():.3f} "
             f"| {get(rows, 'ood_test').mean():.3f} | {dv.mean():+.4f} ({dv.std():.3f}) | {wtl(dv, tie)} "

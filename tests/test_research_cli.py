@@ -99,3 +99,18 @@ def test_summaries_say_which_of_a_repeated_line_they_keep(research, tmp_path, mo
         assert "base: 1 (split, seed) line(s) repeated, the last read kept (1 with other accuracies)" in out.err
     assert research.main(["summary", "--study", "one,two", "--baseline", "base"]) == 0
     assert "| var | 1 | 0.900 | 0.800 | 0.700 | +0.2000 (0.000) |" in capsys.readouterr().out  # two.jsonl's line
+
+
+def test_summary_log_loss_column_is_over_the_pairs_that_have_it(research, tmp_path, monkeypatch, capsys):
+    """A pair without a validation log loss (a validation class absent from training: 2 of
+    studies 50-58's 140 pairs) blanked the column for the whole variant ("-")."""
+    def line(variant, split, loss):
+        return {"variant": variant, "split": split, "seed": 0, "validation": 0.8, "id_test": 0.8,
+                "ood_test": 0.7, "fit_seconds": 1.0, "validation_log_loss": loss}
+    lines = [line("base", "a", 0.5), line("base", "b", 0.5), line("base", "c", None),
+             line("var", "a", 0.4), line("var", "b", 0.8), line("var", "c", None)]
+    (tmp_path / "s.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    monkeypatch.setattr(research, "RESULTS", tmp_path)
+    assert research.main(["summary", "--study", "s", "--baseline", "base"]) == 0
+    cells = {r.split("|")[1].strip(): r.strip("|").split("|")[-2].strip() for r in capsys.readouterr().out.splitlines()[2:]}
+    assert cells["var"] == "+0.1000 (1 lower of 2)"
