@@ -433,7 +433,9 @@ def summary(args) -> int:
     base: dict = {}
     for name in reversed(args.baseline.split(",")):  # the first name listed wins a (split, seed)
         if name not in by:
-            raise SystemExit(f"no variant {name!r} in {sorted(by)}")
+            among = f" among the lines of seeds {args.seeds}" if args.seeds else ""
+            raise SystemExit(f"no variant {name!r}{among} in {', '.join(args.study.split(','))}: "
+                             f"its variants{among or ''} are {sorted(by) or 'none'}")
         base.update(by[name])
     tie = args.tie
     header = ("| variant | n | val | id | ood | val diff (SD) | val W/T/L | ood diff (SD) | ood W/T/L "

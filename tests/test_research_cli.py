@@ -114,3 +114,12 @@ def test_summary_log_loss_column_is_over_the_pairs_that_have_it(research, tmp_pa
     assert research.main(["summary", "--study", "s", "--baseline", "base"]) == 0
     cells = {r.split("|")[1].strip(): r.strip("|").split("|")[-2].strip() for r in capsys.readouterr().out.splitlines()[2:]}
     assert cells["var"] == "+0.1000 (1 lower of 2)"
+
+
+def test_a_baseline_missing_from_the_seeds_asked_says_so(research, study):
+    """A --seeds filter that leaves no line said "no variant 'base' in []", as if the study had
+    no such variant."""
+    with pytest.raises(SystemExit, match=r"no variant 'base' among the lines of seeds 5 in s: .* are none"):
+        research.main(["summary", "--study", "s", "--baseline", "base", "--seeds", "5"])
+    with pytest.raises(SystemExit, match=r"no variant 'other' in s: its variants are \['base'\]"):
+        research.main(["summary", "--study", "s", "--baseline", "other"])
