@@ -435,7 +435,7 @@ def summary(args) -> int:
         if name not in by:
             among = f" among the lines of seeds {args.seeds}" if args.seeds else ""
             raise SystemExit(f"no variant {name!r}{among} in {', '.join(args.study.split(','))}: "
-                             f"its variants{among or ''} are {sorted(by) or 'none'}")
+                             f"its variants{among} are {sorted(by) or 'none'}")
         base.update(by[name])
     tie = args.tie
     header = ("| variant | n | val | id | ood | val diff (SD) | val W/T/L | ood diff (SD) | ood W/T/L "

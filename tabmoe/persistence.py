@@ -445,7 +445,7 @@ def _writer(payload: dict) -> str:
     a newer one can write parameters and state (same format version) that this one lacks."""
     try:
         written = json.loads(payload["versions"])["tabmoe"]
-    except Exception:  # noqa: BLE001 - no versions to name
+    except (KeyError, TypeError, ValueError):  # no versions to name (absent, not JSON, not a dict)
         return ""
     if written == __version__:
         return ""
