@@ -99,11 +99,19 @@ def test_budget_values_of_the_wrong_type_are_named():
     """A quoted timeout ("60") and a metric written as a list were TypeErrors naming nothing
     ("'>' not supported between instances of 'str' and 'int'", "unhashable type: 'list'"),
     a traceback from `tabmoe-bench run`."""
-    with pytest.raises(ValueError, match=r"tuning.timeout must be positive seconds, got '60'"):
+    with pytest.raises(ValueError, match=r"tuning.timeout \(--timeout\) must be positive, finite seconds, got '60'"):
         Budget.from_dict({"timeout": "60"})
     with pytest.raises(ValueError, match=r"tuning.metric \['accuracy'\] is not one of"):
         Budget.from_dict({"metric": ["accuracy"]})
     assert Budget.from_dict({"timeout": 60, "metric": "accuracy"}).timeout == 60
+
+
+@pytest.mark.parametrize("timeout", [float("inf"), float("nan")])
+def test_a_timeout_that_is_not_finite_is_refused(timeout):
+    """`--timeout inf` planned runs hashed with Infinity whose records stored null, and
+    `--timeout nan` passed click's range to fail with a message that named no option."""
+    with pytest.raises(ValueError, match=r"tuning.timeout \(--timeout\) must be positive, finite"):
+        Budget.from_dict({"timeout": timeout})
 
 
 def test_a_random_state_among_a_models_fixed_parameters_is_refused(tmp_path):

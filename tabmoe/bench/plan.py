@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import numbers
 import os
 from collections.abc import Mapping
@@ -75,9 +76,14 @@ class Budget:
         ):
             raise ValueError(f"tuning.n_trials must be a positive integer, got {self.n_trials!r}")
         if self.timeout is not None and (
-            isinstance(self.timeout, bool) or not isinstance(self.timeout, numbers.Real) or not self.timeout > 0
-        ):  # a quoted "60" in YAML: '>' not supported between 'str' and 'int'
-            raise ValueError(f"tuning.timeout must be positive seconds, got {self.timeout!r}")
+            isinstance(self.timeout, bool) or not isinstance(self.timeout, numbers.Real)
+            or not 0 < self.timeout < math.inf
+        ):  # a quoted "60" in YAML: '>' not supported between 'str' and 'int'; inf hashed as
+            # Infinity but was stored as null, and nan passed click's range
+            raise ValueError(
+                f"tuning.timeout (--timeout) must be positive, finite seconds, got {self.timeout!r}; "
+                "for no time limit leave it out and give n_trials"
+            )
         if self.n_trials is None and self.timeout is None:
             raise ValueError("tuning: give n_trials, timeout or both")
         if not isinstance(self.metric, str) or self.metric not in METRICS:  # [accuracy]: unhashable
