@@ -76,3 +76,23 @@ def test_fresh_seeds_table_is_what_the_committed_records_give():
             expected.append(f"{diff.mean():+.4f}: {research.wtl(diff)}; {research.wtl(by_split)}, "
                             f"p {wilcoxon(by_split).pvalue:.2f}")
         assert cells[1:] == expected, (name, cells[1:], expected)
+
+
+def test_defaults_by_seeds_names_a_missing_record(tmp_path, capsys):
+    """A (model, split, seed) without its record printed nan means (or means over fewer
+    seeds) and mislabelled the largest loss; the script now stops and names the run."""
+    import shutil
+
+    import pytest
+
+    script = import_benchmark("defaults_by_seeds")
+    results = tmp_path / "openml-ood"
+    shutil.copytree(script.RESULTS / "openml-ood" / "runs", results / "runs")
+    gone = sorted((results / "runs").rglob("defaults-seed1.json"))
+    gone = [p for p in gone if "tabmoe" in p.parts][0]
+    gone.unlink()
+    with pytest.raises(SystemExit):
+        script.main(["--results", str(results), "--fresh", str(script.RESULTS / "openml-ood-seeds3-5")])
+    err = capsys.readouterr().err
+    assert "lacks 1 defaults record(s): tabmoe" in err and "seed 1" in err, err
+    assert not script.missing_runs(script.load(script.RESULTS / "openml-ood", range(3)), range(3))
