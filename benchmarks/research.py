@@ -497,10 +497,15 @@ def unseen(args) -> int:
 def held_out(args) -> int:
     """Study 52: each reading of a held-out value paired with ``--baseline``'s token reading
     on the same (split, seed) and value; the plain ID-validation difference beside it."""
-    lines = [r for r in study_lines(args.study) if "held_out_token" in r]
+    lines = study_lines(args.study)
     if args.seeds:
         seeds = set(seed_list(args.seeds))
         lines = [r for r in lines if r["seed"] in seeds]
+    if without := sorted({(r["variant"], r["split"], r["seed"]) for r in lines if "held_out_token" not in r}):
+        # a (split, seed) with no eligible value has no held-out fields: counted, not paired
+        print(f"{len(without)} line(s) without a held-out value, left out: "
+              f"{sorted({(v, s) for v, s, _ in without})}", file=sys.stderr)
+    lines = [r for r in lines if "held_out_token" in r]
     by = by_variant(lines)
     if args.baseline not in by:
         raise SystemExit(f"no held-out lines of {args.baseline!r} in {sorted(by)}")

@@ -123,3 +123,18 @@ def test_a_baseline_missing_from_the_seeds_asked_says_so(research, study):
         research.main(["summary", "--study", "s", "--baseline", "base", "--seeds", "5"])
     with pytest.raises(SystemExit, match=r"no variant 'other' in s: its variants are \['base'\]"):
         research.main(["summary", "--study", "s", "--baseline", "other"])
+
+
+def test_held_out_counts_the_lines_without_a_held_out_value(research, tmp_path, monkeypatch, capsys):
+    """A (split, seed) with no eligible value has no held-out fields; `held-out` dropped its
+    lines without a word, so a table's n could shrink unexplained."""
+    def line(variant, split, held):
+        extra = {"held_out_token": 0.5, "held_out_exclude": 0.6, "held_out_rest": 0.9, "held_out_rows": 10} if held else {}
+        return {"variant": variant, "split": split, "seed": 0, "validation": 0.8, "id_test": 0.8,
+                "ood_test": 0.7, "fit_seconds": 1.0, **extra}
+    lines = [line("base", "a", True), line("base", "b", False), line("var", "a", True), line("var", "b", False)]
+    (tmp_path / "s.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    monkeypatch.setattr(research, "RESULTS", tmp_path)
+    assert research.main(["held-out", "--study", "s", "--baseline", "base"]) == 0
+    err = capsys.readouterr().err
+    assert "2 line(s) without a held-out value, left out: [('base', 'b'), ('var', 'b')]" in err, err
