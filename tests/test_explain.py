@@ -194,3 +194,24 @@ def test_contributions_of_many_classes_are_computed_in_capped_batches(monkeypatc
     assert max(seen) == predict_batch_rows(2, 4 * n_classes) < n_rows
     small = explain_tokens(*args, batch_rows=100)
     np.testing.assert_allclose(capped.contributions.to_numpy(), small.contributions.to_numpy(), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("kw", [
+    dict(n_layers=2), dict(n_layers=2, n_members=2), dict(linear_term=True),
+    dict(n_layers=2, numeric_embedding="piecewise"),
+])
+def test_one_pass_logits_and_gates_equal_the_separate_readings(kw):
+    """explain takes the logits and the last layer's label gates from one pass of a deeper
+    model or an ensemble (the layers below the last ran twice); both equal what
+    label_logits and label_gates give apart, bit for bit."""
+    X, y = toy_table()
+    X = X.assign(size=np.linspace(0, 1, len(X)))
+    clf = TabularMoEClassifier(max_epochs=2, random_state=0, device="cpu", **kw).fit(X, y)
+    tokens, attend, position = clf._feature_tokens(X)
+    with torch.no_grad():
+        logits, gates = explain_module._logits_and_gates(clf.module_, tokens, attend, position)
+        assert torch.equal(logits, clf.module_.label_logits(tokens, attend, position))
+        assert torch.equal(gates, explain_module._label_gates(clf.module_, tokens, attend, position))
+    e = clf.explain(X)
+    np.testing.assert_allclose(torch.softmax(torch.tensor(e.logits.to_numpy()), 1).numpy(),
+                               clf.predict_proba(X), atol=1e-6)

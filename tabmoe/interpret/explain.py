@@ -18,7 +18,7 @@ import torch
 from torch import Tensor, nn
 
 from ..nn._base import predict_batch_rows
-from ..nn.ensemble import StackedModel
+from ..nn.ensemble import StackedModel, mean_probability_logits
 from .moe import MixtureOfExperts, label_gates
 
 #: Name of the label position's own (masked) token in explanations: its expert is the
@@ -86,6 +86,16 @@ def _label_gates(
     return gates.abs() if absolute else gates
 
 
+def _logits_and_gates(module: nn.Module, tokens: Tensor, attend: Tensor | None, fraction: Tensor | None
+                      ) -> tuple[Tensor, Tensor]:
+    """The label logits (B, C), classes by token id, and :func:`_label_gates` (B, H, L), from
+    one pass of the network."""
+    if isinstance(module, StackedModel):
+        logits, gates = module.map(lambda m, t, a, f: m.label_logits_and_gates(t, a, f), tokens, attend, fraction)
+        return mean_probability_logits(logits), gates.mean(0)  # (M, B, C), (M, B, H, L)
+    return module.label_logits_and_gates(tokens, attend, fraction)
+
+
 def _batches(tokens: Tensor, attend: Tensor | None, fraction: Tensor | None, batch_rows: int, device: torch.device):
     for start in range(0, len(tokens), batch_rows):
         stop = start + batch_rows
@@ -131,13 +141,15 @@ def explain_tokens(
     order = np.searchsorted(np.sort(output_ids), output_ids)  # label_logits: sorted ids -> classes
     gates, contributions, logits = [], [], []
     for batch, att, frac in _batches(tokens, attend, fraction, batch_rows, device):
-        logits.append(module.label_logits(batch, att, frac)[:, order].cpu())
         if moe is not None:
+            logits.append(module.label_logits(batch, att, frac)[:, order].cpu())
             per_head = moe.contributions(batch, ids, attend=att)  # (B, H, L, C)
             contributions.append(per_head.sum(1).transpose(1, 2).flatten(1).cpu())  # (B, C*L)
             gates.append(moe.gates(batch, attend=att).cpu())
         else:
-            gates.append(_label_gates(module, batch, att, frac).cpu())
+            batch_logits, batch_gates = _logits_and_gates(module, batch, att, frac)
+            logits.append(batch_logits[:, order].cpu())
+            gates.append(batch_gates.cpu())
     g = torch.cat(gates).double().numpy()  # (n, H, L)
     n_heads = g.shape[1]
     head_columns = _product(pd.RangeIndex(n_heads, name="head"), _labels(names, "column"))

@@ -99,8 +99,12 @@ class StackedModel(nn.Module):
     def label_logits(self, tokens: Tensor, attend: Tensor | None = None, fraction: Tensor | None = None) -> Tensor:
         """Log of the members' mean class probabilities, (B, C): a valid logit vector."""
         logits = self.map(lambda module, t, a, f: module.label_logits(t, a, f), tokens, attend, fraction)  # (M, B, C)
-        log_p = torch.log_softmax(logits, dim=-1)
-        return torch.logsumexp(log_p, dim=0) - math.log(self.n_members)
+        return mean_probability_logits(logits)
+
+
+def mean_probability_logits(logits: Tensor) -> Tensor:
+    """The members' logits (M, B, C) -> the log of their mean class probabilities (B, C)."""
+    return torch.logsumexp(torch.log_softmax(logits, dim=-1), dim=0) - math.log(len(logits))
 
 
 class MemberLoss:

@@ -565,3 +565,19 @@ class TabularMoE(nn.Module):
         query = torch.tensor([self.label_position], device=tokens.device)
         h = self.hidden(tokens, attend, query, fraction)[:, 0]  # (B, d)
         return self.heads.column_logits(h, self.label_ids)
+
+    def label_logits_and_gates(
+        self, tokens: Tensor, attend: Tensor | None = None, fraction: Tensor | None = None
+    ) -> tuple[Tensor, Tensor]:
+        """:meth:`label_logits` (B, C) and the last layer's gates of the label query over all
+        positions (B, H, L), from one pass: the layers below the last run once (``explain``
+        ran them twice, once a reading)."""
+        tokens, attend = self.label_inputs(tokens, attend)
+        x = self.embed(tokens, self.label_fraction(fraction))
+        for block in self.blocks[:-1]:
+            x = block(x, attend)
+        label, last = self.label_position, self.blocks[-1]
+        gates = last.attention.weights(x[:, label : label + 1], x, attend)[:, :, 0]  # (B, H, L)
+        query = torch.tensor([label], device=tokens.device)
+        h = self.add_linear(last(x, attend, query), tokens, attend, query)[:, 0]  # (B, d), as hidden's
+        return self.heads.column_logits(h, self.label_ids), gates
