@@ -326,3 +326,30 @@ def test_alpha_refuses_ids_out_of_range_naming_them():
                                 (w, n_columns, "column"), (1.0, 0, "token"), (w, True, "column")]:
         with pytest.raises(ValueError, match=f"{name} must be an integer in"):
             moe.alpha(token, column)
+
+
+def test_a_fraction_of_another_width_or_row_count_is_refused_naming_it():
+    """label_gates checked tokens and attend but not ``fraction``: a (B, 1) fraction on a
+    piecewise model of 5 numeric columns broadcast column 0's bin position to every column
+    and returned gates without a word, another row count raised 'The size of tensor a (3)
+    must match the size of tensor b (8)' and a 1-d one 'tuple index out of range'."""
+    torch.manual_seed(0)
+    output_ids = [N_SPECIAL + N_VALUES * j + np.arange(N_VALUES) for j in range(N_FEATURES)]
+    output_ids.append(N_SPECIAL + N_VALUES * N_FEATURES + np.arange(N_CLASSES))
+    model = TabularMoE(N_SPECIAL + N_VALUES * N_FEATURES + N_CLASSES, output_ids, d_model=20,
+                       ordered_ids=output_ids[:-1], piecewise=True)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.copy_(torch.randn_like(p) * 0.7)
+    model = model.double().eval()
+    tokens = random_tokens(8)
+    fraction = torch.rand(8, N_FEATURES, generator=torch.Generator().manual_seed(5), dtype=torch.float64)
+    for bad in (fraction[:, :1], fraction[0], fraction[:, :3]):
+        with pytest.raises(ValueError, match=r"fraction must be 2-d, \(rows, 5\) features"):
+            label_gates(model, tokens, fraction=bad)
+    with pytest.raises(ValueError, match=r"fraction has 3 rows for 8 rows of tokens"):
+        label_gates(model, tokens, fraction=fraction[:3])
+    expected = label_gates(model, tokens, fraction=fraction)
+    torch.testing.assert_close(label_gates(model, tokens, fraction=fraction.numpy()), expected)
+    one = fraction[:1]  # one row for every row, as attend
+    torch.testing.assert_close(label_gates(model, tokens, fraction=one), label_gates(model, tokens, fraction=one.expand(8, -1)))

@@ -88,12 +88,18 @@ def _as_attend(value: object, n_rows: int, n_columns: int, device: torch.device)
             f"attend must be a boolean mask (True: the column is attended), got dtype {attend.dtype}; "
             "pass attend != 0 for a 0/1 mask."
         )
-    _check_width(attend, "attend", n_columns)
-    if attend.shape[0] == 1 and n_rows != 1:  # one mask for every row: torch broadcast it
-        return attend.expand(n_rows, -1).contiguous()
-    if attend.shape[0] != n_rows:
-        raise ValueError(f"attend has {attend.shape[0]} rows for {n_rows} rows of tokens (or 1 for all).")
-    return attend
+    return _per_row(attend, "attend", n_rows, n_columns)
+
+
+def _per_row(values: Tensor, name: str, n_rows: int, n_columns: int) -> Tensor:
+    """``values`` (B, L) or (B, L-1) with B = ``n_rows``, or one row taken for every row (as
+    torch's broadcasting did); a ValueError naming ``name`` otherwise."""
+    _check_width(values, name, n_columns)
+    if values.shape[0] == 1 and n_rows != 1:  # one row for every row: torch broadcast it
+        return values.expand(n_rows, -1).contiguous()
+    if values.shape[0] != n_rows:
+        raise ValueError(f"{name} has {values.shape[0]} rows for {n_rows} rows of tokens (or 1 for all).")
+    return values
 
 
 def _per_head(linear: torch.nn.Linear, x: Tensor, n_heads: int, bias: bool) -> Tensor:
@@ -311,8 +317,9 @@ def label_gates(
     """Last-layer gates of the (masked) label query over all positions, any depth.
 
     tokens (B, L) or (B, L-1) features, attend (B, L) / (B, L-1) bool -> (B, H, L); the last
-    position is the label's own MASK token. Tensors or array-likes, as for
-    :class:`MixtureOfExperts`. For one layer this equals
+    position is the label's own MASK token. ``fraction`` (a ``numeric_embedding="piecewise"``
+    model's bin positions) is (B, L) or (B, L-1) too; attend and fraction may be one row for
+    all rows. Tensors or array-likes, as for :class:`MixtureOfExperts`. For one layer this equals
     :meth:`MixtureOfExperts.gates`; for deeper models the positions hold mixtures of the
     earlier layers' experts (see the module docstring).
     """
@@ -326,7 +333,9 @@ def label_gates(
     _check_width(tokens, "tokens", model.n_columns)
     _check_ids(tokens[:, : model.n_columns - 1].long(), "tokens", model.token_embedding.num_embeddings)
     attend = None if attend is None else _as_attend(attend, len(tokens), model.n_columns, weight.device)
-    fraction = None if fraction is None else _as_tensor(fraction, "fraction", weight.device, weight.dtype)
+    if fraction is not None:  # a (B, 1) one gave column 0's bin position to every column
+        fraction = _as_tensor(fraction, "fraction", weight.device, weight.dtype)
+        fraction = _per_row(fraction, "fraction", len(tokens), model.n_columns)
     tokens, attend = model.label_inputs(tokens, attend)
     x = model.embed(tokens, model.label_fraction(fraction))
     for block in model.blocks[:-1]:
