@@ -353,3 +353,20 @@ def test_a_fraction_of_another_width_or_row_count_is_refused_naming_it():
     torch.testing.assert_close(label_gates(model, tokens, fraction=fraction.numpy()), expected)
     one = fraction[:1]  # one row for every row, as attend
     torch.testing.assert_close(label_gates(model, tokens, fraction=one), label_gates(model, tokens, fraction=one.expand(8, -1)))
+
+
+def test_from_model_of_anything_but_a_network_says_what_to_pass():
+    """The estimator itself (fitted or not) was refused with "exists for one-layer TabularMoE
+    modules only (got TabularMoEClassifier with n_layers=auto) ... The estimator's
+    n_layers='auto' fits two layers above 10,000 training rows; n_layers=1 keeps the expert
+    form": it blamed the depth, and refitting with n_layers=1 was refused alike."""
+    from tabmoe import TabularMoEClassifier
+    from tabmoe.nn.ensemble import StackedModel
+
+    for bad in (TabularMoEClassifier(), TabularMoEClassifier(n_layers=1), None,
+                StackedModel([make_model(seed=s) for s in range(2)])):
+        with pytest.raises(TypeError, match=r"takes a TabularMoE module, got \w+: for a fitted "
+                                            r"TabularMoEClassifier pass clf.module_.*member\(m\)"):
+            MixtureOfExperts.from_model(bad)
+    with pytest.raises(ValueError, match=r"\(got n_layers=2\)"):
+        MixtureOfExperts.from_model(make_model(n_layers=2))

@@ -140,17 +140,24 @@ class MixtureOfExperts:
         ensemble, ``module_.member(m)``), read off on the network's device.
 
         ``column_names``: one name per position, the label LAST (``[*X.columns, "y"]``);
-        default ``0 .. L-1``. A ValueError for a deeper network, one fitted with
-        ``linear_term=True`` or ``numeric_embedding="piecewise"``, or another number of
+        default ``0 .. L-1``. A TypeError for anything but a TabularMoE (the estimator
+        itself, an ensemble's StackedModel); a ValueError for a deeper network, one fitted
+        with ``linear_term=True`` or ``numeric_embedding="piecewise"``, or another number of
         names.
         """
-        if getattr(model, "n_layers", None) != 1 or not isinstance(model, TabularMoE):
+        if not isinstance(model, TabularMoE):  # the estimator read "got ... n_layers=auto"
+            raise TypeError(
+                f"MixtureOfExperts.from_model takes a TabularMoE module, got {type(model).__name__}: "
+                "for a fitted TabularMoEClassifier pass clf.module_, for an ensemble "
+                "(n_members > 1) clf.module_.member(m)."
+            )
+        if model.n_layers != 1:
             raise ValueError(
                 "The (value, column) expert form exists for one-layer TabularMoE modules only "
-                f"(got {type(model).__name__} with n_layers={getattr(model, 'n_layers', None)}). "
-                "For deeper models use tabmoe.interpret.moe.label_gates (last-layer gates); for an "
-                "ensemble, take StackedModel.member(m). The estimator's n_layers='auto' fits two "
-                "layers above 10,000 training rows; n_layers=1 keeps the expert form."
+                f"(got n_layers={model.n_layers}). "
+                "For deeper models use tabmoe.interpret.moe.label_gates (last-layer gates). The "
+                "estimator's n_layers='auto' fits two layers above 10,000 training rows; "
+                "n_layers=1 keeps the expert form."
             )
         if getattr(model, "linear", None) is not None:
             raise ValueError(
