@@ -194,3 +194,18 @@ def test_a_torch_tensor_on_any_device_is_scored_as_its_values(kind, monkeypatch)
         table = torch.as_tensor(emb).as_subclass(OnDevice)
     got = analogy_scores(table, words, questions)
     assert (got.top1, got.mean_cosine, got.predictions) == (expected.top1, expected.mean_cosine, expected.predictions)
+
+
+def test_a_frame_of_questions_is_read_by_rows():
+    """Iterating a DataFrame gives its column labels: a frame of questions with columns
+    0-3 (read_csv's header=None) raised "object of type 'int' has no len()", one with
+    columns a-d "got 'a'", and one with four-letter column names had each name taken as a
+    question of four letters, all skipped: n_questions=0, top1=nan, without a word."""
+    emb, words, questions = planted()
+    expected = analogy_scores(emb, words, questions)
+    for columns in (None, list("abcd"), ["from", "into", "king", "word"]):
+        frame = pd.DataFrame(questions, columns=columns)
+        got = analogy_scores(emb, words, frame)
+        assert (got.n_questions, got.top1, got.predictions) == (expected.n_questions, expected.top1, expected.predictions)
+    with pytest.raises(ValueError, match="an analogy question has 4 words .* got 0"):
+        analogy_scores(emb, words, [0])

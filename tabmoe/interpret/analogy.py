@@ -14,11 +14,12 @@ embeddings or (one-layer models) its continuous word experts ``alpha[w, j]`` wit
 from __future__ import annotations
 
 import numbers
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Sized
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
+import pandas as pd
 import torch
 from sklearn.utils.validation import check_is_fitted
 
@@ -44,6 +45,9 @@ def analogy_scores(
     batch_size: int = 1024,
 ) -> AnalogyResult:
     """Score analogy ``questions`` (a, b, c, d) on ``embeddings`` (V, dim) named by ``vocabulary`` (V,).
+
+    ``questions``: an iterable of 4-word sequences, or a DataFrame of four columns with one
+    question per row.
 
     Rows must be finite (ValueError naming them otherwise); they are normalised to unit
     length first (zero rows stay zero and never rank first). A question with no candidate
@@ -74,8 +78,10 @@ def analogy_scores(
     unit = emb / norms.clamp_min(1e-300)
     zero = norms[:, 0] == 0  # (V,) rows with no direction: never a prediction
     rows, skipped = [], 0
+    if isinstance(questions, pd.DataFrame):  # iterating a frame gives its column labels
+        questions = questions.itertuples(index=False, name=None)
     for q in questions:
-        if len(q) != 4:
+        if not isinstance(q, Sized) or len(q) != 4:
             raise ValueError(f"an analogy question has 4 words (a, b, c, d), got {q!r}.")
         if all(w in index for w in q):
             rows.append([index[w] for w in q])
