@@ -370,3 +370,31 @@ def test_from_model_of_anything_but_a_network_says_what_to_pass():
             MixtureOfExperts.from_model(bad)
     with pytest.raises(ValueError, match=r"\(got n_layers=2\)"):
         MixtureOfExperts.from_model(make_model(n_layers=2))
+
+
+def test_boolean_or_fractional_tokens_are_refused_naming_them():
+    """``.long()`` read a boolean mask passed as tokens as ids 0 and 1 (MASK and MISSING) and
+    truncated float ids (3.7 -> 3), valid ids both: moe.gates(attend) or a fraction in the
+    place of the tokens returned gates without a word. Whole floats are still ids, and the
+    target's own slot (masked, never read) is still not checked."""
+    model = make_model()
+    moe = MixtureOfExperts.from_model(model)
+    tokens = random_tokens(8)
+    with torch.no_grad():
+        expected_gates, expected_label = moe.gates(tokens), label_gates(model, tokens)
+        fractional = tokens.double()
+        fractional[2, 1] += 0.7
+        for method in (moe.gates, lambda t: label_gates(model, t)):
+            with pytest.raises(ValueError, match=r"tokens must be integer token ids, got torch.float64 values such as"):
+                method(fractional)
+            with pytest.raises(ValueError, match=r"tokens must be integer token ids, got a boolean tensor"):
+                method(tokens > N_SPECIAL + 5)
+        whole = tokens.double()
+        torch.testing.assert_close(moe.gates(whole), expected_gates)
+        torch.testing.assert_close(label_gates(model, whole.numpy()), expected_label)
+        whole[:, -1] = float("nan")  # the label's slot: overwritten with MASK
+        torch.testing.assert_close(moe.gates(whole), expected_gates)
+        torch.testing.assert_close(label_gates(model, whole), expected_label)
+        whole[:, -1] = tokens[:, -1].double()  # read when column 2 is the target ...
+        whole[:, 2] = 0.5  # ... whose own slot is not
+        torch.testing.assert_close(moe.gates(whole, target=2), moe.gates(tokens, target=2))

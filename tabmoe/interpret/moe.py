@@ -56,6 +56,25 @@ def _as_tensor(value: object, name: str, device: torch.device, dtype: torch.dtyp
         ) from exc
 
 
+def _as_token_ids(value: object, name: str, device: torch.device, masked: int) -> Tensor:
+    """``value`` as a tensor of token ids on ``device``; a ValueError naming ``name`` for a
+    boolean mask or floats that are not whole numbers (``.long()`` made True the MISSING
+    token 1 and truncated 3.7 to token 3, both valid ids read without a word). Column
+    ``masked`` (the target's, set to MASK) is never read, so not checked."""
+    ids = _as_tensor(value, name, device)
+    if ids.dtype == torch.bool:
+        raise ValueError(f"{name} must be integer token ids, got a boolean tensor.")
+    if ids.is_floating_point() and ids.numel() and ids.device.type != "meta":
+        fractional = ids != ids.round()  # NaN included
+        if ids.ndim == 2 and masked < ids.shape[1]:
+            fractional[:, masked] = False
+        if bool(fractional.any()):
+            raise ValueError(
+                f"{name} must be integer token ids, got {ids.dtype} values such as {ids[fractional][0].item()}."
+            )
+    return ids
+
+
 def _check_width(values: Tensor, name: str, n_columns: int) -> None:
     """A ValueError naming ``name`` unless ``values`` is (B, L) or (B, L-1) (torch's own
     errors named no argument: 'tuple index out of range', a size mismatch of two tensors)."""
@@ -118,8 +137,8 @@ class MixtureOfExperts:
     ``attend`` and ``output_ids`` may be tensors or array-likes (a tokenizer's numpy
     output, lists), taken with :func:`torch.as_tensor` onto the parameters' device;
     ``attend`` is boolean (True: attended), one row per row of ``tokens`` or one for all;
-    ``output_ids`` 1-d. Token ids outside [0, V) are a ValueError (the target's own slot,
-    masked, is not read).
+    ``output_ids`` 1-d. Token ids outside [0, V), booleans and floats that are not whole
+    numbers are a ValueError (the target's own slot, masked, is not read).
     """
 
     token_experts: Tensor  # (H, V, K)   W_V^h e_w
@@ -229,7 +248,7 @@ class MixtureOfExperts:
     def _masked(self, tokens: Tensor, target: int) -> Tensor:
         """(B, L) or (B, L-1) features -> (B, L) long with the target position set to MASK."""
         target = self._target(target)
-        tokens = _as_tensor(tokens, "tokens", self.token_experts.device)
+        tokens = _as_token_ids(tokens, "tokens", self.token_experts.device, target)
         _check_width(tokens, "tokens", self.n_columns)
         tokens = tokens.long()
         if tokens.shape[1] == self.n_columns - 1:
@@ -336,7 +355,7 @@ def label_gates(
             "take StackedModel.member(m), or StackedModel.map(label_gates, tokens, ...) for all members."
         )
     weight = model.heads.weight  # the device (and, for fraction, the dtype) to take them to
-    tokens = _as_tensor(tokens, "tokens", weight.device)
+    tokens = _as_token_ids(tokens, "tokens", weight.device, model.n_columns - 1)
     _check_width(tokens, "tokens", model.n_columns)
     _check_ids(tokens[:, : model.n_columns - 1].long(), "tokens", model.token_embedding.num_embeddings)
     attend = None if attend is None else _as_attend(attend, len(tokens), model.n_columns, weight.device)
