@@ -35,7 +35,8 @@ def bin_position(values: np.ndarray, edges: np.ndarray, bounds: tuple[float, flo
 
 def check_value_range(j: int, bounds: Any, edges: np.ndarray) -> None:
     """Column ``j``'s loaded (min, max): two finite numbers around its finite inner edges
-    (``np.quantile`` may give infinite edges on values that span the float range)."""
+    (tokenizers fitted before ``np.quantile``'s overflow was caught may hold infinite edges
+    on values that span the float range)."""
     finite = edges[np.isfinite(edges)]
     ok = len(bounds) == 2 and bool(np.isfinite(bounds).all()) and bounds[0] <= bounds[1]
     if not ok or (finite.size and not (bounds[0] <= finite[0] and finite[-1] <= bounds[1])):

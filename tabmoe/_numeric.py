@@ -168,6 +168,19 @@ def auto_bins(n_rows: int) -> int:
     return max(2, round(2 * n_rows ** (1 / 3)))
 
 
+def _quantiles(finite: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
+    """``np.quantile`` (linear), finite wherever the values are. It interpolates between
+    two neighbours through their difference, which overflows when they are more than the
+    float range apart (-1.6e308 and 1.6e308): the quantile came out -inf, or NaN on one of
+    the values. Those quantiles are taken again on the halved values, and doubled."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        quantiles = np.quantile(finite, probabilities)
+        overflowed = ~np.isfinite(quantiles)
+        if overflowed.any():
+            quantiles[overflowed] = np.quantile(finite / 2, probabilities[overflowed]) * 2
+    return quantiles
+
+
 def _bin_edges(values: np.ndarray, n_bins: int) -> np.ndarray:
     """Inner bin edges (k-1 of them for k bins) from the finite training values."""
     finite = values[~np.isnan(values)]
@@ -180,7 +193,7 @@ def _bin_edges(values: np.ndarray, n_bins: int) -> np.ndarray:
         # An edge must satisfy low < edge <= high to separate the two values (searchsorted
         # side="right"); adjacent floats have no midpoint, so use ``high`` there.
         return np.where((low < mid) & (mid <= high), mid, high)
-    quantiles = np.quantile(finite, np.linspace(0, 1, n_bins + 1)[1:-1])
+    quantiles = _quantiles(finite, np.linspace(0, 1, n_bins + 1)[1:-1])
     edges, repeats = np.unique(quantiles, return_counts=True)
     # A value holding two quantile steps of the rows or more (0 in a column of mostly zeros)
     # makes several quantiles equal (one step may hold a single quantile): it gets a bin of

@@ -107,3 +107,23 @@ def test_nat_in_a_numeric_object_column_is_missing_as_nan_is(nat):
     declared = ColumnTokenizer(categorical_features=[]).fit(objects)  # numeric by the user
     np.testing.assert_array_equal(declared.transform(objects), expected)
     assert np.isnan(numeric_values(objects["x"], "x")[[1, 4]]).all()
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")  # numpy's overflow warnings leaked
+def test_values_spanning_the_float_range_keep_finite_ordered_edges():
+    """np.quantile interpolates through the difference of two neighbours, which overflows
+    when they lie more than the float range apart: the 2-bin median of these values was
+    NaN (every row one token, and a saved model failed to load: "bin edges are not sorted
+    numbers"), and at 4 bins -inf (-1.6e308 shared its token with 1.6e308)."""
+    v = np.r_[-np.linspace(1.6, 1.7, 5), np.linspace(1.6, 1.7, 4)] * 1e308
+    X = pd.DataFrame({"x": v})
+    for n_bins in (2, 3, 4):
+        tok = ColumnTokenizer(n_bins=n_bins).fit(X)
+        edges = tok.bin_edges_[0]
+        assert np.isfinite(edges).all() and len(edges) == n_bins - 1
+        tokens = tok.transform(X)[:, 0]
+        assert (np.diff(tokens[np.argsort(v)]) >= 0).all()  # the bins keep the values' order
+        assert len(np.unique(tokens)) == n_bins
+        rebuilt = ColumnTokenizer._from_state(tok._get_state())
+        np.testing.assert_array_equal(rebuilt.transform(X), tok.transform(X))
+    assert ColumnTokenizer(n_bins=2).fit(X).bin_edges_[0][0] == pytest.approx(-1.6e308)  # a row
