@@ -211,3 +211,16 @@ def test_adapt_reads_the_target_rows_positions():
     a = pickle.loads(pickle.dumps(clf)).adapt(low, max_epochs=1, random_state=0)
     b = pickle.loads(pickle.dumps(clf)).adapt(high, max_epochs=1, random_state=0)
     assert not np.allclose(a.predict_proba(X), b.predict_proba(X))
+
+
+@pytest.mark.parametrize("shift", [0.0, 7.0])
+def test_a_value_with_a_bin_of_its_own_reads_position_zero_wherever_it_lies(shift):
+    """A value holding many rows in the middle of the range gets a bin of its own, [v, v + ulp).
+    At v = 0 that bin's width, halved to avoid overflow, underflowed to 0, so 0 read position
+    1 (the bin's whole step) where the same column shifted by 7 read 0 for 7.0."""
+    x = np.concatenate([np.arange(-30.0, 0.0), np.zeros(40), np.arange(1.0, 31.0)]) + shift
+    tok = ColumnTokenizer(n_bins=10).fit(pd.DataFrame({"x": x}))
+    edges = tok.bin_edges_[0]
+    assert shift in edges and np.nextafter(shift, np.inf) in edges  # the bin of its own
+    position = tok.bin_positions(pd.DataFrame({"x": [shift]}))
+    assert position.ravel().tolist() == [0.0]
