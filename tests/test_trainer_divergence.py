@@ -52,3 +52,57 @@ def test_late_divergence_with_early_stopping_keeps_the_best_weights():
     assert all(torch.isfinite(p).all() for p in module.parameters())  # epoch 3's, restored
     assert result.stopped_early and result.best_epoch == 3 and len(result.history) == 4
     assert not math.isfinite(result.history[-1]["train_loss"])
+
+
+def _last_step_overflows(early_stopping: bool, restore_best_weights: bool = True):
+    """SGD on a linear model whose last epoch's loss is scaled by 1e30: the loss read before
+    that step is finite, the weights after it are ~1e30 and every later loss is inf."""
+    epoch = {"n": 0}
+
+    def loss(module, batch):
+        out = ((module(batch["x"]).squeeze(-1) - batch["y"]) ** 2).sum()
+        return out * (1e30 if epoch["n"] == 3 else 1.0), torch.tensor(float(len(batch["y"])))
+
+    loss.set_epoch = lambda n: epoch.update(n=n)
+
+    def val_loss(module, batch):
+        return ((module(batch["x"]).squeeze(-1) - batch["y"]) ** 2).sum(), torch.tensor(float(len(batch["y"])))
+
+    torch.manual_seed(0)
+    data = {"x": torch.randn(16, 3), "y": torch.randn(16)}
+    cfg = TrainerConfig(max_epochs=3, batch_size=16, lr=0.01, early_stopping=early_stopping,
+                        restore_best_weights=restore_best_weights)
+    module = torch.nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(module.parameters(), lr=0.01)
+    result = Trainer(cfg).fit(module, data, loss, validation=data, val_loss_fn=val_loss, optimizer=optimizer)
+    return result, module
+
+
+def test_a_last_step_that_overflows_is_a_divergence_not_a_network_predicting_nan():
+    """Only the loss before each step was checked: a fit whose last step overflowed returned
+    its broken weights (TabularMoEClassifier(learning_rate=1e6, max_epochs=1), one batch:
+    predict_proba all NaN, predict the first class)."""
+    with pytest.raises(FloatingPointError, match=r"diverged in epoch 3: after its last step the loss is not finite"):
+        _last_step_overflows(early_stopping=False)
+    # early stopping that keeps the last epoch's weights falls back to the best, as for a late divergence
+    with pytest.warns(RuntimeWarning, match="diverged in epoch 3.*weights of epoch 2"):
+        result, module = _last_step_overflows(early_stopping=True, restore_best_weights=False)
+    assert result.best_epoch == 2 and all(torch.isfinite(p).all() for p in module.parameters())
+    result, module = _last_step_overflows(early_stopping=True)  # the best weights restored: as before, quiet
+    assert result.best_epoch == 2
+
+
+def test_an_estimator_whose_last_step_diverged_raises_instead_of_predicting_nan():
+    import numpy as np
+    import pandas as pd
+
+    from tabmoe import TabularMoEClassifier
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.choice(list("xyz"), 200), "b": rng.normal(size=200)})
+    y = np.where(X["a"] == "x", "p", "q")
+    clf = TabularMoEClassifier(max_epochs=1, batch_size=256, learning_rate=1e6, early_stopping=False,
+                               device="cpu", random_state=0)
+    with pytest.raises(FloatingPointError, match="diverged in epoch 1"):
+        clf.fit(X, y)
+    assert not hasattr(clf, "module_")

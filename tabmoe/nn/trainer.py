@@ -316,6 +316,13 @@ def iterate_batches(
         yield {k: v[idx] for k, v in data.items()}
 
 
+def _divergence(cfg: TrainerConfig, epoch: int, what: str) -> str:
+    """The message of a fit whose weights stopped being finite in ``epoch`` (``what`` showed it)."""
+    # AdamW's decay shrinks by lr x weight_decay a step: above ~1 it overshoots
+    decay = f" or the weight decay (weight_decay={cfg.weight_decay:g})" if cfg.weight_decay > 0 else ""
+    return f"Training diverged in epoch {epoch}: {what}. Lower the learning rate (learning_rate={cfg.lr:g}){decay}."
+
+
 def _summary(description: str, result: TrainResult, best_loss: float) -> str:
     """One line on a finished fit: epochs, why it stopped, the weights kept, seconds."""
     epochs = len(result.history)
@@ -437,6 +444,22 @@ class Trainer:
         return torch.optim.lr_scheduler.LinearLR(optimizer, start_factor=1.0 / steps, total_iters=steps - 1)
 
     @torch.no_grad()
+    def _usable(self, module: nn.Module, data: Batch, loss_fn: LossFn, last: dict) -> bool:
+        """Whether the weights a fit ends with are finite and give a finite loss: the last
+        epoch's validation loss (read after its last step), else on the first batch of
+        ``data`` (in eval mode; the RNGs a loss may draw from are left as they were)."""
+        if not all(bool(torch.isfinite(p).all()) for p in module.parameters()):
+            return False
+        if math.isfinite(last.get("val_loss", math.nan)):
+            return True
+        module.eval()
+        batch = next(iterate_batches(data, self.config.batch_size))
+        device = self.config.device
+        with torch.random.fork_rng([device] if device.type == "cuda" else [], device_type="cuda"), self._autocast():
+            s, w = loss_fn(module, batch)
+        return not float(w) > 0 or math.isfinite(float(s))
+
+    @torch.no_grad()
     def evaluate(self, module: nn.Module, data: Batch, loss_fn: LossFn) -> float:
         """Weighted mean loss over ``data`` in eval mode."""
         module.eval()
@@ -512,11 +535,7 @@ class Trainer:
                 }
                 if seen > 0 and not math.isfinite(record["train_loss"]):
                     # the weights are no longer finite: every later prediction would be NaN
-                    # AdamW's decay shrinks by lr x weight_decay a step: above ~1 it overshoots
-                    decay = (f" or the weight decay (weight_decay={cfg.weight_decay:g})"
-                             if cfg.weight_decay > 0 else "")
-                    diverged = (f"Training diverged in epoch {epoch}: the training loss is "
-                                f"{record['train_loss']}. Lower the learning rate (learning_rate={cfg.lr:g}){decay}.")
+                    diverged = _divergence(cfg, epoch, f"the training loss is {record['train_loss']}")
                     if not (cfg.early_stopping and best_state is not None):
                         raise FloatingPointError(diverged)
                     warnings.warn(f"{diverged} The weights of epoch {result.best_epoch}, the best on "
@@ -546,6 +565,16 @@ class Trainer:
                         break
         finally:
             bar.close()
+        kept_best = cfg.early_stopping and best_state is not None
+        if (diverged is None and result.history and not (kept_best and cfg.restore_best_weights)
+                and not self._usable(scored, train if validation is None else validation, val_loss_fn, result.history[-1])):
+            # the loss is read before each step: a last step that overflowed went unseen, and
+            # the fit returned a network predicting NaN (learning_rate=1e6, one epoch of one batch)
+            diverged = _divergence(cfg, result.history[-1]["epoch"], "after its last step the loss is not finite")
+            if not kept_best:
+                raise FloatingPointError(diverged)
+            warnings.warn(f"{diverged} The weights of epoch {result.best_epoch}, the best on "
+                          "validation, are kept.", RuntimeWarning, stacklevel=2)
         if cfg.early_stopping and best_state is not None and (cfg.restore_best_weights or diverged):
             module.load_state_dict(best_state)
         else:
