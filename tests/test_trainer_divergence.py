@@ -106,3 +106,31 @@ def test_an_estimator_whose_last_step_diverged_raises_instead_of_predicting_nan(
     with pytest.raises(FloatingPointError, match="diverged in epoch 1"):
         clf.fit(X, y)
     assert not hasattr(clf, "module_")
+
+
+def test_the_warning_of_a_late_divergence_points_at_the_callers_fit():
+    """stacklevel=2 pointed it at tabmoe/nn/_base.py (the estimator's call of the trainer),
+    where every other warning of fit points at the user's line."""
+    import numpy as np
+    import pandas as pd
+
+    from tabmoe import TabularMoEClassifier
+
+    class LateDivergence(TabularMoEClassifier):
+        def _get_loss(self):
+            objective, epoch = super()._get_loss(), {"n": 0}
+
+            def loss(module, batch):
+                s, w = objective(module, batch)
+                return (s * math.inf if epoch["n"] >= 3 else s), w
+
+            loss.set_epoch = lambda n: (epoch.update(n=n), objective.set_epoch(n))
+            return loss
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.choice(list("xyz"), 120), "b": rng.normal(size=120)})
+    y = np.where(X["a"] == "x", "p", "q")
+    clf = LateDivergence(max_epochs=5, device="cpu", random_state=0, n_iter_no_change=5)
+    with pytest.warns(RuntimeWarning, match="diverged in epoch 3") as caught:
+        clf.fit(X, y)
+    assert [w.filename for w in caught if "diverged" in str(w.message)] == [__file__]

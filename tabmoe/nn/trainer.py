@@ -539,7 +539,7 @@ class Trainer:
                     if not (cfg.early_stopping and best_state is not None):
                         raise FloatingPointError(diverged)
                     warnings.warn(f"{diverged} The weights of epoch {result.best_epoch}, the best on "
-                                  "validation, are kept.", RuntimeWarning, stacklevel=2)
+                                  "validation, are kept.", RuntimeWarning, stacklevel=user_stacklevel())
                     result.history.append(record)
                     result.stopped_early = True
                     break
@@ -574,7 +574,7 @@ class Trainer:
             if not kept_best:
                 raise FloatingPointError(diverged)
             warnings.warn(f"{diverged} The weights of epoch {result.best_epoch}, the best on "
-                          "validation, are kept.", RuntimeWarning, stacklevel=2)
+                          "validation, are kept.", RuntimeWarning, stacklevel=user_stacklevel())
         if cfg.early_stopping and best_state is not None and (cfg.restore_best_weights or diverged):
             module.load_state_dict(best_state)
         else:
