@@ -181,3 +181,17 @@ def test_a_tuned_run_closes_its_database_connections(tmp_path, monkeypatch):
     (storage,) = opened
     assert storage.engine.pool.checkedin() == 0
     assert len(storage.get_all_studies()) == 1  # disposed, the storage still reads
+
+
+def test_a_runs_threads_reach_the_torch_models_fits():
+    """Each torch fit sets its own thread count from n_jobs=None: one thread whatever
+    `--threads` said, while the record stated `threads: 2`. Inside a run, n_jobs=None now
+    reads the run's count (joblib's context, as scikit-learn's estimators read it)."""
+    from tabmoe.bench._environment import limited_threads
+    from tabmoe.nn._threads import resolve_n_jobs
+
+    with limited_threads(2):
+        assert resolve_n_jobs(None) == 2
+    with limited_threads(1):
+        assert resolve_n_jobs(None) == 1
+    assert resolve_n_jobs(None) == 1

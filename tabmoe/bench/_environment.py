@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from joblib import parallel_config
 from threadpoolctl import threadpool_limits
 
 _CORE_PACKAGES = ("tabmoe", "torch", "scikit-learn", "numpy", "pandas", "scipy", "optuna")
@@ -112,11 +113,14 @@ def peak_rss_mb() -> float | None:
 
 @contextlib.contextmanager
 def limited_threads(threads: int) -> Iterator[None]:
-    """torch intra-op threads and BLAS / OpenMP pools limited to ``threads`` inside the block."""
+    """torch intra-op threads and BLAS / OpenMP pools limited to ``threads`` inside the block,
+    and joblib's ``n_jobs`` there: the torch models' ``n_jobs=None`` reads it (each fit sets
+    its own thread count, which was 1 whatever ``--threads`` said), as scikit-learn's
+    estimators do, in threads (no process pool inside a run)."""
     before = torch.get_num_threads()
     torch.set_num_threads(threads)
     try:
-        with threadpool_limits(threads):
+        with threadpool_limits(threads), parallel_config(backend="threading", n_jobs=threads):
             yield
     finally:
         torch.set_num_threads(before)
