@@ -324,6 +324,31 @@ def _check_study(study: Any, metric: str, direction: Any, model: Any, suggest: A
     _check_study_metric(study, metric, direction)
     _check_study_model(study, model)
     _check_study_space(study, suggest)
+    _check_study_best(study, suggest)
+
+
+def _check_study_best(study: Any, suggest: Any) -> None:
+    """ValueError when the best trial a continued study holds is one the search space cannot
+    rebuild (it suggests a parameter that trial lacks, or lacks one it has).
+
+    ``tune`` returns the best trial's parameters as the space builds them: such a study ran
+    every trial of the call, then raised on that one at the end (its models lost), unless a
+    new trial happened to beat it. A later best is either this trial or a new one.
+    """
+    import optuna
+
+    from ._tuning_study import _rebuild_params
+
+    if not study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,)):
+        return
+    best = study.best_trial
+    try:
+        _rebuild_params(suggest, best, study.study_name)
+    except ValueError as exc:
+        raise ValueError(
+            f"{str(exc).rstrip('.')}. No trial ran: continue the study with a search space that "
+            f"suggests its best trial's parameters {sorted(best.params)}, or give another study_name"
+        ) from None
 
 
 def _check_study_space(study: Any, suggest: Any) -> None:

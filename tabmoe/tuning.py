@@ -316,7 +316,8 @@ def tune(
         must have been tuned with the same ``metric`` and model (recorded as its user
         attributes ``"metric"`` and ``"model"``: a registry spec's name, an estimator's class
         name or a factory's ``__qualname__``); another one is refused before any trial runs, as is
-        a search space whose distributions the study's trials cannot share (see docs/tuning.md).
+        a search space whose distributions the study's trials cannot share or that cannot
+        rebuild its best trial (see docs/tuning.md).
     random_state : None, int in [0, 2**32 - 1] or numpy.random.RandomState
         Seeds every estimator (all ``random_state`` parameters), the ``cv`` folds and the
         default sampler. A ``RandomState`` gives one integer seed drawn from it.

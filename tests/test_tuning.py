@@ -541,6 +541,25 @@ def test_a_stored_study_is_continued_only_with_a_space_its_trials_can_share(tmp_
     assert [t.state.name for t in wider.study.trials] == ["COMPLETE", "COMPLETE"]
 
 
+def test_a_stored_study_whose_best_trial_the_space_cannot_rebuild_is_refused_before_any_trial(tmp_path):
+    """A parameter added to (or dropped from) the space of a stored study: every trial of the
+    call ran, then tune raised on rebuilding the study's best trial, an earlier one."""
+    rng = np.random.RandomState(0)
+    X, X_val = rng.normal(size=(120, 3)), rng.normal(size=(40, 3))
+    y, y_val = (X[:, 0] + rng.normal(size=120) > 0).astype(int), (X_val[:, 0] > 0).astype(int)
+    args = {"validation": (X_val, y_val), "storage": tmp_path / "optuna.journal", "study_name": "s"}
+    first = tune(LogisticRegression(), X, y, {"C": [1.0]}, n_trials=1, random_state=0, **args)
+    worse = {"C": [1.0], "class_weight": [{0: 1000, 1: 1}]}  # predicts 0 only: never the best
+    for space in (worse, lambda trial: {"C": trial.suggest_categorical("C", [1.0]), "class_weight": {0: 1000, 1: 1},
+                                        "tol": trial.suggest_float("tol", 1e-4, 1e-3)}):
+        with pytest.raises(ValueError, match=r"cannot rebuild the parameters \{'C': 1.0\} of the best trial 0 of "
+                                             r"study 's'.*No trial ran"):
+            tune(LogisticRegression(), X, y, space, n_trials=3, random_state=0, **args)
+    assert len(first.study.trials) == 1  # nothing ran
+    again = tune(LogisticRegression(), X, y, {"C": [1.0]}, n_trials=2, random_state=0, **args)
+    assert again.best_params == {"C": 1.0} and len(again.study.trials) == 2
+
+
 def _interrupting(after: int):
     """A trial_attrs recorder that raises KeyboardInterrupt (as Ctrl-C does) in trial ``after``."""
     calls = []
