@@ -196,6 +196,10 @@ def _suggest_one(trial: Any, name: str, choice: Any) -> Any:
         # Optuna stores categorical choices by value: tuples and other objects by their repr.
         plain = [c.item() if isinstance(c, np.generic) else c for c in choice]
         stored = [c if c is None or isinstance(c, (bool, int, float, str)) else repr(c) for c in plain]
+        # Optuna finds a choice by ==: of 1 and 1.0 (or 1 and True) it stores and returns the
+        # first. A choice equal to an earlier one of another type is stored by its repr too.
+        stored = [repr(c) if any(type(e) is not type(c) and e == c for e in stored[:i]) else c
+                  for i, c in enumerate(stored)]
         return choice[stored.index(trial.suggest_categorical(name, stored))]
     raise ValueError(
         f"search space entry {name!r}: expected a non-empty list of choices or an Optuna "
@@ -276,7 +280,8 @@ def tune(
     search_space : callable or mapping, optional
         ``suggest(trial) -> dict`` of estimator parameters (Optuna define-by-run), or a
         mapping ``name -> list of choices | optuna distribution`` (a 1-d array or a
-        ``range`` is a list of choices; numpy scalars are stored as Python ones). Default:
+        ``range`` is a list of choices; numpy scalars are stored as Python ones, and objects,
+        or a choice equal to an earlier one of another type (1.0 after 1), by their repr). Default:
         the spec's.
     validation : (X_val, y_val) or tabmoe.data.splits.SplitData
         Rows the trials are scored on (a split: its ``validation`` part). Give this or ``cv``.

@@ -454,6 +454,27 @@ def test_choices_may_be_arrays_ranges_and_numpy_scalars(data):
     assert {type(v) for t in result.study.trials for v in t.params.values()} <= {int, float}
 
 
+def test_choices_equal_to_another_of_another_type_are_each_tried_and_rebuilt():
+    """Of the choices 1 and 1.0 (max_features: one feature, or all) every trial fitted 1:
+    Optuna returned 1.0, and tune looked it up by == among the choices."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(90, 4))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    seen = []
+
+    def tree(**params):
+        seen.append(params["max_features"])
+        return DecisionTreeClassifier(**params)
+
+    result = tune(tree, X, y, {"max_features": [1, 1.0]}, cv=2, n_trials=8, random_state=0)
+    assert {type(v) for v in seen} == {int, float}
+    best = result.study.best_trial.user_attrs["params"]["max_features"]  # what the best trial fitted
+    assert type(result.best_params["max_features"]) is type(best)  # the refit's too
+    assert type(result.best_estimator.max_features) is type(best)
+
+
 # the column vector is the input under test; scikit-learn's fit warns about it by design
 @pytest.mark.filterwarnings("ignore:A column-vector y was passed")
 def test_one_column_labels_are_scored_as_their_column():
