@@ -146,6 +146,25 @@ def _check_metric_defined(metric: str, y_fit: Any, y_scored: Any, scored: str, f
         raise ValueError(f"metric='roc_auc' is undefined on {scored}: fewer than two labels of {fitted}")
 
 
+def _check_comparable(y_fit: Any, y_scored: Any, scored: str, fitted: str) -> None:
+    """ValueError when labels ``y_scored`` cannot be compared with a model's classes drawn
+    from ``y_fit``: numbers against text (``[0, 1]`` and ``["0", "1"]``). Every trial's
+    balanced accuracy, which every metric's scoring computes, raised on them alike, each
+    failure spending a stored study's budget. Labels scikit-learn refuses on their own (an
+    object array of numbers, continuous values) are left to the trials, as before."""
+    from sklearn.utils.multiclass import unique_labels
+
+    fit, scored_labels = _labels(y_fit), _labels(y_scored)
+    try:
+        unique_labels(fit), unique_labels(scored_labels)
+    except ValueError:  # labels scikit-learn cannot read on their own: left to the trials
+        return
+    try:
+        unique_labels(fit, scored_labels)
+    except ValueError as exc:
+        raise ValueError(f"{scored} cannot be scored against the labels of {fitted}: {exc}") from None
+
+
 def _rows(data: Any, index: np.ndarray) -> Any:
     """Rows ``index`` of a DataFrame / Series (by position), of another dataframe whose
     names scikit-learn reads (a pyarrow Table, a polars DataFrame: as a Table, its names

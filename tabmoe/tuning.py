@@ -42,6 +42,7 @@ from sklearn.base import BaseEstimator, clone
 
 from ._tuning_checks import (
     _check_available,
+    _check_comparable,
     _check_entries,
     _check_metric_defined,
     _check_parameter_names,
@@ -286,7 +287,8 @@ def tune(
     validation : (X_val, y_val) or tabmoe.data.splits.SplitData
         Rows the trials are scored on (a split: its ``validation`` part). Give this or ``cv``.
         ``X_val`` and ``y_val`` must have as many rows as each other, and ``X_val`` the
-        columns of ``X`` (same order) when both are DataFrames, as many columns otherwise. With ``metric="log_loss"``
+        columns of ``X`` (same order) when both are DataFrames, as many columns otherwise, and
+        ``y_val`` labels comparable with ``y``'s (not text against numbers). With ``metric="log_loss"``
         every label of ``y_val`` must be one of ``y``, with ``"roc_auc"`` two of ``y``'s
         labels must be present (each ``cv`` fold alike: its test rows against its training
         rows); this is checked before the study starts.
@@ -398,6 +400,7 @@ def tune(
         validation = (validation.features("validation"), validation.validation[validation.target])
     if validation is not None:
         _check_validation(validation, X)
+        _check_comparable(y, validation[1], "validation's y_val", "y")
         _check_metric_defined(metric, y, validation[1], "validation's y_val", "y")
     for i, (train, test) in enumerate(folds or ()):
         _check_metric_defined(metric, _rows(y, train), _rows(y, test), f"the test rows of fold {i} of cv={cv!r}", "its training rows")

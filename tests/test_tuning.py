@@ -396,6 +396,11 @@ def test_a_stored_study_is_continued_only_with_its_metric(tmp_path, data):
          r"metric='log_loss' is undefined on validation's y_val: label\(s\) \['new'\] not in y"),
         ({"validation": (np.zeros((3, 2)), ["a", "a", "new"]), "metric": "roc_auc"},
          "metric='roc_auc' is undefined on validation's y_val: fewer than two labels of y"),
+        # labels a model's classes cannot be compared with: every trial's scoring raised alike
+        ({"validation": (np.zeros((3, 2)), [0, 1, 1])},
+         r"validation's y_val cannot be scored against the labels of y: Mix of label input types \(string and number\)"),
+        ({"validation": (np.zeros((3, 2)), np.array([0, 1, 1], dtype=np.int8)), "metric": "balanced_accuracy"},
+         r"validation's y_val cannot be scored against the labels of y: Mix of label input types"),
     ],
 )
 def test_a_metric_undefined_on_the_scored_rows_is_named_before_the_study_starts(tmp_path, kwargs, message):
