@@ -168,9 +168,14 @@ def _check_comparable(y_fit: Any, y_scored: Any, scored: str, fitted: str) -> No
 def _rows(data: Any, index: np.ndarray) -> Any:
     """Rows ``index`` of a DataFrame / Series (by position), of another dataframe whose
     names scikit-learn reads (a pyarrow Table, a polars DataFrame: as a Table, its names
-    kept) or of an array."""
+    kept), of a scipy sparse matrix (as CSR or CSC; ``np.asarray`` made it a 0-d object
+    array, which cannot be indexed) or of an array."""
+    from scipy import sparse
+
     if hasattr(data, "iloc"):
         return data.iloc[index]
+    if sparse.issparse(data):
+        return (data if data.format in ("csr", "csc") else data.tocsr())[index]
     if (table := as_arrow_table(data)) is not None:
         return table.take(index)
     return np.asarray(data)[index]

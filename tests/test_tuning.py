@@ -726,3 +726,19 @@ def test_fit_params_reach_every_fit_indexed_by_each_fold():
         tune(_WeightRecorder(), X, y, {"C": [1.0]}, validation=(X, y), n_trials=1, fit_params={"sample_weight": w[1:]})
     with pytest.raises(TypeError, match="fit_params must be a mapping"):
         tune(_WeightRecorder(), X, y, {"C": [1.0]}, validation=(X, y), n_trials=1, fit_params=[("sample_weight", w)])
+
+
+def test_sparse_rows_are_split_into_cv_folds_as_their_dense_rows():
+    """A scipy sparse X with cv (as GridSearchCV takes it) raised an IndexError in the first
+    trial: its folds were taken from np.asarray(X), a 0-d object array."""
+    import scipy.sparse
+
+    rng = np.random.RandomState(0)
+    dense = rng.binomial(1, 0.3, size=(90, 5)).astype(float)
+    y = (dense[:, 0] + rng.normal(scale=0.5, size=90) > 0.5).astype(int)
+    args = {"search_space": {"C": [0.01, 0.1, 1.0]}, "cv": 3, "n_trials": 3, "random_state": 0}
+    expected = tune(LogisticRegression(), dense, y, **args)
+    for matrix in (scipy.sparse.csr_matrix, scipy.sparse.coo_matrix, scipy.sparse.csc_array):
+        result = tune(LogisticRegression(), matrix(dense), y, **args)
+        assert [t.value for t in result.study.trials] == pytest.approx([t.value for t in expected.study.trials])
+        assert result.best_params == expected.best_params
