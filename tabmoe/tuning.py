@@ -518,8 +518,12 @@ def tune(
     complete = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
     if not complete:
         failed = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.FAIL,))
-        reason = failed[-1].user_attrs.get("error", "unknown error") if failed else "no trial ran"
-        raise RuntimeError(f"no trial of study {study.study_name!r} completed; last failure: {reason}")
+        pruned = len(study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.PRUNED,)))
+        if failed:
+            reason = "last failure: " + failed[-1].user_attrs.get("error", "unknown error")
+        else:  # a search space may raise optuna.TrialPruned to skip a configuration
+            reason = f"{pruned} trial(s) pruned (optuna.TrialPruned), none failed" if pruned else "no trial ran"
+        raise RuntimeError(f"no trial of study {study.study_name!r} completed; {reason}")
     best = study.best_trial
     estimator, seconds = None, None
     if kept and kept["number"] == best.number:

@@ -97,6 +97,19 @@ def test_failing_trials_do_not_stop_the_study(data):
         tune(factory, X, y, {"C": [10.0]}, validation=val, n_trials=1)
 
 
+def test_a_study_whose_trials_were_all_pruned_says_so():
+    """A search space raising optuna.TrialPruned (Optuna's way to skip a configuration) in
+    every trial ended in "no trial ... completed; last failure: no trial ran"."""
+    X, y = _small_table()
+
+    def space(trial):
+        trial.suggest_float("C", 0.1, 1.0)
+        raise optuna.TrialPruned("an invalid combination")
+
+    with pytest.raises(RuntimeError, match=r"no trial of study .* completed; 2 trial\(s\) pruned"):
+        tune(LogisticRegression(), X, y, space, cv=2, n_trials=2)
+
+
 def test_stored_study_resumes_to_the_total_budget(tmp_path, data):
     X, y, val = data
     journal = tmp_path / "studies" / "optuna.journal"
