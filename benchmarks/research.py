@@ -146,7 +146,7 @@ class TrainerOptionsClassifier(TabularMoEClassifier):
     decay on the token embeddings, which ``weight_decay`` leaves out by rtdl's rule (study
     49); ``start_from_epoch``, epochs before early stopping watches the hold-out (study 50);
     ``restore_best_weights=False``, the last epoch's weights kept when early stopping ends
-    the fit (study 51)."""
+    the fit (study 51); ``patience_rate``, AutoGluon's adaptive patience (study 59)."""
 
     # Set on the instance after construction, not an __init__ parameter: clone/get_params
     # drop it (research.py never clones).
@@ -175,6 +175,11 @@ def trainer_extra(params: dict) -> dict:
         raise SystemExit(f"start_from_epoch must be an integer >= 0, got {start!r}")
     if start > 0:
         extra["start_from_epoch"] = start
+    rate = params.pop("patience_rate", 0.0)
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not rate >= 0:
+        raise SystemExit(f"patience_rate must be a number >= 0, got {rate!r}")
+    if rate > 0:
+        extra["patience_rate"] = float(rate)
     restore = params.pop("restore_best_weights", True)
     if not isinstance(restore, bool):
         raise SystemExit(f"restore_best_weights must be True or False, got {restore!r}")
@@ -187,7 +192,7 @@ def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
     """The estimator of a variant; the research-only ``stop_on="error"`` (study 46) picks
     :class:`ErrorStoppedClassifier`, ``stop_on="objective"`` (study 58)
     :class:`ObjectiveStoppedClassifier`, the trainer settings of :func:`trainer_extra` (studies
-    49-51) :class:`TrainerOptionsClassifier`, ``row_weight`` > 0 (study 53)
+    49-51, 59) :class:`TrainerOptionsClassifier`, ``row_weight`` > 0 (study 53)
     :class:`~row_scoring.RowScoredClassifier`, ``tie_heads`` (study 54)
     :class:`~tied_heads.TiedHeadsClassifier`, ``impute_unknown`` (study 55; alone)
     :class:`~impute_unknown.ImputedUnknownClassifier`."""

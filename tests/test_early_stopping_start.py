@@ -99,3 +99,26 @@ def test_without_restoring_an_average_of_the_weights_keeps_its_last_epoch():
     result, module, weights = _fit(LOSSES, start_from_epoch=3, restore_best_weights=False, ema_decay=0.5)
     assert result.best_epoch == 8
     assert torch.equal(module.weight, weights[7]) and not torch.equal(module.weight, weights[5])
+
+
+def test_an_adaptive_patience_grows_with_the_epochs_before_the_best():
+    """AutoGluon's AdaptiveES (study 59): patience n_iter_no_change + round(rate x (best - 1)).
+    Patience 2 alone stops 2 epochs after the best at epoch 6; with rate 0.6 the best at 6
+    gets 2 + 3 = 5 epochs (the better loss of epoch 10 is reached), the best at 10 gets
+    2 + round(5.4) = 7 (epoch 16's is reached, and kept)."""
+    result, _, _ = _fit(LOSSES, patience_rate=0.6)
+    assert len(result.history) == 3 and result.best_epoch == 1  # epoch 1's patience: 2 + 0
+    losses = [1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.55, 0.55, 0.55, 0.4, 0.45, 0.45, 0.45, 0.45, 0.45, 0.3]
+    fixed, _, _ = _fit(losses)
+    assert fixed.best_epoch == 6 and len(fixed.history) == 8
+    grown, module, weights = _fit(losses, patience_rate=0.6)
+    assert grown.best_epoch == 16 and len(grown.history) == 16
+    assert torch.equal(module.weight, weights[15])
+    short, _, _ = _fit(losses[:15], patience_rate=0.6)  # 5 epochs after 10 without a better loss
+    assert short.best_epoch == 10 and len(short.history) == 15 and not short.stopped_early
+
+
+@pytest.mark.parametrize("bad", [-0.1, float("nan"), True, "0.3"])
+def test_a_bad_patience_rate_is_refused_naming_it(bad):
+    with pytest.raises(ValueError, match="patience_rate"):
+        _fit(LOSSES, patience_rate=bad)

@@ -192,6 +192,11 @@ class TrainerConfig:
     # it), so the weights kept come from epoch k + 1 or later; a divergence within those k
     # epochs raises, as without early stopping
     start_from_epoch: int = 0
+    # AutoGluon's AdaptiveES (autogluon.core.utils.early_stopping, its default for its boosted
+    # trees and networks, adaptive_rate 0.3): the patience grows with the epochs before the
+    # best, n_iter_no_change + round(rate x (best epoch - 1)); 0 keeps it fixed (research-only,
+    # study 59)
+    patience_rate: float = 0.0
     # Keras's restore_best_weights: False keeps the last epoch's weights when early stopping
     # ends the fit, as HistGradientBoosting does (the best are still restored after a
     # divergence); best_epoch is then the last epoch
@@ -489,6 +494,9 @@ class Trainer:
         if isinstance(cfg.start_from_epoch, bool) or not (isinstance(cfg.start_from_epoch, numbers.Integral)
                                                           and cfg.start_from_epoch >= 0):
             raise ValueError(f"start_from_epoch must be an integer >= 0, got {cfg.start_from_epoch!r}.")
+        if isinstance(cfg.patience_rate, bool) or not (isinstance(cfg.patience_rate, numbers.Real)
+                                                       and cfg.patience_rate >= 0):  # NaN fails too
+            raise ValueError(f"patience_rate must be a number >= 0, got {cfg.patience_rate!r}.")
         module.to(cfg.device)
         train = _to_device(train, cfg.device)
         validation = _to_device(validation, cfg.device) if validation is not None else None
@@ -498,6 +506,7 @@ class Trainer:
         generator = torch.Generator().manual_seed(cfg.seed)
         result = TrainResult()
         best_loss, best_state, bad_epochs, diverged = math.inf, None, 0, None
+        best_at = 1  # the epoch of the best validation loss so far (patience_rate reads it)
         epochs = range(1, cfg.max_epochs + 1)
         bar = tqdm(epochs, desc=cfg.description, disable=not cfg.verbose, leave=False)
         try:  # the bar is closed however the loop ends (an error, Ctrl-C)
@@ -555,12 +564,13 @@ class Trainer:
                 if validation is None or epoch <= cfg.start_from_epoch:
                     continue
                 if record["val_loss"] < best_loss - cfg.tol:
-                    best_loss, bad_epochs = record["val_loss"], 0
+                    best_loss, bad_epochs, best_at = record["val_loss"], 0, epoch
                     if cfg.early_stopping:  # best_epoch: the epoch whose weights are kept
                         result.best_epoch, best_state = epoch, copy.deepcopy(scored.state_dict())
                 else:
                     bad_epochs += 1
-                    if cfg.early_stopping and bad_epochs >= cfg.n_iter_no_change:
+                    patience = cfg.n_iter_no_change + round(cfg.patience_rate * (best_at - 1))
+                    if cfg.early_stopping and bad_epochs >= patience:
                         result.stopped_early = True
                         break
         finally:
