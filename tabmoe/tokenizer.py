@@ -263,6 +263,12 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
     ) -> tuple[pd.Index, pd.Index]:
         try:
             counts = column.value_counts(dropna=True, sort=False)
+            # pandas 3 counts lists and dicts (and numpy arrays, by identity) without a word:
+            # the fit then warned "the model fits and predicts" and failed at transform, or, for
+            # arrays, with numpy's "truth value of an array is ambiguous", naming no column.
+            distinct = counts.index.to_numpy(dtype=object) if column.dtype == object else None
+            if distinct is not None and pd.api.types.infer_dtype(distinct, skipna=True) != "string":
+                set(distinct.tolist())  # hashes each value (an id column of text skips it)
         except TypeError as exc:
             raise TypeError(
                 f"Column {name!r} holds unhashable values (e.g. dicts or lists), which cannot "

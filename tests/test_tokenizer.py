@@ -278,6 +278,22 @@ def test_mixed_type_object_column_and_bool():
     assert len(set(t[:, 0].tolist())) == 4
 
 
+@pytest.mark.parametrize(
+    "cells", [[["a", "b"], ["a"]], [{"k": 1}, {"k": 2}], [np.array([1, 2]), np.array([3, 4])]],
+    ids=["lists", "dicts", "arrays"],
+)
+def test_unhashable_cells_are_refused_at_fit_naming_the_column(cells, recwarn):
+    """pandas 3 counts lists, dicts and arrays: the tokenizer fitted, the estimator warned
+    that "the model fits and predicts" and failed at transform, and arrays raised numpy's
+    "truth value of an array ... is ambiguous", naming no column."""
+    X = pd.DataFrame({"a": ["x", "y"] * 20, "tags": (cells * 20)[:40]})
+    with pytest.raises(TypeError, match="Column 'tags' holds unhashable values"):
+        ColumnTokenizer().fit(X)
+    with pytest.raises(TypeError, match="Column 'tags' holds unhashable values"):
+        TabularMoEClassifier(max_epochs=1).fit(X, ["p", "q"] * 20)
+    assert not [w for w in recwarn if "save() will raise" in str(w.message)]
+
+
 def test_columns_missing_extra_or_renamed_raise_naming_them():
     X = pd.DataFrame({"a": ["x", "y"], "b": [1.0, 2.0]})
     tok = ColumnTokenizer().fit(X)
