@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.utils.validation import _get_feature_names, validate_data
+from sklearn.utils.validation import _get_feature_names, _num_features, validate_data
 
 from ._numeric import numeric_kind, time_zone
 
@@ -246,10 +246,16 @@ def check_other_columns(X: pd.DataFrame, other: Any, by_label: bool, what: str) 
     X_unlabeled) that are not ``X``'s, or not in its order, where predict matches columns by
     label: string names (every estimator), and other labels where ``by_label`` (a
     tokenizer's rule, :func:`fitted_columns`). A pyarrow Table or polars frame is checked by
-    its names, as :func:`to_frame` reads it. Others are read by position, as at predict."""
+    its names, as :func:`to_frame` reads it. Others are read by position, as at predict: a
+    ValueError where their number of columns is not ``X``'s."""
     if not isinstance(other, pd.DataFrame):
         table = as_arrow_table(other)
-        if table is None:
+        if table is None:  # eval_set's said "X has 3 features, but ColumnTokenizer is expecting 4"
+            if (n := _num_features(other)) != X.shape[1]:
+                raise ValueError(
+                    f"{what} has {n} features, but X has {X.shape[1]}: an array is read by "
+                    "position, as predict reads it."
+                )
             return
         other = pd.DataFrame(columns=pd.Index(table.column_names, dtype=object))  # names only
     check_unique_columns(other.columns)

@@ -141,8 +141,12 @@ def test_missing_labels_in_eval_set_are_a_clear_error(name, kind):
         # scikit-learn's words alone, naming neither eval_set nor X_val
         (lambda X, y: (X.iloc[:0], y[:0]), r"^eval_set's X_val: Found array with 0 sample\(s\)"),
         (lambda X, y: (X["age"], y), r"^eval_set's X_val: Expected 2D array, got 1D array"),
+        # "X has 2 features, but ColumnTokenizer (TableEncoder) is expecting 3": a part the
+        # caller never made, and not eval_set
+        (lambda X, y: (X.to_numpy()[:, :2], y), r"^eval_set's X_val has 2 features, but X has 3: an array"),
+        (lambda X, y: (X.assign(more=1).to_numpy().tolist(), y), r"^eval_set's X_val has 4 features, but X has 3"),
     ],
-    ids=["lengths", "frame", "triple", "reordered", "renamed", "empty", "1-d"],
+    ids=["lengths", "frame", "triple", "reordered", "renamed", "empty", "1-d", "narrow-array", "wide-list"],
 )
 def test_malformed_eval_set_is_named(name, eval_set, match):
     clf = _with_eval_set(name)
