@@ -236,3 +236,18 @@ def test_an_all_missing_numeric_attribute_stays_numeric(openml_cache, tmp_path):
     table = load_openml(13, cache_dir=root)
     assert table.data["empty"].dtype == float and table.data["empty"].isna().all()
     assert "empty" in table.numeric_columns and "empty" not in table.categorical_columns
+
+
+def test_a_data_pickle_cut_short_in_the_work_dir_is_rebuilt_from_the_arff(openml_cache, tmp_path):
+    """A process killed while openml wrote its pickle left it truncated: UnpicklingError, which
+    openml does not recover from, blamed the user's intact dataset.arff on every later load."""
+    root, entry = _one_entry(openml_cache, tmp_path, 13)
+    work = tmp_path / "work"
+    assert len(load_openml(13, cache_dir=root, work_dir=work).data) == 286
+    (pickle,) = work.rglob("dataset.pkl.py3")
+    pickle.write_bytes(pickle.read_bytes()[: pickle.stat().st_size // 2])
+    for _ in range(2):
+        assert len(load_openml(13, cache_dir=root, work_dir=work).data) == 286
+    assert sorted(p.name for p in entry.iterdir()) == [
+        "dataset.arff", "description.xml", "features.xml", "qualities.xml"
+    ]

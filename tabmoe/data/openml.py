@@ -251,10 +251,29 @@ def load_openml(
         try:
             X, y, _, _ = dataset.get_data(target=label, dataset_format="dataframe")
         except Exception as exc:
-            raise OpenMLCacheError(
-                f"OpenML dataset {dataset_id}: could not parse dataset.arff of {entry} "
-                f"({type(exc).__name__}: {exc})"
-            ) from exc
+            # A pickle of our working copy cut short (a process killed while openml wrote it)
+            # raised UnpicklingError, which openml does not recover from, on every later load:
+            # drop the working copy's pickles and parse the ARFF again, once.
+            derived = [p for p in dataset_cache_dir(root, dataset_id).glob("*") if ".pkl" in p.name]
+            for path in derived:
+                path.unlink()
+            error: Exception | None = exc
+            if derived:
+                try:
+                    dataset = openml.datasets.get_dataset(
+                        dataset_id, download_data=True, download_qualities=False,
+                        download_features_meta_data=True,
+                    )
+                    X, y, _, _ = dataset.get_data(target=label, dataset_format="dataframe")
+                except Exception as again:
+                    error = again
+                else:
+                    error = None
+            if error is not None:
+                raise OpenMLCacheError(
+                    f"OpenML dataset {dataset_id}: could not parse dataset.arff of {entry} "
+                    f"({type(error).__name__}: {error})"
+                ) from error
     data = X.copy()
     data[label] = y
     for feature in dataset.features.values():  # openml gives an all-missing numeric one as object
