@@ -251,3 +251,28 @@ def test_a_data_pickle_cut_short_in_the_work_dir_is_rebuilt_from_the_arff(openml
     assert sorted(p.name for p in entry.iterdir()) == [
         "dataset.arff", "description.xml", "features.xml", "qualities.xml"
     ]
+
+
+def test_an_offline_load_does_not_fetch_the_parquet_file_a_description_names(
+    openml_cache, tmp_path, monkeypatch
+):
+    """OpenML's own descriptions carry a parquet_url; openml-python fetched it (from MinIO,
+    outside the retry policy: 6 s per load on a machine without DNS) though the ARFF is cached."""
+    fetched = []
+
+    def minio(source, destination, **kwargs):
+        fetched.append(source)
+        raise FileNotFoundError(source)  # what openml-python falls back on the ARFF from
+
+    monkeypatch.setattr(openml._api_calls, "_download_minio_file", minio)
+    monkeypatch.delenv("OPENML_SKIP_PARQUET", raising=False)
+    root, entry = _one_entry(openml_cache, tmp_path, 13)
+    description = entry / "description.xml"
+    description.write_text(description.read_text().replace(
+        "<oml:md5_checksum>",
+        "<oml:parquet_url>http://openml1.win.tue.nl/dataset13/dataset_13.pq</oml:parquet_url>"
+        "<oml:md5_checksum>",
+    ))
+    assert len(load_openml(13, cache_dir=root).data) == 286
+    assert fetched == []
+    assert "OPENML_SKIP_PARQUET" not in os.environ

@@ -41,6 +41,9 @@ RAW_FILES = (*REQUIRED_FILES, "qualities.xml")
 #: XML files and the root element each must have.
 _XML_ROOTS = {"description.xml": "oml:data_set_description", "features.xml": "oml:data_features"}
 
+#: openml-python's switch (``openml.config.OPENML_SKIP_PARQUET_ENV_VAR``) to use the ARFF only.
+_SKIP_PARQUET = "OPENML_SKIP_PARQUET"
+
 _process_work_dir: tempfile.TemporaryDirectory | None = None
 
 
@@ -145,16 +148,24 @@ def _sync_entry(source: Path, target: Path) -> None:
 
 @contextlib.contextmanager
 def _openml_settings(root: Path, offline: bool) -> Iterator[None]:
-    """Point openml at ``root``; offline, fail fast instead of retrying the server."""
+    """Point openml at ``root``; offline, fail fast instead of retrying the server, and read
+    the cached ARFF instead of fetching the Parquet file a description's ``parquet_url``
+    names (the working copy never holds one; the fetch bypasses the retry policy)."""
     old = openml.config.get_config_as_dict()
+    old_skip = os.environ.get(_SKIP_PARQUET)
     openml.config.set_root_cache_directory(root)
     if offline:
         openml.config.set_retry_policy("robot", n_retries=1)
+        os.environ[_SKIP_PARQUET] = "true"
     try:
         yield
     finally:
         openml.config.set_root_cache_directory(old["cachedir"])
         openml.config.set_retry_policy(old["retry_policy"], old["connection_n_retries"])
+        if old_skip is None:
+            os.environ.pop(_SKIP_PARQUET, None)
+        else:
+            os.environ[_SKIP_PARQUET] = old_skip
 
 
 def load_openml(
