@@ -17,6 +17,7 @@ from tabmoe.data import (
     paper_simulation_seeds,
     simulation_table,
 )
+from tabmoe.data.paper import default_auto_mpg_path
 
 from .authors_data import requires_authors_svd_basis
 
@@ -115,3 +116,22 @@ def test_auto_mpg(auto_mpg):
     ]
     for column in split.train.columns:
         assert set(pd.concat([split.train, split.test])[column]) == {0, 1, 2}, column
+
+
+def test_a_shared_folder_without_auto_mpg_falls_back_to_the_shipped_copy(monkeypatch, tmp_path):
+    """$TABMOE_SHARED pointing at a folder without data/auto-mpg.csv (or nowhere, as to skip
+    the tests that need ../shared) made auto_mpg_origin_split() fail: "auto-mpg CSV not found
+    at <that folder>/data/auto-mpg.csv", though the checkout ships the file."""
+    shipped = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "auto-mpg.csv"
+    if not shipped.is_file():
+        pytest.skip(f"{shipped} not available")
+    monkeypatch.delenv("TABMOE_AUTO_MPG", raising=False)
+    monkeypatch.setenv("TABMOE_SHARED", str(tmp_path / "nowhere"))
+    assert default_auto_mpg_path() == shipped
+    split = auto_mpg_origin_split()
+    assert (len(split.train), len(split.test)) == (245, 140)
+    (tmp_path / "shared" / "data").mkdir(parents=True)
+    own = tmp_path / "shared" / "data" / "auto-mpg.csv"
+    own.write_bytes(shipped.read_bytes())
+    monkeypatch.setenv("TABMOE_SHARED", str(tmp_path / "shared"))
+    assert default_auto_mpg_path() == own  # a shared copy that exists still comes first

@@ -101,16 +101,17 @@ def correlation_shift_simulation(
 
 
 def default_auto_mpg_path() -> Path:
-    """``$TABMOE_AUTO_MPG``, else ``$TABMOE_SHARED/data/auto-mpg.csv``, else the copy shipped
-    in the checkout (``benchmarks/data/auto-mpg.csv``, with its source and licence in that
-    folder's README), else the first ``shared/data/auto-mpg.csv`` found in an ancestor of
-    this package (``../shared`` beside a checkout)."""
+    """``$TABMOE_AUTO_MPG``, else ``$TABMOE_SHARED/data/auto-mpg.csv`` if that file exists,
+    else the copy shipped in the checkout (``benchmarks/data/auto-mpg.csv``, with its source
+    and licence in that folder's README), else the first ``shared/data/auto-mpg.csv`` found
+    in an ancestor of this package (``../shared`` beside a checkout)."""
     env = os.environ.get("TABMOE_AUTO_MPG")
     if env:
         return Path(env)
     relative = Path("data") / "auto-mpg.csv"
-    if os.environ.get("TABMOE_SHARED"):
-        return Path(os.environ["TABMOE_SHARED"]) / relative
+    shared = os.environ.get("TABMOE_SHARED")
+    if shared and (Path(shared) / relative).is_file():
+        return Path(shared) / relative
     here = Path(__file__).resolve()
     for parent in here.parents:
         if (parent / "benchmarks" / relative).is_file():
@@ -118,7 +119,7 @@ def default_auto_mpg_path() -> Path:
     for parent in here.parents:
         if (parent / "shared" / relative).is_file():
             return parent / "shared" / relative
-    return here.parents[3] / "shared" / relative
+    return Path(shared) / relative if shared else here.parents[3] / "shared" / relative
 
 
 def simulation_table(num_corefea: int, corr: float, x_noise: float, seed: int, **kwargs) -> Table:
