@@ -135,3 +135,11 @@ def test_a_shared_folder_without_auto_mpg_falls_back_to_the_shipped_copy(monkeyp
     own.write_bytes(shipped.read_bytes())
     monkeypatch.setenv("TABMOE_SHARED", str(tmp_path / "shared"))
     assert default_auto_mpg_path() == own  # a shared copy that exists still comes first
+
+
+@pytest.mark.parametrize("n", [21, 25, -1, 2.5, True])
+def test_paper_seeds_refuse_a_count_the_authors_did_not_run(n):
+    """A slice of the 20 seeds: 25 gave 20 and -1 gave 19 without a word (benchmarks'
+    ``--seeds paper:25``)."""
+    with pytest.raises(ValueError, match=r"n must be an integer in \[0, 20\]"):
+        paper_simulation_seeds(n)

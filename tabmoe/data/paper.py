@@ -10,6 +10,7 @@ Both return integer-coded DataFrames with the label ``y`` as the last column.
 
 from __future__ import annotations
 
+import numbers
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +33,11 @@ SIMULATION_DOMAIN = "domain"
 
 
 def paper_simulation_seeds(n: int = 20) -> list[int]:
-    """The authors' seeds: ``np.random.seed(2023); np.random.randint(10000, size=20)``."""
+    """The first ``n`` of the authors' seeds: ``np.random.seed(2023); np.random.randint(10000,
+    size=20)``."""
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or not 0 <= n <= 20:
+        # else a slice: 25 gave the 20 seeds, -1 the first 19, without a word
+        raise ValueError(f"n must be an integer in [0, 20] (the authors ran 20 seeds), got {n!r}")
     return [int(s) for s in np.random.RandomState(2023).randint(10000, size=20)[:n]]
 
 
