@@ -127,3 +127,21 @@ def test_a_target_that_is_not_a_column_name_is_refused_naming_it(csv_path):
         load_table_file(csv_path, target=["y"])
     with pytest.raises(ValueError, match=r"^split 's'.data: target must be a column name \(text\), got \['y'\]"):
         source_from_dict({"file": str(csv_path), "target": ["y"]}, where="split 's'.data")
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ({"openml": -31}, r"openml must be a positive integer dataset id, got -31"),
+        ({"openml": 0}, r"openml must be a positive integer dataset id, got 0"),
+        ({"openml": 31, "target": 3}, r"target must be a column name \(text\), got 3 \(quote"),
+        ({"openml": 31, "target": ["a", "b"]}, r"target must be a column name \(text\), got \['a', 'b'\]"),
+    ],
+)
+def test_an_openml_entry_is_checked_when_the_suite_is_read(spec, message):
+    """Accepted when read: a run then failed with "dataset_id must be a positive int (an
+    OpenML id), got -31", naming no suite or split (tabmoe-bench shift-report)."""
+    from tabmoe.data.sources import source_from_dict
+
+    with pytest.raises(ValueError, match=rf"^split 's'.data: {message}"):
+        source_from_dict(spec, where="split 's'.data")

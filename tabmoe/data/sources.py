@@ -151,8 +151,14 @@ def source_from_dict(spec: dict[str, Any], *, base_dir: Path | None = None, wher
         )
     kind = kinds[0]
     if kind == "openml":
-        if isinstance(spec["openml"], bool) or not isinstance(spec["openml"], int):
-            raise ValueError(f"{where}: openml must be an integer dataset id, got {spec['openml']!r}")
+        if isinstance(spec["openml"], bool) or not isinstance(spec["openml"], int) or spec["openml"] <= 0:
+            raise ValueError(f"{where}: openml must be a positive integer dataset id, got {spec['openml']!r}")
+        if spec.get("target") is not None and not isinstance(spec["target"], str):
+            # else refused only when a run loads it, in words that name no suite or split
+            raise ValueError(
+                f"{where}: target must be a column name (text), got {spec['target']!r} "
+                "(quote a number in YAML: '3')"
+            )
         return build(OpenMLSource, spec, where)
     if kind == "file":
         fields = dict(spec)
