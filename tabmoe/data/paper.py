@@ -78,7 +78,9 @@ def correlation_shift_simulation(
     n_cat: int = 10,
     shift: bool = True,
 ) -> PaperSplit:
-    """The correlation-shift simulation of docs/paper.md section 3, bit for bit.
+    """The correlation-shift simulation of docs/paper.md section 3, bit for bit where
+    numpy's ``multivariate_normal`` draws the authors' basis (it depends on the BLAS
+    kernels: see docs/paper.md and tests/authors_data.py).
 
     RNG calls in the authors' order on a ``RandomState(seed)`` (the same stream as
     ``np.random.seed(seed)``): train x, test x, train noise, test noise, beta, train y noise,
