@@ -145,3 +145,20 @@ def test_an_openml_entry_is_checked_when_the_suite_is_read(spec, message):
 
     with pytest.raises(ValueError, match=rf"^split 's'.data: {message}"):
         source_from_dict(spec, where="split 's'.data")
+
+
+@pytest.mark.parametrize("header", ["a,a,y", "a, a,y", "a,b,a,y"])
+def test_a_csv_header_that_repeats_a_name_is_refused_naming_it(tmp_path, header):
+    """pandas read `a,a,y` as columns a, a.1, y without a word (a Parquet file or a table with
+    repeated names is refused); the repeated name is now named."""
+    path = tmp_path / "dup.csv"
+    width = header.count(",") + 1
+    path.write_text(header + "\n" + ",".join(["1"] * width) + "\n" + ",".join(["2"] * width) + "\n")
+    with pytest.raises(ValueError, match=r"dup\.csv has duplicate column names \['a'\] in its header"):
+        load_table_file(path, target="y")
+
+
+def test_a_csv_header_with_two_empty_names_still_loads(tmp_path):
+    path = tmp_path / "blank.csv"
+    path.write_text(",,y\n1,2,a\n3,4,b\n")
+    assert list(load_table_file(path, target="y").data.columns) == ["Unnamed: 0", "Unnamed: 1", "y"]

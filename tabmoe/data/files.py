@@ -24,6 +24,15 @@ PARQUET_SUFFIXES = (".parquet", ".pq")
 EXTRA_NA_VALUES = ("?",)
 
 
+def _check_header(path: Path) -> None:
+    """A ValueError for a CSV header that repeats a name: pandas renamed the second ``a`` to
+    ``a.1`` without a word, where a Parquet file or a table with repeated names is refused."""
+    header = pd.read_csv(path, header=None, nrows=1, dtype=str, skipinitialspace=True).iloc[0].dropna()
+    repeated = header[header.duplicated()].unique().tolist()
+    if repeated:
+        raise ValueError(f"{path} has duplicate column names {repeated} in its header; rename them")
+
+
 def read_frame(path: str | os.PathLike) -> pd.DataFrame:
     """Read a CSV or Parquet file by its suffix; "?" also counts as missing in CSV."""
     path = Path(path)
@@ -34,7 +43,9 @@ def read_frame(path: str | os.PathLike) -> pd.DataFrame:
     name = path.name.lower()
     if name.endswith(CSV_SUFFIXES):
         try:
-            return pd.read_csv(path, na_values=list(EXTRA_NA_VALUES), skipinitialspace=True)
+            frame = pd.read_csv(path, na_values=list(EXTRA_NA_VALUES), skipinitialspace=True)
+            _check_header(path)
+            return frame
         except UnicodeDecodeError as exc:  # the codec's words named no file
             raise ValueError(f"cannot read {path}: not UTF-8 text ({exc.reason}); save it as UTF-8") from exc
         except pd.errors.EmptyDataError as exc:  # "No columns to parse from file"
