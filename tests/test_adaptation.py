@@ -175,3 +175,28 @@ def test_tabnet_names_x_unlabeled_when_it_does_not_fit_x():
         with pytest.raises(ValueError, match=message):
             model.fit(X, y, X_unlabeled=X_unlabeled)
         np.testing.assert_array_equal(model.predict_proba(X), expected)  # the fit before kept
+
+
+def test_target_rows_with_other_columns_are_refused_not_weighted_as_unshifted():
+    """A column on one side only was filled with NaN on the other by the concatenation: the
+    domain classifier told the domains apart by that alone (AUC 1.0), every ratio was
+    clipped to one bound, so the weights came out all 1 (a renamed column) and fit_adapted
+    recorded an adaptation that did nothing (2,000 source and 1,000 target rows: a logistic
+    regression scored 0.156 on the target instead of 0.898)."""
+    rng = np.random.default_rng(0)
+    X_source, y_source = shifted(400, 0.0, 1.0, rng)
+    X_target, _ = shifted(200, 1.5, 0.5, rng)
+    for other, message in (
+        (X_target.rename(columns={"x": "X"}), r"only in X_source \['x'\], only in X_target \['X'\]"),
+        (X_target.assign(row=np.arange(200)), r"only in X_source \[\], only in X_target \['row'\]"),
+    ):
+        with pytest.raises(ValueError, match=r"^importance weights: X_source and X_target must have "
+                           r"the same columns: " + message):
+            importance_weights(X_source, other, random_state=0)
+        with pytest.raises(ValueError, match="must have the same columns"):
+            fit_adapted(reference.logistic_regression(), X_source, y_source, other, 0)
+    # The same columns in another order are the same rows: the same weights.
+    both = X_target.assign(z=1.0)
+    ordered = importance_weights(X_source.assign(z=1.0), both, random_state=0)
+    reordered = importance_weights(X_source.assign(z=1.0), both[["z", "x"]], random_state=0)
+    np.testing.assert_allclose(reordered.weights, ordered.weights)

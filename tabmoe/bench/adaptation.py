@@ -128,6 +128,14 @@ def importance_weights(
             f"{len(X_target)} adaptation row(s); the split needs at least 4 OOD test rows for "
             "this protocol (half of them adaptation rows)"
         )
+    if set(X_source.columns) != set(X_target.columns):  # concat would fill NaN on one side
+        only = [sorted(map(str, set(a.columns) - set(b.columns))) for a, b in
+                ((X_source, X_target), (X_target, X_source))]
+        raise ValueError(
+            f"importance weights: X_source and X_target must have the same columns: only in "
+            f"X_source {only[0]}, only in X_target {only[1]} (a column on one side only tells "
+            "the domains apart by itself, and every weight would be clipped to one bound)"
+        )
     X_all = pd.concat([X_source, X_target], ignore_index=True)
     domain = np.r_[np.zeros(len(X_source), int), np.ones(len(X_target), int)]
     p_target = np.empty(len(X_all))
