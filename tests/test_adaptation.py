@@ -200,3 +200,21 @@ def test_target_rows_with_other_columns_are_refused_not_weighted_as_unshifted():
     ordered = importance_weights(X_source.assign(z=1.0), both, random_state=0)
     reordered = importance_weights(X_source.assign(z=1.0), both[["z", "x"]], random_state=0)
     np.testing.assert_allclose(reordered.weights, ordered.weights)
+
+
+@pytest.mark.parametrize(("n_source", "n_target"), [(2, 2), (3, 2), (4, 4)])
+def test_too_few_rows_for_the_folds_say_so(n_source, n_target):
+    """At least 2 rows of each domain passed the check, but with fewer than 5 rows on both
+    sides the 5-fold split failed as scikit-learn's "n_splits=5 cannot be greater than the
+    number of members in each class" (or "... greater than the number of samples: n_samples=4"),
+    naming neither the protocol nor the rows."""
+    rng = np.random.default_rng(0)
+    X_source, _ = shifted(n_source, 0.0, 1.0, rng)
+    X_target, _ = shifted(n_target, 1.0, 1.0, rng)
+    with pytest.raises(ValueError, match=rf"^unlabeled-target: .* needs at least k_folds = 5 rows of "
+                       rf"one domain .* got {n_source} ID training and {n_target} adaptation row"):
+        importance_weights(X_source, X_target, random_state=0)
+    # 5 rows of one side are enough: every fold's classifier sees both domains.
+    X_more, _ = shifted(5, 0.0, 1.0, rng)
+    weights = importance_weights(X_more, X_target, random_state=0)
+    assert len(weights.weights) == 5 and weights.weights.mean() == pytest.approx(1.0)

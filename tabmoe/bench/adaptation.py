@@ -128,6 +128,12 @@ def importance_weights(
             f"{len(X_target)} adaptation row(s); the split needs at least 4 OOD test rows for "
             "this protocol (half of them adaptation rows)"
         )
+    if max(len(X_source), len(X_target)) < k_folds:  # else scikit-learn's "n_splits=5 cannot be
+        raise ValueError(  # greater than the number of members in each class", naming nothing
+            f"unlabeled-target: the cross-fitted domain classifier of the importance weights "
+            f"needs at least k_folds = {k_folds} rows of one domain for its {k_folds} folds, got "
+            f"{len(X_source)} ID training and {len(X_target)} adaptation row(s)"
+        )
     if set(X_source.columns) != set(X_target.columns):  # concat would fill NaN on one side
         only = [sorted(map(str, set(a.columns) - set(b.columns))) for a, b in
                 ((X_source, X_target), (X_target, X_source))]
