@@ -4,7 +4,8 @@
         [--splits a,b] [--models tabmoe,logistic_regression] [--out FILE]
 
 For every split and seed (made exactly as ``tabmoe-bench run`` makes them) each model is
-fitted at its registry defaults with ``random_state=seed`` on the training rows, one
+fitted as a user constructs it (the ``defaults`` protocol: the class, not the registry's
+``make()``) with ``random_state=seed`` on the training rows, one
 thread. Its ``predict_proba`` on the OOD test rows, which needs no labels, goes through
 :func:`tabmoe.data.label_shift.em_label_shift` with the training rows' class balance as
 the source prior; the line records OOD accuracy before and after, the estimated and the
