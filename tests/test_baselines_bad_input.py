@@ -179,3 +179,50 @@ def test_a_column_missing_in_every_row_fits_without_numpy_warnings():
     assert np.isfinite(Z).all()
     assert encoder.n_numeric_ == 3 + 1  # size, count, empty, and empty's missing indicator
     np.testing.assert_array_equal(Z[:, -1], 1.0)
+
+
+def single_valued_table(n: int = 40) -> tuple[pd.DataFrame, np.ndarray]:
+    """Every column categorical with one value at fit, or missing in every row."""
+    X = pd.DataFrame(
+        {
+            "city": ["paris"] * n,
+            "flag": np.ones(n, dtype=bool),
+            "note": pd.Series([None] * n, dtype=object),
+        }
+    )
+    return X, np.array(["no"] * 25 + ["yes"] * (n - 25))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_table_of_single_valued_categorical_columns_fits(name):
+    # The one-hot references drop each column's first level (drop="first"), which left such
+    # a table no feature: LogisticRegression, RandomForest, GradientBoosting and MLP failed
+    # with "Found array with 0 feature(s) (shape=(40, 0))", though X has 3 columns.
+    X, y = single_valued_table()
+    clf = BASELINE_FACTORIES[name]().fit(X, y)
+    Xp = pd.DataFrame({"city": ["paris", "rome", None], "flag": [True, False, True], "note": [None, "x", None]})
+    with pytest.warns(UserWarning, match="not seen during fit"):
+        check_predictions(clf, Xp, ["no", "yes"])
+
+
+@pytest.mark.parametrize("name", ["logistic_regression", "random_forest", "gradient_boosting", "mlp"])
+def test_one_hot_references_without_a_feature_predict_the_weighted_prior(name):
+    X, y = single_valued_table()
+    weight = np.where(y == "no", 0.2, 1.0)  # 25 x 0.2 = 5 against 15
+    clf = BASELINE_FACTORIES[name]().fit(X, y, sample_weight=weight)
+    np.testing.assert_allclose(clf.predict_proba(X), np.tile([0.25, 0.75], (len(X), 1)))
+    assert set(clf.predict(X)) == {"yes"}
+    if name in ("logistic_regression", "random_forest"):  # times the class weights
+        clf = BASELINE_FACTORIES[name]().set_params(estimator__class_weight={"no": 3.0})
+        np.testing.assert_allclose(clf.fit(X, y, sample_weight=weight).predict_proba(X)[0], [0.5, 0.5])
+
+
+def test_the_papers_gradient_boosting_search_fits_a_table_without_a_feature():
+    # With no feature left, each fold's model is the class prior, one stage only: the
+    # staged search's scorer failed on it and the search raised KeyError 'split0_test_stage_50'.
+    from tabmoe.registry import get_model
+
+    X, y = single_valued_table()
+    search = get_model("gradient_boosting").make_paper().fit(X, y)
+    np.testing.assert_allclose(search.cv_results_["mean_test_score"], 25 / 40)
+    np.testing.assert_allclose(search.predict_proba(X)[0], [25 / 40, 15 / 40])

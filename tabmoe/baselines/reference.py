@@ -139,8 +139,12 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
         which every feature is constant, a ``DummyClassifier(strategy="prior")`` fitted to
         the weighted class prior there (what the other boosting libraries predict on it);
         where the rows of non-zero weight hold one class only, a ``DummyClassifier``
-        predicting it. Its class codes are those of the classes with rows of non-zero
-        weight (all of ``classes_`` but for a class whose rows all weigh 0).
+        predicting it; where the encoded matrix has no column (one-hot with
+        ``drop="first"`` of a table whose every column is categorical with one value at
+        fit, or missing in every row), a ``DummyClassifier(strategy="prior")`` fitted to the
+        sample- and class-weighted class prior, as the boosting references predict there.
+        Its class codes are those of the classes with rows of non-zero weight (all of
+        ``classes_`` but for a class whose rows all weigh 0).
     """
 
     _parameter_constraints: dict = {
@@ -215,6 +219,10 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
         Z = self._estimator_input(self.encoder_.transform(inputs.frame))
         if len(codes) == 1:  # one class left: what a classifier could learn (most refuse)
             self.estimator_ = DummyClassifier(strategy="prior").fit(Z, y_codes)
+            return self
+        if Z.shape[1] == 0:  # one-hot, drop="first", every column one value: no feature
+            row_weight = inputs.weight if weights is None else inputs.weight * weights[inputs.y_codes]
+            self.estimator_ = DummyClassifier(strategy="prior").fit(Z, y_codes, sample_weight=row_weight)
             return self
         try:
             self.estimator_.fit(Z, y_codes, **fit_params)

@@ -34,6 +34,12 @@ class _StagedAccuracies:
         self.stages = sorted(set(stages))
 
     def __call__(self, estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> dict[str, float]:
+        inner = getattr(estimator, "estimator_", None)
+        if inner is not None and not hasattr(inner, "staged_predict"):
+            # EncodedClassifier's class prior (no feature, or one class of non-zero weight):
+            # its one stage is what every stage predicts
+            accuracy = float(accuracy_score(y, estimator.predict(X), sample_weight=sample_weight))
+            return {f"stage_{k}": accuracy for k in self.stages}
         scores = {}
         for done, predicted in enumerate(estimator.staged_predict(X), start=1):
             if done in self.stages:
