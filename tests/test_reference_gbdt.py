@@ -3,12 +3,16 @@ what each library does differently, and what the wrapper makes of it."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.base import clone
+from sklearn.ensemble import HistGradientBoostingClassifier
 
-from tabmoe.baselines import reference
+from tabmoe import NearUniqueColumnWarning
+from tabmoe.baselines import EncodedClassifier, reference
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tests/conftest.py
 
@@ -469,3 +473,27 @@ def test_rows_of_class_weight_zero_are_absent_rows(name):
     np.testing.assert_allclose(proba[:, 1:], alone.predict_proba(X), rtol=0, atol=1e-6)
     with pytest.raises(ValueError, match=rf"{param}=\{{'no': 0.0, 'yes': 0.0, 'maybe': 0.0\}} gives every row weight 0"):
         small_model(name, **{param: {"no": 0.0, "yes": 0.0, "maybe": 0.0}}).fit(padded_X, padded_y)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: EncodedClassifier(HistGradientBoostingClassifier(max_iter=3), "native"),
+        lambda: reference.hist_gradient_boosting(max_iter=3).set_params(estimator__max_bins=20),
+    ],
+    ids=["bare-estimator", "max_bins-set-after"],
+)
+def test_hist_gradient_boosting_takes_a_column_of_more_categories_than_max_bins(make):
+    # Each failed "Categorical feature at index 0 is expected to have a cardinality <= 255
+    # but actually has a cardinality of 314" (<= 20 ... of 254 after the factory's cap of
+    # 255), naming a position of the encoded matrix (the column is X's second): the cap on
+    # categories did not follow max_bins.
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"x": rng.normal(size=600), "id": [f"v{i}" for i in rng.integers(0, 400, 600)]})
+    y = np.where(X["x"] > 0, "pos", "neg")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NearUniqueColumnWarning)
+        clf = make().fit(X, y)
+    max_bins = clf.estimator_.max_bins
+    assert clf.encoder_.cardinalities_.tolist() == [max_bins]  # the most frequent values
+    assert clf.score(X, y) > 0.9

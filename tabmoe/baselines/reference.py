@@ -127,7 +127,10 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
         (``cat_features``) or LightGBM (``categorical_feature`` of ``fit``) classifier.
     categorical_features, min_frequency, max_categories, drop :
         Passed to :class:`~tabmoe.baselines.encoding.TableEncoder` (``drop`` applies to
-        the one-hot encoding only).
+        the one-hot encoding only). With ``"native"`` and an estimator that takes at most
+        ``max_bins`` categories per column (HistGradientBoosting), ``max_categories`` is at
+        most its ``max_bins``: the most frequent values keep their code, the rest share
+        UNKNOWN, as :func:`hist_gradient_boosting` sets it.
 
     Attributes
     ----------
@@ -201,7 +204,7 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
         self.encoder_ = TableEncoder(
             categorical_features=self.categorical_features,
             min_frequency=self.min_frequency,
-            max_categories=self.max_categories,
+            max_categories=_category_cap(self.estimator_, self.max_categories, one_hot),
             one_hot=one_hot,
             drop=self.drop,
         ).fit(inputs.frame, sample_weight=inputs.weight)
@@ -313,6 +316,19 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         return tags
+
+
+def _category_cap(estimator: Any, max_categories: int | None, one_hot: bool) -> int | None:
+    """``max_categories``, at most the ``max_bins`` of a native scikit-learn estimator
+    (HistGradientBoosting refuses a column of more categories, naming its position in the
+    encoded matrix: a 314-value column failed "Categorical feature at index 0 is expected
+    to have a cardinality <= 255"). Below 3 it is left to the encoder to refuse."""
+    max_bins = estimator.get_params(deep=False).get("max_bins")
+    if one_hot or library(estimator) != "sklearn" or not isinstance(max_bins, numbers.Integral):
+        return max_categories
+    if max_bins < N_RESERVED_CODES + 1:
+        return max_categories
+    return int(max_bins) if max_categories is None else min(max_categories, int(max_bins))
 
 
 def _declare_categorical(estimator: Any, mask: np.ndarray) -> dict[str, Any]:
