@@ -192,10 +192,8 @@ class TrainerConfig:
     # it), so the weights kept come from epoch k + 1 or later; a divergence within those k
     # epochs raises, as without early stopping
     start_from_epoch: int = 0
-    # AutoGluon's AdaptiveES (autogluon.core.utils.early_stopping, its default for its boosted
-    # trees and networks, adaptive_rate 0.3): the patience grows with the epochs before the
-    # best, n_iter_no_change + round(rate x (best epoch - 1)); 0 keeps it fixed (research-only,
-    # study 59)
+    # AutoGluon's AdaptiveES (adaptive_rate 0.3 there): patience n_iter_no_change + round(rate
+    # x (best epoch - 1)); 0 keeps it fixed (research-only, study 59)
     patience_rate: float = 0.0
     # Keras's restore_best_weights: False keeps the last epoch's weights when early stopping
     # ends the fit, as HistGradientBoosting does (the best are still restored after a
@@ -494,8 +492,7 @@ class Trainer:
         if isinstance(cfg.start_from_epoch, bool) or not (isinstance(cfg.start_from_epoch, numbers.Integral)
                                                           and cfg.start_from_epoch >= 0):
             raise ValueError(f"start_from_epoch must be an integer >= 0, got {cfg.start_from_epoch!r}.")
-        if isinstance(cfg.patience_rate, bool) or not (isinstance(cfg.patience_rate, numbers.Real)
-                                                       and cfg.patience_rate >= 0):  # NaN fails too
+        if isinstance(cfg.patience_rate, bool) or not (isinstance(cfg.patience_rate, numbers.Real) and cfg.patience_rate >= 0):
             raise ValueError(f"patience_rate must be a number >= 0, got {cfg.patience_rate!r}.")
         module.to(cfg.device)
         train = _to_device(train, cfg.device)
