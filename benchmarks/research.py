@@ -304,7 +304,7 @@ def run(args) -> int:
             definition = suite.split(name)
             if args.max_id_rows is not None:
                 definition = dataclasses.replace(definition, max_id_rows=args.max_id_rows or None)
-            split = definition.make(seed, openml_cache=args.openml_cache)
+            split = definition.make(seed, openml_cache=args.openml_cache, download=args.download)
             X, y = split.features("train"), split.train[split.target]
             parts = {p: (split.features(p), split.parts[p][split.target])
                      for p in PARTS if p in split.parts and len(split.parts[p])}
@@ -561,6 +561,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--seeds", default="0")
     r.add_argument("--splits", default=None)
     r.add_argument("--openml-cache", default=None)
+    r.add_argument("--download", action="store_true", help="fetch OpenML data the cache lacks (needs network)")
     r.add_argument("--threads", type=int, default=1)
     r.add_argument("--out", default=None)
     r.add_argument("--max-id-rows", type=int, default=None,

@@ -113,6 +113,12 @@ _openml_cache_option = click.option(
     help="openml-python cache root (the folder holding org/openml/www). It is only read; "
     "openml works on a private copy. Default: $TABMOE_OPENML_CACHE, else openml's configured cache.",
 )
+_download_option = click.option(
+    "--download", is_flag=True, default=False,
+    help="Fetch OpenML datasets missing from the cache from openml.org (as ARFF) into tabmoe's "
+    "private working copy; the cache given is never written. Needs network access. Does not "
+    "change any run's id, config hash or record.",
+)
 
 
 _SUITES_DIR_HELP = ("Folder of suite YAML files. Default: $TABMOE_SUITES_DIR, else the suites "
@@ -188,6 +194,7 @@ def suites_command(ctx: click.Context) -> None:
     help="Split seed (and, for the paper simulation, data seed). Default: each split's first seed.",
 )
 @_openml_cache_option
+@_download_option
 @click.option("--cv", type=click.IntRange(2), default=5, show_default=True,
               help="Folds of the cross-validated ID-vs-OOD classifier behind the covariate AUC.")
 @click.option("--max-rows", type=click.IntRange(100), default=20_000, show_default=True,
@@ -203,6 +210,7 @@ def shift_report_command(
     split_names: tuple[str, ...],
     seed: int | None,
     openml_cache: Path | None,
+    download: bool,
     cv: int,
     max_rows: int,
     threads: int,
@@ -227,7 +235,7 @@ def shift_report_command(
         reports = []
         for definition in definitions:
             split_seed = seed if seed is not None else loaded.seeds_for(definition)[0]
-            split = definition.make(split_seed, openml_cache=openml_cache)
+            split = definition.make(split_seed, openml_cache=openml_cache, download=download)
             reports.append(shift_report(
                 split, cv=cv, max_rows=max_rows, random_state=split_seed, n_threads=threads
             ))
@@ -323,6 +331,7 @@ def models_command() -> None:
 @click.option("--threads", type=click.IntRange(1), default=1, show_default=True,
               help="torch / BLAS / OpenMP threads per run; 1 is best when runs go in parallel.")
 @_openml_cache_option
+@_download_option
 @click.option("--force", is_flag=True, default=False,
               help="Rerun finished runs too (replacing their records) instead of skipping them.")
 @click.option("--report/--no-report", default=True, show_default=True,
@@ -346,6 +355,7 @@ def run_command(
     storage: str | None,
     threads: int,
     openml_cache: Path | None,
+    download: bool,
     force: bool,
     report: bool,
     progress: bool,
@@ -383,7 +393,7 @@ def run_command(
             splits=_names(split_names, "--splits", {d.name for d in loaded.splits}),
             seeds=parse_seed_list(seeds),
             protocols=list(protocols) or None, budget=budget, openml_cache=openml_cache, threads=threads,
-            study_storage=study_storage(results, storage),
+            study_storage=study_storage(results, storage), download=download,
         )
     report_error = report_path = None
     try:

@@ -216,7 +216,7 @@ def execute(spec: RunSpec) -> dict[str, Any]:
         warnings.simplefilter("always")
         scope = reset_peak_rss()
         source_digest = spec.split.data.digest()  # the file's content, read before it is loaded
-        split = spec.split.make(spec.seed, openml_cache=spec.openml_cache)
+        split = spec.split.make(spec.seed, openml_cache=spec.openml_cache, download=spec.download)
         parts = {
             name: (split.features(name), split.parts[name][split.target])
             for name in SCORED_PARTS

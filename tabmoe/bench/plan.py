@@ -115,6 +115,7 @@ class RunSpec:
     openml_cache: str | None = None
     threads: int = 1
     study_storage: str | None = None  # database URL or journal file path
+    download: bool = False  # fetch OpenML data the cache lacks: how data is got, not hashed
 
     @property
     def run_id(self) -> str:
@@ -261,11 +262,14 @@ def plan_runs(
     openml_cache: str | os.PathLike | None = None,
     threads: int = 1,
     study_storage: str | None = None,
+    download: bool = False,
 ) -> list[RunSpec]:
     """The runs of ``suite`` (subsets by name; ``None``: the suite's defaults), in a stable order.
 
     Defaults: the suite's ``models`` (else every installed model), every split, each split's
     seeds, the suite's ``protocols`` (else fixed-budget + tuned) and ``tuning`` budget.
+    ``download`` lets each run fetch OpenML data the cache lacks; it is no part of a run's
+    config, hash or record (how the data is obtained, not what is run).
     """
     for name, given in (("models", models), ("splits", splits), ("protocols", protocols)):
         if isinstance(given, str):  # list("tabmoe") would be six model names
@@ -316,7 +320,7 @@ def plan_runs(
                     runs.append(RunSpec(
                         suite=suite.name, split=definition, model=model, protocol=protocol,
                         seed=int(seed), fixed=fixed, budget=budget, openml_cache=cache,
-                        threads=threads, study_storage=study_storage,
+                        threads=threads, study_storage=study_storage, download=bool(download),
                     ))
     return runs
 

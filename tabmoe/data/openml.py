@@ -148,15 +148,16 @@ def _sync_entry(source: Path, target: Path) -> None:
 
 @contextlib.contextmanager
 def _openml_settings(root: Path, offline: bool) -> Iterator[None]:
-    """Point openml at ``root``; offline, fail fast instead of retrying the server, and read
-    the cached ARFF instead of fetching the Parquet file a description's ``parquet_url``
-    names (the working copy never holds one; the fetch bypasses the retry policy)."""
+    """Point openml at ``root`` and make it read the ARFF, never the Parquet file a
+    description's ``parquet_url`` names: offline the working copy never holds one (and the
+    fetch bypasses the retry policy); a download fetches the ARFF, so the table is parsed
+    from the same file as a cached one. Offline, also fail fast instead of retrying."""
     old = openml.config.get_config_as_dict()
     old_skip = os.environ.get(_SKIP_PARQUET)
     openml.config.set_root_cache_directory(root)
+    os.environ[_SKIP_PARQUET] = "true"
     if offline:
         openml.config.set_retry_policy("robot", n_retries=1)
-        os.environ[_SKIP_PARQUET] = "true"
     try:
         yield
     finally:
@@ -189,8 +190,10 @@ def load_openml(
         ``$TABMOE_OPENML_CACHE``, else openml's configured cache root. Only read.
     download : bool, default False
         When the cache entry is incomplete, fetch the dataset from the OpenML server into
-        the working cache (the user's cache is still not written). When False, raise
-        :class:`OpenMLCacheError` naming the missing files.
+        the working cache (the user's cache is still not written), as the ARFF the offline
+        path reads, never openml's Parquet copy. When False, raise
+        :class:`OpenMLCacheError` naming the missing files. ``tabmoe-bench``'s
+        ``--download`` sets it.
     work_dir : path, optional
         Where openml's working copy and pickles live. Default: a temporary folder removed
         when the process exits. A persistent folder gets one subfolder per pandas major.

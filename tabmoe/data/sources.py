@@ -30,10 +30,12 @@ from .table import Table
 
 @dataclass(frozen=True)
 class LoadContext:
-    """Run-time settings a source may need: the OpenML cache root and the split seed."""
+    """Run-time settings a source may need: the OpenML cache root, whether to download what
+    it lacks (how the data is obtained, not which data), and the split seed."""
 
     openml_cache: str | os.PathLike | None = None
     seed: int = 0
+    download: bool = False
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,9 @@ class OpenMLSource:
     def load(self, context: LoadContext) -> Table:
         from .openml import load_openml  # openml is an optional dependency (extra "data")
 
-        return load_openml(self.openml, target=self.target, cache_dir=context.openml_cache)
+        return load_openml(
+            self.openml, target=self.target, cache_dir=context.openml_cache, download=context.download
+        )
 
     def describe(self) -> str:
         return f"openml:{self.openml}"

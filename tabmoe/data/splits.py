@@ -258,16 +258,19 @@ class SplitDefinition:
         if self.keep_domain and getattr(self.rule, "column", None) is None:
             raise ValueError(f"split {self.name!r}: keep_domain needs a rule with a domain column")
 
-    def load(self, *, seed: int = 0, openml_cache: Any = None) -> Table:
-        """The source table (for the simulation, the one of data seed ``seed``)."""
-        return self.data.load(LoadContext(openml_cache=openml_cache, seed=seed))
+    def load(self, *, seed: int = 0, openml_cache: Any = None, download: bool = False) -> Table:
+        """The source table (for the simulation, the one of data seed ``seed``); ``download``:
+        fetch an OpenML dataset the cache lacks (:func:`~tabmoe.data.openml.load_openml`)."""
+        return self.data.load(LoadContext(openml_cache=openml_cache, seed=seed, download=download))
 
-    def make(self, seed: int = 0, *, openml_cache: Any = None, table: Table | None = None) -> SplitData:
+    def make(
+        self, seed: int = 0, *, openml_cache: Any = None, table: Table | None = None, download: bool = False
+    ) -> SplitData:
         """Load the table (unless given), split it with ``seed``, check for leakage, return it."""
         if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral) or not 0 <= seed <= MAX_SEED:
             # numpy's words named neither ("Cannot cast scalar from dtype('float64')...")
             raise ValueError(f"split {self.name!r}: seed must be an integer in [0, 2**32), got {seed!r}")
-        table = table if table is not None else self.load(seed=seed, openml_cache=openml_cache)
+        table = table if table is not None else self.load(seed=seed, openml_cache=openml_cache, download=download)
         try:
             assignment = self.rule.assign(table)
         except ValueError as exc:  # the rule's message names its column, not the split
