@@ -1,6 +1,6 @@
 """``download=True`` / ``--download``: OpenML data the cache lacks is fetched (as ARFF) into
 the private working copy, from every command that loads suite data, without changing a
-run's id or config hash.
+run's id or config hash; and the cache error names the way out, Parquet copies included.
 
 No network: openml-python's lowest server calls are replaced by a fake openml.org that
 serves dataset 13 from a temporary copy of the shared cache (skipped without it).
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -23,7 +24,7 @@ from click.testing import CliRunner
 from tabmoe.bench.cli import main
 from tabmoe.bench.plan import plan_runs
 from tabmoe.bench.suites import load_suite
-from tabmoe.data.openml import dataset_cache_dir, load_openml
+from tabmoe.data.openml import OpenMLCacheError, dataset_cache_dir, load_openml
 from tabmoe.data.sources import LoadContext, OpenMLSource
 
 from .test_research_rules import import_benchmark
@@ -100,6 +101,37 @@ def test_a_download_reads_the_arff_as_the_offline_path_does(openml_cache, openml
     pd.testing.assert_frame_equal(table.data, offline.data)
 
 
+def test_the_cache_error_names_download_for_python_and_the_cli(openml_cache, tmp_path):
+    root = tmp_path / "cache"
+    entry = dataset_cache_dir(root, 13)
+    shutil.copytree(dataset_cache_dir(openml_cache, 13), entry)
+    (entry / "features.xml").unlink()
+    with pytest.raises(OpenMLCacheError) as info:
+        load_openml(13, cache_dir=root)
+    message = str(info.value)
+    assert "features.xml (missing)" in message
+    assert "pass download=True (Python) or --download (tabmoe-bench)" in message
+    assert "Parquet" not in message
+
+
+def test_a_parquet_only_entry_of_openml_python_0_15_is_explained(openml_cache, tmp_path):
+    """openml-python 0.15 caches dataset_<id>.pq and no ARFF; the error said only
+    "dataset.arff (missing)", though the entry holds the data."""
+    root = tmp_path / "cache"
+    entry = dataset_cache_dir(root, 13)
+    entry.mkdir(parents=True)
+    shutil.copy2(dataset_cache_dir(openml_cache, 13) / "description.xml", entry)
+    (entry / "dataset_13.pq").write_bytes(b"PAR1 not read")
+    with pytest.raises(OpenMLCacheError) as info:
+        load_openml(13, cache_dir=root)
+    message = " ".join(str(info.value).split())
+    assert "dataset.arff (missing)" in message
+    assert "holds openml-python's Parquet copy (dataset_13.pq), which tabmoe does not read" in message
+    assert "its tables and committed results come from the ARFF" in message
+    assert "download=True (Python) or --download (tabmoe-bench)" in message
+    assert "or add dataset.arff to the cache" in message
+
+
 def test_openml_source_passes_the_context_download_on(monkeypatch):
     import tabmoe.data.openml as openml_module
 
@@ -138,7 +170,7 @@ def test_run_download_reaches_the_run_and_a_rerun_from_a_full_cache_skips_it(
     assert json.loads(path.read_text())["finished_at"] == record["finished_at"]
     without = CliRunner().invoke(main, [*common, "--openml-cache", str(empty_cache), "--force"])
     assert without.exit_code == 1, without.output  # offline, the run fails: the flag was needed
-    assert "download=True" in " ".join(without.output.split())
+    assert "download=True (Python) or --download (tabmoe-bench)" in " ".join(without.output.split())
 
 
 def test_shift_report_download(openml_org, empty_cache, tmp_path):

@@ -113,6 +113,21 @@ def checksum_mismatch(entry: str | os.PathLike) -> str | None:
     return f"its md5 is {digest.hexdigest()}, description.xml states {expected.strip()}"
 
 
+def _way_out(entry: Path) -> str:
+    """How to complete ``entry``; it names openml-python's Parquet copy when it holds one
+    and no ARFF (openml-python 0.15 caches ``dataset_<id>.pq`` and writes no ARFF)."""
+    download = "download=True (Python) or --download (tabmoe-bench)"
+    parquet = sorted(p.name for p in entry.glob("*.pq")) if entry.is_dir() else []
+    if parquet and not (entry / "dataset.arff").is_file():
+        return (
+            f"The entry holds openml-python's Parquet copy ({', '.join(parquet)}), which tabmoe "
+            "does not read: it reads dataset.arff (its tables and committed results come from "
+            f"the ARFF). Fetch the ARFF with {download} (needs network access), or add "
+            "dataset.arff to the cache."
+        )
+    return f"Add those files to the cache, or pass {download} to fetch them (needs network access)."
+
+
 def _work_root(work_dir: str | os.PathLike | None) -> Path:
     """The working cache: a per-process temporary folder, or ``work_dir/pandas-<major>``."""
     global _process_work_dir
@@ -218,8 +233,7 @@ def load_openml(
     if problems and not download:
         raise OpenMLCacheError(
             f"OpenML dataset {dataset_id} is not available offline in {entry}: "
-            f"{', '.join(problems)}. Add those files to the cache or pass download=True "
-            "(needs network access)."
+            f"{', '.join(problems)}. {_way_out(entry)}"
         )
     mismatch = None if problems else checksum_mismatch(entry)
     if mismatch:
