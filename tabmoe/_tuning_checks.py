@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numbers
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -89,14 +89,42 @@ def _folds(cv: Any, y: Any, seed: int | None) -> list[tuple[np.ndarray, np.ndarr
         splitter = StratifiedKFold(int(cv), shuffle=True, random_state=seed)
     elif callable(getattr(cv, "split", None)) and callable(getattr(cv, "get_n_splits", None)):
         splitter = cv
+    elif isinstance(cv, Iterable) and not isinstance(cv, (str, bytes, Mapping)):
+        return _given_folds(cv, _n_rows(y, "y"))
     else:
         raise TypeError(
-            f"cv must be an integer >= 2 (number of folds) or a splitter with a split method, got {cv!r}"
+            f"cv must be an integer >= 2 (number of folds), a splitter with a split method or an "
+            f"iterable of (train, test) row positions, got {cv!r}"
         )
     try:
         return list(splitter.split(np.zeros(_n_rows(y, "y")), np.asarray(y)))
     except ValueError as exc:  # e.g. more folds than the rows of a class
         raise ValueError(f"cv={cv!r} cannot split (X, y): {exc}") from exc
+
+
+def _given_folds(cv: Iterable, n_rows: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """``cv`` given as (train, test) row positions, as scikit-learn's searches take it (e.g.
+    ``GroupKFold().split(X, y, groups)``, a generator, read once); each checked."""
+    folds = []
+    for k, fold in enumerate(cv):
+        if not isinstance(fold, (tuple, list)) or len(fold) != 2:
+            raise ValueError(f"cv fold {k} must be a (train, test) pair of row positions, got {fold!r}")
+        pair = []
+        for part, rows in zip(("train", "test"), fold, strict=True):
+            rows = np.asarray(rows)
+            if rows.ndim != 1 or rows.dtype == bool or not np.issubdtype(rows.dtype, np.integer):
+                raise ValueError(f"cv fold {k}'s {part} rows must be 1-d integer positions, got {rows.dtype} "
+                                 f"of shape {rows.shape}")
+            if not len(rows):
+                raise ValueError(f"cv fold {k} has no {part} rows")
+            if rows.min() < -n_rows or rows.max() >= n_rows:
+                raise ValueError(f"cv fold {k}'s {part} rows must be positions in [0, {n_rows}) of y's rows, "
+                                 f"got {rows.min()}..{rows.max()}")
+            pair.append(rows % n_rows)
+        folds.append((pair[0], pair[1]))
+    if not folds:
+        raise ValueError("cv gave no (train, test) fold")
+    return folds
 
 
 def _check_validation(validation: Any, X: Any) -> None:

@@ -292,11 +292,12 @@ def tune(
         every label of ``y_val`` must be one of ``y``, with ``"roc_auc"`` two of ``y``'s
         labels must be present (each ``cv`` fold alike: its test rows against its training
         rows); this is checked before the study starts.
-    cv : int >= 2 or a scikit-learn splitter, optional
+    cv : int >= 2, a scikit-learn splitter or an iterable of (train, test), optional
         Score by this many stratified folds of (X, y) instead (shuffled with
-        ``random_state``), or by the folds of a splitter with ``split`` and ``get_n_splits``
-        (e.g. ``KFold(5)``; no ``groups`` are passed, so not a group splitter); then the best
-        is refit. The folds are drawn once: every trial is scored
+        ``random_state``), by the folds of a splitter with ``split`` and ``get_n_splits``
+        (e.g. ``KFold(5)``; no ``groups`` are passed, so not a group splitter), or by given
+        (train, test) row positions, as scikit-learn's searches take them (for groups:
+        ``GroupKFold(5).split(X, y, groups)``); then the best is refit. The folds are drawn once: every trial is scored
         on the same ones.
     metric : {"accuracy", "balanced_accuracy", "log_loss", "roc_auc"}
     n_trials : int or None

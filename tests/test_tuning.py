@@ -755,3 +755,36 @@ def test_sparse_rows_are_split_into_cv_folds_as_their_dense_rows():
         result = tune(LogisticRegression(), matrix(dense), y, **args)
         assert [t.value for t in result.study.trials] == pytest.approx([t.value for t in expected.study.trials])
         assert result.best_params == expected.best_params
+
+
+def test_cv_as_given_train_test_positions_scores_as_the_splitter_that_made_them(data):
+    """scikit-learn's searches take cv as an iterable of (train, test) positions (the way to
+    pass groups: GroupKFold().split(X, y, groups)); tune refused it naming only ints and
+    splitters."""
+    from sklearn.model_selection import GroupKFold, KFold
+
+    X, y, _ = data
+    grid = {"estimator__C": [0.01, 1.0]}
+    folds = list(KFold(3).split(X))
+
+    def values(cv):
+        result = tune(logistic_regression(), X, y, grid, cv=cv, n_trials=2, random_state=0,
+                      sampler=optuna.samplers.GridSampler(grid, seed=0))
+        return [t.value for t in result.study.trials]
+
+    assert values(KFold(3)) == values(folds) == values(iter(folds))
+    groups = np.arange(len(y)) % 4
+    assert len(values(GroupKFold(4).split(X, y, groups))) == 2
+
+
+@pytest.mark.parametrize(("cv", "message"), [
+    ([], "cv gave no"),
+    ([(np.arange(5),)], "cv fold 0 must be a \\(train, test\\) pair"),
+    ([(np.arange(5), np.array([], dtype=int))], "cv fold 0 has no test rows"),
+    ([(np.arange(5), np.array([10**6]))], "cv fold 0's test rows must be positions in \\[0, "),
+    ([(np.ones(5, dtype=bool), np.arange(3))], "cv fold 0's train rows must be 1-d integer positions"),
+])
+def test_bad_given_folds_are_named(data, cv, message):
+    X, y, _ = data
+    with pytest.raises(ValueError, match=message):
+        tune(logistic_regression(), X, y, {"estimator__C": [1.0]}, cv=cv, n_trials=1, random_state=0)
