@@ -497,3 +497,15 @@ def test_hist_gradient_boosting_takes_a_column_of_more_categories_than_max_bins(
     max_bins = clf.estimator_.max_bins
     assert clf.encoder_.cardinalities_.tolist() == [max_bins]  # the most frequent values
     assert clf.score(X, y) > 0.9
+
+
+def test_a_max_bins_too_small_for_categories_is_named():
+    """max_bins 2 leaves no code for a category (two are reserved): the factory failed at fit
+    naming max_categories, a parameter the user never set, and set_params(estimator__max_bins=2)
+    with HistGradientBoosting's "cardinality <= 2 but actually has a cardinality of 3"."""
+    X = pd.DataFrame({"c": list("abcab" * 8)})
+    y = np.arange(40) % 2
+    with pytest.raises(ValueError, match=r"HistGradientBoostingClassifier's max_bins must be at least 3 .* got 2"):
+        reference.hist_gradient_boosting(max_bins=2)
+    with pytest.raises(ValueError, match=r"HistGradientBoostingClassifier's max_bins must be at least 3 .* got 2"):
+        reference.hist_gradient_boosting().set_params(estimator__max_bins=2).fit(X, y)

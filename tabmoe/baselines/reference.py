@@ -327,8 +327,13 @@ def _category_cap(estimator: Any, max_categories: int | None, one_hot: bool) -> 
     if one_hot or library(estimator) != "sklearn" or not isinstance(max_bins, numbers.Integral):
         return max_categories
     if max_bins < N_RESERVED_CODES + 1:
-        return max_categories
+        raise ValueError(_max_bins_message(estimator, max_bins))
     return int(max_bins) if max_categories is None else min(max_categories, int(max_bins))
+
+
+def _max_bins_message(estimator: Any, max_bins: Any) -> str:
+    return (f"{type(estimator).__name__}'s max_bins must be at least {N_RESERVED_CODES + 1} to split natively "
+            f"on categories ({N_RESERVED_CODES} codes are reserved, for missing and unseen values), got {max_bins!r}")
 
 
 def _declare_categorical(estimator: Any, mask: np.ndarray) -> dict[str, Any]:
@@ -410,9 +415,10 @@ def hist_gradient_boosting(categorical_features: Any = "auto", **params: Any) ->
     At most ``max_bins`` (255) categories per column: rarer values share UNKNOWN.
     """
     estimator = HistGradientBoostingClassifier(**params)
-    return EncodedClassifier(
-        estimator, "native", categorical_features, max_categories=estimator.max_bins
-    )
+    max_bins = estimator.max_bins
+    if isinstance(max_bins, numbers.Integral) and max_bins < N_RESERVED_CODES + 1:  # else named max_categories
+        raise ValueError(_max_bins_message(estimator, max_bins))
+    return EncodedClassifier(estimator, "native", categorical_features, max_categories=max_bins)
 
 
 def mlp(
