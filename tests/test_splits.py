@@ -266,7 +266,7 @@ def test_rule_and_definition_from_dict(tmp_path):
     assert SplitDefinition.from_dict({"name": "o", "data": {"openml": 31}, "split": {"by": "time"}}).data == OpenMLSource(31)
     with pytest.raises(ValueError, match=r"split 's': unknown key\(s\) \['seed'\]"):
         SplitDefinition.from_dict({"name": "s", "data": {"openml": 31}, "split": {"by": "time"}, "seed": 1})
-    with pytest.raises(ValueError, match="openml must be an integer"):
+    with pytest.raises(ValueError, match="openml must be a positive integer"):
         SplitDefinition.from_dict({"name": "s", "data": {"openml": "adult"}, "split": {"by": "time"}})
 
 
