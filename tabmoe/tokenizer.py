@@ -331,8 +331,9 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         once, for all the rows, after the last batch; ``unseen_note`` (e.g. how a model
         reads UNKNOWN) ends that warning.
         """
-        frame = self._checked_frame(X)
-        return self._token_batches(frame, batch_rows, unseen_note)
+        if isinstance(batch_rows, bool) or not isinstance(batch_rows, numbers.Integral) or batch_rows < 1:
+            raise ValueError(f"transform_batches: batch_rows must be an integer >= 1, got {batch_rows!r}")
+        return self._token_batches(self._checked_frame(X), batch_rows, unseen_note)
 
     def _token_batches(self, frame: pd.DataFrame, rows: int, note: str) -> Iterator[tuple[slice, np.ndarray]]:
         unseen = UnseenValues()
@@ -419,9 +420,18 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
     # ------------------------------------------------------------- helpers
     def output_token_ids(self, j: int) -> np.ndarray:
         """Token ids that column ``j`` can take as a prediction target (no reserved ids)."""
-        check_is_fitted(self)
+        j = self._position("output_token_ids", j)
         start = int(self.offsets_[j])
         return np.arange(start, start + int(self.n_tokens_per_column_[j]))
+
+    def _position(self, method: str, j: Any) -> int:
+        """Column position ``j`` checked: an integer in [0, n_features_in_), named if not."""
+        check_is_fitted(self)
+        n, names = int(self.n_features_in_), list(getattr(self, "feature_names_in_", []))
+        if isinstance(j, bool) or not isinstance(j, numbers.Integral) or not 0 <= j < n:
+            at = f" (column {j!r} is at position {names.index(j)})" if isinstance(j, str) and j in names else ""
+            raise ValueError(f"{method}: j must be a column position, an integer in 0..{n - 1}, got {j!r}{at}")
+        return int(j)
 
     def label_token_ids(self, classes: np.ndarray) -> np.ndarray:
         """Token id of each class of a label column appended after the feature columns.
@@ -442,10 +452,9 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
     def token_id(self, j: int, value: Any) -> int | None:
         """Token id of a categorical ``value`` in column ``j`` (None if unknown); ValueError
         for a numeric column ``j`` (its values are binned: :meth:`transform` gives their ids)."""
-        check_is_fitted(self)
-        if not 0 <= j < len(self._lookup) or self._lookup[j] is None:
-            what = "no column" if not 0 <= j < len(self._lookup) else "a numeric column"
-            raise ValueError(f"token_id: column {j} is {what} of the {len(self._lookup)} fitted; "
+        j = self._position("token_id", j)
+        if self._lookup[j] is None:
+            raise ValueError(f"token_id: column {j} is a numeric column of the {len(self._lookup)} fitted; "
                              "it takes a categorical column's index")
         index, token = self._lookup[j]
         code = index.get_indexer(pd.Index([value], dtype=object))[0]

@@ -533,5 +533,26 @@ def test_token_id_names_an_unfitted_tokenizer_and_a_column_it_cannot_read():
     assert tok.token_id(0, "a") == tok.transform(frame)[0, 0] and tok.token_id(0, "z") is None
     with pytest.raises(ValueError, match=r"^token_id: column 1 is a numeric column of the 2 fitted"):
         tok.token_id(1, 0.5)
-    with pytest.raises(ValueError, match=r"^token_id: column 2 is no column of the 2 fitted"):
+    with pytest.raises(ValueError, match=r"^token_id: j must be a column position, an integer in 0\.\.1, got 2$"):
         tok.token_id(2, "a")
+
+
+def test_column_position_helpers_name_their_argument_and_agree_on_negatives():
+    # token_id("colour", ...) raised "'<=' not supported between instances of 'int' and
+    # 'str'"; output_token_ids(9) a raw IndexError and output_token_ids(-1) the last
+    # column's ids (token_id(-1, ...) refused); transform_batches(X, 0) "range() arg 3 must
+    # not be zero"
+    frame = pd.DataFrame({"colour": ["red", "blue", "red"], "n": [1.0, 2.0, 3.0]})
+    tok = ColumnTokenizer().fit(frame)
+    with pytest.raises(ValueError, match=r"^token_id: j must be a column position, an integer in 0\.\.1, "
+                                         r"got 'colour' \(column 'colour' is at position 0\)$"):
+        tok.token_id("colour", "red")
+    for j in (9, -1, 1.0, True):
+        with pytest.raises(ValueError, match=rf"^output_token_ids: j must be a column position, .*got {j!r}$"):
+            tok.output_token_ids(j)
+    with pytest.raises(ValueError, match=r"^token_id: j must be a column position, .*got -1$"):
+        tok.token_id(-1, "red")
+    with pytest.raises(ValueError, match=r"^transform_batches: batch_rows must be an integer >= 1, got 0$"):
+        tok.transform_batches(frame, 0)
+    assert tok.token_id(np.int64(0), "red") == tok.transform(frame)[0, 0]
+    assert tok.output_token_ids(np.int64(1)).tolist() == tok.output_token_ids(1).tolist()
