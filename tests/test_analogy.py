@@ -209,3 +209,22 @@ def test_a_frame_of_questions_is_read_by_rows():
         assert (got.n_questions, got.top1, got.predictions) == (expected.n_questions, expected.top1, expected.predictions)
     with pytest.raises(ValueError, match="an analogy question has 4 words .* got 0"):
         analogy_scores(emb, words, [0])
+
+
+def test_arguments_that_are_not_sequences_or_hashable_words_are_named():
+    """``analogy_scores(np.eye(2), None, [])`` raised "'NoneType' object is not iterable",
+    an unhashable word "unhashable type: 'list'", ``model_vocabulary(clf.module_)``
+    scikit-learn's "... is not an estimator instance" printing the whole module."""
+    with pytest.raises(TypeError, match=r"^vocabulary must be a sequence of V words, got NoneType\.$"):
+        analogy_scores(np.eye(2), None, [])
+    with pytest.raises(TypeError, match=r"^questions must be a sequence of \(a, b, c, d\) questions, got NoneType"):
+        analogy_scores(np.eye(2), ["a", "b"], None)
+    with pytest.raises(TypeError, match=r"^vocabulary words must be hashable"):
+        analogy_scores(np.eye(2), [["a"], "b"], [])
+    with pytest.raises(TypeError, match=r"^an analogy question's words must be hashable, .* in \['a', \['x'\]"):
+        analogy_scores(np.eye(2), ["a", "b"], [["a", ["x"], "a", "b"]])
+    X, y = toy_table()
+    clf = TabularMoEClassifier(max_epochs=1, d_model=8, n_heads=2, random_state=0, device="cpu").fit(X, y)
+    with pytest.raises(TypeError, match=r"^model_vocabulary takes the fitted TabularMoEClassifier \(clf\), "
+                                        r"not TabularMoE\.$"):
+        model_vocabulary(clf.module_)

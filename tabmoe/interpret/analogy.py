@@ -62,6 +62,9 @@ def analogy_scores(
     emb = torch.as_tensor(np.asarray(embeddings, dtype=np.float64))
     if emb.ndim != 2:
         raise ValueError(f"embeddings must be a 2-d (V, dim) matrix, got shape {tuple(emb.shape)}.")
+    for name, arg, what in (("vocabulary", vocabulary, "V words"), ("questions", questions, "(a, b, c, d) questions")):
+        if not isinstance(arg, Iterable):  # was: "'NoneType' object is not iterable"
+            raise TypeError(f"{name} must be a sequence of {what}, got {type(arg).__name__}.")
     words = list(vocabulary)
     if len(words) != emb.shape[0]:
         raise ValueError(f"vocabulary has {len(words)} words for {emb.shape[0]} embedding rows.")
@@ -71,7 +74,10 @@ def analogy_scores(
         raise ValueError(
             f"embeddings hold NaN or infinite values in {len(bad)} row(s), e.g. {shown}."
         )
-    index = {w: i for i, w in enumerate(words)}
+    try:
+        index = {w: i for i, w in enumerate(words)}
+    except TypeError as exc:  # was: a bare "unhashable type: 'list'"
+        raise TypeError(f"vocabulary words must be hashable (str, int, ...): {exc}.") from None
     if len(index) != len(words):
         raise ValueError("vocabulary contains duplicate words.")
     norms = emb.norm(dim=1, keepdim=True)
@@ -83,7 +89,11 @@ def analogy_scores(
     for q in questions:
         if not isinstance(q, Sized) or len(q) != 4:
             raise ValueError(f"an analogy question has 4 words (a, b, c, d), got {q!r}.")
-        if all(w in index for w in q):
+        try:
+            known = all(w in index for w in q)
+        except TypeError as exc:
+            raise TypeError(f"an analogy question's words must be hashable, as vocabulary words: {exc}, in {q!r}.") from None
+        if known:
             rows.append([index[w] for w in q])
         else:
             skipped += 1
@@ -150,6 +160,8 @@ def model_vocabulary(
     values w, heads concatenated: (sum_j n_j, H * K). Names are ``"column=value"``.
     ``member`` picks the ensemble member.
     """
+    if not hasattr(clf, "fit"):  # e.g. clf.module_: sklearn's error printed the whole module
+        raise TypeError(f"model_vocabulary takes the fitted TabularMoEClassifier (clf), not {type(clf).__name__}.")
     check_is_fitted(clf)  # an unfitted estimator: NotFittedError, not "no attribute 'module_'"
     if isinstance(member, bool) or not isinstance(member, numbers.Integral):
         # True picked member 1; a str or float failed inside the ensemble or torch
