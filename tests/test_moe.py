@@ -398,3 +398,14 @@ def test_boolean_or_fractional_tokens_are_refused_naming_them():
         whole[:, -1] = tokens[:, -1].double()  # read when column 2 is the target ...
         whole[:, 2] = 0.5  # ... whose own slot is not
         torch.testing.assert_close(moe.gates(whole, target=2), moe.gates(tokens, target=2))
+
+
+def test_empty_output_ids_are_refused_as_empty():
+    """``moe.logits(tokens, [])`` said "output_ids must be 1-d (C,) integer token ids, got
+    shape (0,) of torch.float32", blaming the type of an empty list."""
+    model = make_model()
+    moe = MixtureOfExperts.from_model(model)
+    with torch.no_grad():
+        for empty in ([], np.array([], dtype=np.int64), torch.empty(0, dtype=torch.long)):
+            with pytest.raises(ValueError, match=r"^output_ids is empty: pass the \(C,\) token ids to score"):
+                moe.logits(random_tokens(2), empty)

@@ -312,6 +312,8 @@ class MixtureOfExperts:
         """``output_ids`` as a 1-d long tensor of token ids; a ValueError naming it otherwise
         (a single id or a 2-d array failed in einsum, a negative id read the last tokens)."""
         ids = _as_tensor(output_ids, "output_ids", self.token_experts.device)
+        if ids.shape == (0,):  # [] reads as float32: was blamed on its dtype
+            raise ValueError("output_ids is empty: pass the (C,) token ids to score, at least one.")
         if ids.ndim != 1 or ids.is_floating_point() or ids.dtype == torch.bool:
             raise ValueError(
                 f"output_ids must be 1-d (C,) integer token ids, got shape {tuple(ids.shape)} of {ids.dtype}; "
