@@ -356,3 +356,14 @@ def test_a_side_with_no_labelled_rows_is_named_not_reported_as_a_leak(ood, side)
     definition = SplitDefinition(name="unl", data=SimulationSource(1, 0.1, 0.0), rule=ValueSplit("g", ood_values=(ood,)))
     with pytest.raises(ValueError, match=rf"split 'unl': no labelled {side} rows \(all 60 {side} rows of table 'holes'"):
         definition.make(0, table=table)
+
+
+def test_a_python_bool_in_a_values_rule_is_told_what_matches_a_bool_column():
+    # ValueSplit("flag", ood_values=[True]) in Python said only "YAML reads yes/no/on/off as
+    # booleans, quote them ('no')"; a bool column's values match as "True"/"False"
+    data = pd.DataFrame({"flag": [True, False, True, False], "label": ["a", "b", "a", "b"]})
+    flags = Table(data, "label", "flags", "test")
+    with pytest.raises(ValueError, match=r"ood_values has booleans \[True\]; values match by their string form, "
+                                         r"so list a bool column's values as strings \(ood_values=\['True'\]\)"):
+        ValueSplit("flag", ood_values=[True])
+    assert ValueSplit("flag", ood_values=["True"]).assign(flags).ood.tolist() == [True, False, True, False]

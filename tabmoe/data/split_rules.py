@@ -183,8 +183,9 @@ class ValueSplit:
             flags = [v for v in values or () if isinstance(v, bool)]
             if flags:
                 raise ValueError(
-                    f"values split on {self.column!r}: {key} has booleans {flags}; YAML reads "
-                    "yes/no/on/off as booleans, quote them ('no')"
+                    f"values split on {self.column!r}: {key} has booleans {flags}; values match by "
+                    f"their string form, so list a bool column's values as strings ({key}="
+                    f"{[str(v) for v in flags]}); YAML reads yes/no/on/off as booleans, quote them ('no')"
                 )
 
     def _resolve(self, key: str, present: dict[str, Any], other: list | None) -> list:
