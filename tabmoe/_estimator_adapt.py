@@ -103,7 +103,10 @@ class AdaptMixin:
             self.train_sample_tokens_, self.train_sample_weight_, getattr(self, "train_sample_position_", None)
         )
         if X_target is not None:
-            frame = self._prepare_X(X_target)
+            try:  # empty or 1-d: scikit-learn's words, which did not name X_target
+                frame = self._prepare_X(X_target)
+            except ValueError as exc:
+                raise ValueError(f"X_target: {exc}") from None
             target = self._tokens(frame, None)
             weight = np.full(len(target), float(np.mean(self.train_sample_weight_)))  # as the mean labelled row
             extra = self._rows(target, weight, self._positions(frame))

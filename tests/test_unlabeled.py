@@ -209,6 +209,18 @@ def test_empty_or_1d_unlabeled_rows_are_named():
         make().fit(X, y, X_unlabeled=X["size"])
 
 
+def test_empty_or_1d_adapt_rows_are_named_as_fit_names_x_unlabeled():
+    """``adapt(X.iloc[:0])`` raised scikit-learn's 'Found array with 0 sample(s)' alone."""
+    X, y = toy_table()
+    clf = make(max_epochs=1).fit(X, y)
+    before = clf.predict_proba(X)
+    with pytest.raises(ValueError, match=r"^X_target: Found array with 0 sample\(s\)"):
+        clf.adapt(X.iloc[:0], max_epochs=1)
+    with pytest.raises(ValueError, match=r"^X_target: Expected 2D array, got 1D array"):
+        clf.adapt(X["size"], max_epochs=1)
+    np.testing.assert_array_equal(clf.predict_proba(X), before)
+
+
 def test_an_adaptation_interrupted_after_training_changes_nothing(monkeypatch):
     """A Ctrl-C while adapt() recomputed feature_importances_ left the adapted weights and
     adapt_history_ beside the fit's importances: neither the fitted model nor the adapted one."""
