@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -162,3 +163,28 @@ def test_a_csv_header_with_two_empty_names_still_loads(tmp_path):
     path = tmp_path / "blank.csv"
     path.write_text(",,y\n1,2,a\n3,4,b\n")
     assert list(load_table_file(path, target="y").data.columns) == ["Unnamed: 0", "Unnamed: 1", "y"]
+
+
+def test_a_user_home_tilde_is_expanded_where_tabmoe_reads_a_path(tmp_path, monkeypatch):
+    # TABMOE_OPENML_CACHE='~/x', a quoted --openml-cache ~/x and a suite's {file: ~/x.csv}
+    # were read literally: "data file not found: <suite dir>/~/t.csv", "Directory '~/x' does
+    # not exist"
+    pytest.importorskip("openml")
+    from tabmoe.bench.cli import _UserPath
+    from tabmoe.data.openml import default_cache_root
+    from tabmoe.data.sources import FileSource, LoadContext, file_digest, source_from_dict
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "t.csv").write_text("a,label\nu,0\nv,1\n")
+    monkeypatch.setenv("TABMOE_OPENML_CACHE", "~/cache")
+    assert default_cache_root() == tmp_path / "cache"
+    assert _UserPath(exists=True, file_okay=False, path_type=Path).convert("~/cache", None, None) == tmp_path / "cache"
+    digest = file_digest(tmp_path / "t.csv")
+    from_suite = source_from_dict({"file": "~/t.csv", "target": "label"}, base_dir=tmp_path / "suites")
+    assert from_suite.file == str(tmp_path / "t.csv") and from_suite.digest() == digest
+    direct = FileSource("~/t.csv", target="label")
+    assert direct.digest() == digest and direct.load(LoadContext()).data.shape == (2, 2)
+    # a path without ~ is read (and hashed) as before
+    plain = source_from_dict({"file": "t.csv", "target": "label"}, base_dir=tmp_path)
+    assert plain.file == str((tmp_path / "t.csv").resolve()) and plain.digest() == digest

@@ -106,9 +106,16 @@ def _user_errors() -> Iterator[None]:
         raise BadUsage(_plain(exc)) from exc
 
 
+class _UserPath(click.Path):
+    """``click.Path`` with ``~`` expanded: a quoted "~/cache" reaches the program as typed."""
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        return super().convert(Path(value).expanduser() if isinstance(value, str) else value, param, ctx)
+
+
 _openml_cache_option = click.option(
     "--openml-cache",
-    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    type=_UserPath(exists=True, file_okay=False, path_type=Path),
     default=None,
     help="openml-python cache root (the folder holding org/openml/www). It is only read; "
     "openml works on a private copy. Default: $TABMOE_OPENML_CACHE, else openml's configured cache.",

@@ -91,7 +91,7 @@ def load_table_file(
     description : str, default=""
         Free text kept as the table's ``description`` (e.g. the file's provenance).
     """
-    path = Path(path)
+    path = Path(path).expanduser()  # "~/x.csv": the user's home, as a shell would read it
     if target is not None and not isinstance(target, str):  # a list: "unhashable type: 'list'"
         raise ValueError(
             f"target must be a column name (text) of {path}, got {target!r} (quote a number in "

@@ -52,10 +52,10 @@ class OpenMLCacheError(FileNotFoundError):
 
 
 def default_cache_root() -> Path:
-    """``$TABMOE_OPENML_CACHE`` if set, else openml-python's configured cache root."""
+    """``$TABMOE_OPENML_CACHE`` (``~`` expanded) if set, else openml-python's configured cache root."""
     env = os.environ.get("TABMOE_OPENML_CACHE")
     if env:
-        return Path(env)
+        return Path(env).expanduser()
     return Path(openml.config.get_config_as_dict()["cachedir"])
 
 
@@ -227,7 +227,7 @@ def load_openml(
         raise ValueError(f"dataset_id must be a positive int (an OpenML id), got {dataset_id!r}")
     if target is not None and not isinstance(target, str):  # else "argument of type 'int' is not iterable"
         raise ValueError(f"target must be a column name (text) of OpenML dataset {dataset_id}, got {target!r}")
-    cache_root = Path(cache_dir) if cache_dir is not None else default_cache_root()
+    cache_root = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_root()
     entry = dataset_cache_dir(cache_root, dataset_id)
     problems = cache_problems(entry)
     if problems and not download:

@@ -133,7 +133,7 @@ def file_digest(path: Any) -> str | None:
     then fails, naming the file)."""
     digest = hashlib.sha256()
     try:
-        with open(path, "rb") as fh:
+        with open(os.path.expanduser(path), "rb") as fh:
             for chunk in iter(lambda: fh.read(1 << 20), b""):
                 digest.update(chunk)
     except OSError:
@@ -182,7 +182,7 @@ def source_from_dict(spec: dict[str, Any], *, base_dir: Path | None = None, wher
             raise ValueError(
                 f"{where}: categorical must be a list of column names or 'all', got {categorical!r}"
             )
-        path = Path(fields["file"])
+        path = Path(fields["file"]).expanduser()  # else "~/x.csv" was read under base_dir
         if not path.is_absolute() and base_dir is not None:
             path = base_dir / path
         fields["file"] = str(path.resolve())
