@@ -509,3 +509,20 @@ def test_a_max_bins_too_small_for_categories_is_named():
         reference.hist_gradient_boosting(max_bins=2)
     with pytest.raises(ValueError, match=r"HistGradientBoostingClassifier's max_bins must be at least 3 .* got 2"):
         reference.hist_gradient_boosting().set_params(estimator__max_bins=2).fit(X, y)
+
+
+@pytest.mark.parametrize(
+    "name", ["logistic_regression", "random_forest", "hist_gradient_boosting", "lightgbm"]
+)
+def test_balanced_class_weights_follow_one_rule_with_sample_weights(name):
+    """With sample weights of all non-zero values, "balanced" was left to the library, and
+    scikit-learn's LogisticRegression and forests (1.7+) count classes by weight there, so
+    the rule changed with whether some row weighed exactly 0 (an extra row of weight 0
+    moved LogisticRegression's probabilities by up to 0.39). It is now the documented
+    n_rows / (n_classes * n_rows_of_its_class) over every row given, whatever the weights."""
+    X, y, _, _ = padded_table("yes")
+    weight = np.where(np.asarray(y) == "yes", 5.0, 1.0)
+    formula = {label: len(y) / (2 * (np.asarray(y) == label).sum()) for label in ("no", "yes")}
+    balanced = small_model(name, class_weight="balanced", random_state=0).fit(X, y, sample_weight=weight)
+    given = small_model(name, class_weight=formula, random_state=0).fit(X, y, sample_weight=weight)
+    np.testing.assert_allclose(balanced.predict_proba(X), given.predict_proba(X), rtol=0, atol=1e-6)

@@ -197,7 +197,9 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
         # the estimator's classes: codes of those left (positions in ``codes``)
         codes = np.unique(inputs.y_codes)
         self._codes = None if len(codes) == len(self.classes_) else codes
-        resolve = inputs.n_rows is not None  # rows of weight 0 left out of the library's fit
+        # rows of weight 0 left out of the library's fit, or sample weights, which scikit-learn's
+        # LogisticRegression and forests count "balanced" by (1.7+): the documented rule then
+        resolve = inputs.n_rows is not None or sample_weight is not None
         class_weight_by_code(self.estimator_, self.classes_, codes, weights, resolve)
         y_codes = np.searchsorted(codes, inputs.y_codes)
         one_hot = self.categorical_encoding == "onehot"
