@@ -348,3 +348,22 @@ def match_kinds(frame: pd.DataFrame, other: pd.DataFrame, what: str) -> pd.DataF
     if changed:
         raise ValueError(f"{what} has column(s) of another type than X: {', '.join(changed[:10])}.")
     return other
+
+
+def concat_rows(frame: pd.DataFrame, other: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``frame``, then those of ``other`` (same columns, kinds matched), with each
+    of ``frame``'s ``category`` columns kept so: where ``other``'s dtype differs (other
+    categories, or objects), both take ``frame``'s categories in their order, then those only
+    ``other`` holds. ``pd.concat`` made such a column objects (its order lost) or, for integer
+    categories, int64, which ``categorical_features="auto"`` then binned as numbers."""
+    dtypes = {}
+    for name in frame.columns:
+        dtype = frame[name].dtype
+        if isinstance(dtype, pd.CategoricalDtype) and other[name].dtype != dtype:
+            values = pd.Index(other[name].dropna().unique(), dtype=object)
+            new = values[~values.isin(dtype.categories.astype(object))]
+            categories = pd.Index(dtype.categories.astype(object).append(new), dtype=object)
+            dtypes[name] = pd.CategoricalDtype(categories.infer_objects(), ordered=dtype.ordered)
+    if dtypes:
+        frame, other = frame.astype(dtypes), other.astype(dtypes)
+    return pd.concat([frame, other], ignore_index=True)

@@ -17,7 +17,7 @@ from ._estimator_adapt import AdaptMixin
 from ._estimator_explain import ExplainMixin
 from ._estimator_state import EstimatorStateMixin
 from ._estimator_tokens import TokenInputsMixin
-from ._frame import fitted_columns
+from ._frame import concat_rows, fitted_columns
 from .nn._base import (
     FIT_PARAMETER_CONSTRAINTS,
     SPEED_PARAMETER_CONSTRAINTS,
@@ -461,7 +461,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TokenI
             n_bins=self.n_bins,
             min_frequency=self.min_frequency,
             vocabulary=self.vocabulary,
-        ).fit(inputs.frame if unlabeled is None else pd.concat([inputs.frame, unlabeled], ignore_index=True))
+        ).fit(inputs.frame if unlabeled is None else concat_rows(inputs.frame, unlabeled))
         self.label_token_ids_ = self.tokenizer_.label_token_ids(self.classes_)
         self._warn_unsaveable()
         self.numeric_embedding_ = self.numeric_embedding  # the network's, whatever set_params does

@@ -255,3 +255,22 @@ def test_adapt_validates_the_parameters_set_params_changed_as_fit_does():
         clf.set_params(**{name: good})
         np.testing.assert_array_equal(clf.predict_proba(X), before)
     assert not hasattr(clf, "adapt_history_")
+
+
+def test_unlabeled_rows_keep_a_category_column_categorical_in_its_order():
+    # pd.concat of two category columns with other categories made int codes int64 (binned
+    # as numbers under "auto") and text objects (the dtype's order lost, sorted instead)
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({
+        "code": pd.Categorical(rng.choice([10, 20, 30], 120)),
+        "level": pd.Categorical(rng.choice(["lo", "mid", "hi"], 120), categories=["lo", "mid", "hi"], ordered=True),
+    })
+    y = (X.code == 10).to_numpy().astype(int)
+    X_u = pd.DataFrame({"code": pd.Categorical([10, 20, 40]), "level": pd.Series(["hi", "top", None], dtype=object)})
+    tok = make(max_epochs=1).fit(X, y, X_unlabeled=X_u).tokenizer_
+    assert tok.is_categorical_.tolist() == [True, True]
+    assert tok.categories_[0].tolist() == [10, 20, 30, 40]
+    assert tok.categories_[1].tolist() == ["lo", "mid", "hi", "top"]
+    # the same categories in X_unlabeled: the tokenizer is fitted as before
+    same = make(max_epochs=1).fit(X, y, X_unlabeled=X.head(5)).tokenizer_
+    assert same.categories_[1].tolist() == ["lo", "mid", "hi"]
