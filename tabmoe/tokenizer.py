@@ -197,7 +197,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
                         f"(columns: {columns[:10]}{'...' if n > 10 else ''})."
                     )
                 mask[columns.index(item) if j is None else j] = True
-            elif isinstance(item, numbers.Integral):
+            elif isinstance(item, numbers.Integral) and not isinstance(item, bool):  # mask[True]: all
                 if not -n <= item < n:
                     raise ValueError(
                         f"categorical_features index {item} is out of range for {n} columns."

@@ -222,6 +222,16 @@ def test_categorical_features_by_name_index_and_mask():
         ColumnTokenizer(categorical_features=[5]).fit(X)
 
 
+def test_a_bool_among_column_indices_is_refused_not_read_as_every_column():
+    # [True, 1] is no mask (not all booleans): True was taken as an index, and mask[True] = True
+    # made every column categorical (np.True_ was refused, as it is now)
+    X = pd.DataFrame({"a": [1, 2, 3], "b": [0.5, 0.1, 0.2], "c": [4, 5, 6]})
+    for spec in ([True, 1], [2, True], [0, False]):
+        with pytest.raises(ValueError, match="must be column names or indices, got (True|False)"):
+            ColumnTokenizer(categorical_features=spec).fit(X)
+    assert ColumnTokenizer(categorical_features=[True, False, True]).fit(X).is_categorical_.tolist() == [True, False, True]
+
+
 class _CountedLabel(str):
     """A column label counting the comparisons made with it."""
 
