@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from collections.abc import Iterator
 
 _TABMOE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
@@ -31,3 +32,17 @@ def user_stacklevel() -> int:
         frame = frame.f_back
         level += 1
     return level
+
+
+@contextlib.contextmanager
+def warnings_about(what: str) -> Iterator[None]:
+    """Re-issue the warnings raised inside the block with ``what`` in front ("eval_set's
+    X_val: Column 'a': ... not seen during fit" read as a problem of ``X``), at the place
+    they pointed to."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for w in caught:
+        warnings.warn_explicit(f"{what}: {w.message}", w.category, w.filename, w.lineno)

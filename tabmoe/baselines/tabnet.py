@@ -30,6 +30,7 @@ from sklearn.metrics import log_loss
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._frame import check_other_columns
+from .._stack import warnings_about
 from ..nn._base import FitInputs
 from ..nn.trainer import float32_default, seeded
 from ..tokenizer import to_frame
@@ -380,7 +381,8 @@ class TabNetClassifier(TorchTabularClassifier):
         Z, y_codes, weight = self._matrix(inputs.frame), inputs.y_codes, inputs.weight
         if validation is not None:
             X_val, y_val = validation  # unit weights, as every model's eval_set
-            validation = (self._matrix(X_val), y_val, np.ones(len(y_val)))
+            with warnings_about("eval_set's X_val"):  # its unseen values, not X's
+                validation = (self._matrix(X_val), y_val, np.ones(len(y_val)))
         elif early:
             idx_train, idx_val = inputs.validation_split(self.validation_fraction)
             validation = (Z[idx_val], y_codes[idx_val], weight[idx_val])

@@ -33,7 +33,7 @@ from sklearn.utils.validation import (
 
 from .. import _paper_config as defaults
 from .._frame import check_other_columns
-from .._stack import user_stacklevel
+from .._stack import user_stacklevel, warnings_about
 from ..tokenizer import to_frame
 from ._class_weight import class_weight_rows
 from ._threads import scoped_threads
@@ -543,7 +543,8 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
         every_row = None  # kept for a refit only: the hold-out's rows come back into training
         if validation is not None:
             X_val, y_val = validation
-            validation = self._training_rows(X_val, y_val, np.ones(len(y_val)))
+            with warnings_about("eval_set's X_val"):  # its unseen values, not X's
+                validation = self._training_rows(X_val, y_val, np.ones(len(y_val)))
         elif early:
             every_row = train if self._refit() else None
             train, validation = hold_out(train, inputs.validation_split(self.validation_fraction))
