@@ -26,13 +26,11 @@ def bin_position(values: np.ndarray, edges: np.ndarray, bounds: tuple[float, flo
     lower = np.concatenate([[bounds[0]], edges])[k]
     upper = np.concatenate([edges, [bounds[1]]])[k]
     with np.errstate(all="ignore"):  # x / 0 and NaN: replaced below
-        width = upper - lower
-        position = (values - lower) / width
-        # A bin wider than the float range (-1e308 to 1e308) overflows: halved there. Halving
-        # everywhere underflowed the bin a value has of its own at 0, [0, 5e-324): its width
-        # halved to 0, so 0 read position 1 where 7.0 in [7.0, 7.0 + ulp) reads 0.
-        halved = (values / 2 - lower / 2) / (upper / 2 - lower / 2)
-        position = np.where(np.isinf(width), halved, position)
+        # Halved, so that a bin wider than the float range (-1e308 to 1e308) does not overflow.
+        # The bin a repeated 0 has of its own, [0, 5e-324), halves to width 0 and so reads 1
+        # (7.0 in [7.0, 7.0 + ulp) reads 0): kept, as the committed piecewise records (study 33,
+        # tuned runs) were made so; adult's capital-gain and bank's V15 hold such a bin.
+        position = (values / 2 - lower / 2) / (upper / 2 - lower / 2)
     position = np.where(upper > lower, position, 1.0)
     position = np.where(np.isnan(position), 1.0, np.clip(position, 0.0, 1.0))
     return position.astype(np.float32)

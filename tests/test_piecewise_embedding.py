@@ -213,14 +213,12 @@ def test_adapt_reads_the_target_rows_positions():
     assert not np.allclose(a.predict_proba(X), b.predict_proba(X))
 
 
-@pytest.mark.parametrize("shift", [0.0, 7.0])
-def test_a_value_with_a_bin_of_its_own_reads_position_zero_wherever_it_lies(shift):
-    """A value holding many rows in the middle of the range gets a bin of its own, [v, v + ulp).
-    At v = 0 that bin's width, halved to avoid overflow, underflowed to 0, so 0 read position
-    1 (the bin's whole step) where the same column shifted by 7 read 0 for 7.0."""
-    x = np.concatenate([np.arange(-30.0, 0.0), np.zeros(40), np.arange(1.0, 31.0)]) + shift
+def test_a_repeated_zero_at_a_columns_minimum_reads_position_one_as_the_committed_records():
+    """A count column of mostly zeros (adult's capital-gain, bank's V15) gives 0 a bin of its
+    own, [0, 5e-324), whose halved width is 0: 0 reads position 1. The committed piecewise
+    records (study 33, tuned openml-ood runs) were made so; reading 0 there (a67465c) changed
+    3,941 positions of adult-age-over-55's training rows and 1,890 of bank-later-period's."""
+    x = np.r_[np.zeros(90), np.arange(1.0, 11.0)]
     tok = ColumnTokenizer(n_bins=10).fit(pd.DataFrame({"x": x}))
-    edges = tok.bin_edges_[0]
-    assert shift in edges and np.nextafter(shift, np.inf) in edges  # the bin of its own
-    position = tok.bin_positions(pd.DataFrame({"x": [shift]}))
-    assert position.ravel().tolist() == [0.0]
+    assert tok.bin_edges_[0][0] == np.nextafter(0.0, 1.0)  # the bin of its own
+    assert tok.bin_positions(pd.DataFrame({"x": [0.0, 5.0]})).ravel().tolist() == [1.0, pytest.approx(0.4949495)]
