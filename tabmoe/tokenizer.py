@@ -427,8 +427,9 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
     def _position(self, method: str, j: Any) -> int:
         """Column position ``j`` checked: an integer in [0, n_features_in_), named if not."""
         check_is_fitted(self)
-        n, names = int(self.n_features_in_), list(getattr(self, "feature_names_in_", []))
+        n = int(self.n_features_in_)
         if isinstance(j, bool) or not isinstance(j, numbers.Integral) or not 0 <= j < n:
+            names = list(getattr(self, "feature_names_in_", []))  # here only: a fit reads every j
             at = f" (column {j!r} is at position {names.index(j)})" if isinstance(j, str) and j in names else ""
             raise ValueError(f"{method}: j must be a column position, an integer in 0..{n - 1}, got {j!r}{at}")
         return int(j)

@@ -566,3 +566,25 @@ def test_column_position_helpers_name_their_argument_and_agree_on_negatives():
         tok.transform_batches(frame, 0)
     assert tok.token_id(np.int64(0), "red") == tok.transform(frame)[0, 0]
     assert tok.output_token_ids(np.int64(1)).tolist() == tok.output_token_ids(1).tolist()
+
+
+class _UnreadNames(np.ndarray):
+    """Column names that count how often they are listed."""
+
+    reads = 0
+
+    def __iter__(self):
+        type(self).reads += 1
+        return super().__iter__()
+
+
+def test_a_valid_column_position_does_not_list_the_column_names():
+    # output_token_ids / token_id listed feature_names_in_ on every call to name a bad j:
+    # building a network calls output_token_ids once a column, so 16,000 columns took 2.1 s
+    X = pd.DataFrame({"a": list("xyx"), "b": list("uvv")})
+    tok = ColumnTokenizer(categorical_features="all").fit(X)
+    tok.feature_names_in_ = tok.feature_names_in_.view(_UnreadNames)
+    assert [len(tok.output_token_ids(j)) for j in range(2)] == [2, 2] and tok.token_id(1, "v") is not None
+    assert _UnreadNames.reads == 0
+    with pytest.raises(ValueError, match=r"column 'b' is at position 1"):
+        tok.output_token_ids("b")
