@@ -134,3 +134,15 @@ def test_the_warning_of_a_late_divergence_points_at_the_callers_fit():
     with pytest.warns(RuntimeWarning, match="diverged in epoch 3") as caught:
         clf.fit(X, y)
     assert [w.filename for w in caught if "diverged" in str(w.message)] == [__file__]
+
+
+def test_the_end_of_fit_check_takes_a_device_given_as_text():
+    """The check of the weights a fit ends with read config.device.type: a
+    TrainerConfig(device="cpu"), which fitted before, failed at the end of every fit
+    without validation with "'str' object has no attribute 'type'"."""
+    def loss(module, batch):
+        return ((module(batch["x"]).squeeze(-1) - batch["y"]) ** 2).sum(), torch.tensor(float(len(batch["y"])))
+
+    data = {"x": torch.randn(16, 3), "y": torch.randn(16)}
+    cfg = TrainerConfig(max_epochs=2, batch_size=8, early_stopping=False, device="cpu")
+    assert len(Trainer(cfg).fit(torch.nn.Linear(3, 1), data, loss).history) == 2

@@ -457,7 +457,7 @@ class Trainer:
             return True
         module.eval()
         batch = next(iterate_batches(data, self.config.batch_size))
-        device = self.config.device
+        device = torch.device(self.config.device)  # a "cpu" given as text fitted before this check
         with torch.random.fork_rng([device] if device.type == "cuda" else [], device_type="cuda"), self._autocast():
             s, w = loss_fn(module, batch)
         return not float(w) > 0 or math.isfinite(float(s))
