@@ -146,3 +146,14 @@ def test_the_end_of_fit_check_takes_a_device_given_as_text():
     data = {"x": torch.randn(16, 3), "y": torch.randn(16)}
     cfg = TrainerConfig(max_epochs=2, batch_size=8, early_stopping=False, device="cpu")
     assert len(Trainer(cfg).fit(torch.nn.Linear(3, 1), data, loss).history) == 2
+
+
+def test_a_fit_on_no_rows_still_says_it_made_no_step():
+    """The end-of-fit check read the first batch of the data with next(): on no rows it raised
+    a bare StopIteration instead of "Training made no optimisation step"."""
+    def loss(module, batch):
+        return ((module(batch["x"]).squeeze(-1) - batch["y"]) ** 2).sum(), torch.tensor(float(len(batch["y"])))
+
+    data = {"x": torch.randn(0, 3), "y": torch.randn(0)}
+    with pytest.raises(RuntimeError, match="no optimisation step"):
+        Trainer(TrainerConfig(max_epochs=2, batch_size=8, early_stopping=False)).fit(torch.nn.Linear(3, 1), data, loss)

@@ -456,10 +456,10 @@ class Trainer:
         if math.isfinite(last.get("val_loss", math.nan)):
             return True
         module.eval()
-        batch = next(iterate_batches(data, self.config.batch_size))
+        batch = next(iterate_batches(data, self.config.batch_size), None)  # None: no row to read
         device = torch.device(self.config.device)  # a "cpu" given as text fitted before this check
         with torch.random.fork_rng([device] if device.type == "cuda" else [], device_type="cuda"), self._autocast():
-            s, w = loss_fn(module, batch)
+            s, w = loss_fn(module, batch) if batch is not None else (0.0, 0.0)
         return not float(w) > 0 or math.isfinite(float(s))
 
     @torch.no_grad()
