@@ -403,8 +403,10 @@ def tune(
         _check_validation(validation, X)
         _check_comparable(y, validation[1], "validation's y_val", "y")
         _check_metric_defined(metric, y, validation[1], "validation's y_val", "y")
+    # given (train, test) positions are named as such: their repr printed every fold's rows
+    named = f"cv={cv!r}" if _is_int(cv) or hasattr(cv, "split") else "the cv folds given"
     for i, (train, test) in enumerate(folds or ()):
-        _check_metric_defined(metric, _rows(y, train), _rows(y, test), f"the test rows of fold {i} of cv={cv!r}", "its training rows")
+        _check_metric_defined(metric, _rows(y, train), _rows(y, test), f"the test rows of fold {i} of {named}", "its training rows")
     build, default_space = _factory(model)
     _check_available(model)
     space = _choices(search_space if search_space is not None else default_space)

@@ -788,3 +788,19 @@ def test_bad_given_folds_are_named(data, cv, message):
     X, y, _ = data
     with pytest.raises(ValueError, match=message):
         tune(logistic_regression(), X, y, {"estimator__C": [1.0]}, cv=cv, n_trials=1, random_state=0)
+
+
+def test_given_folds_are_named_by_position_not_printed_whole():
+    """A fold of given (train, test) positions on which the metric is undefined was named
+    as "fold 0 of cv=[(array([0, 1, ...]), array([...]))...]": every fold's positions
+    printed, 19,127 characters for three GroupKFold folds of 3,000 rows."""
+    from sklearn.model_selection import GroupKFold
+
+    rng = np.random.RandomState(0)
+    X, y = rng.normal(size=(3000, 3)), np.r_[np.zeros(2000, int), np.ones(1000, int)]
+    folds = GroupKFold(3).split(X, y, np.arange(3000) // 1000)
+    with pytest.raises(ValueError, match=r"^metric='roc_auc' is undefined on the test rows of fold 0 of the cv "
+                                         r"folds given: fewer than two labels of its training rows$"):
+        tune(LogisticRegression(), X, y, {"C": [1.0]}, cv=folds, metric="roc_auc", n_trials=1)
+    with pytest.raises(ValueError, match=r"fold 0 of cv=KFold\(n_splits=3"):  # a splitter: named as before
+        tune(LogisticRegression(), X, y, {"C": [1.0]}, cv=KFold(3), metric="roc_auc", n_trials=1)
