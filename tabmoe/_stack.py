@@ -36,13 +36,16 @@ def user_stacklevel() -> int:
 
 @contextlib.contextmanager
 def warnings_about(what: str) -> Iterator[None]:
-    """Re-issue the warnings raised inside the block with ``what`` in front ("eval_set's
-    X_val: Column 'a': ... not seen during fit" read as a problem of ``X``), at the place
-    they pointed to."""
+    """Re-issue the warnings raised inside the block, also when it raises, naming ``what`` at
+    their end ("Column 'a': ... not seen during fit" about eval_set's rows read as ``X``'s),
+    at the place they pointed to. At the end, so that a filter on the message's start still
+    matches it."""
     import warnings
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        yield
-    for w in caught:
-        warnings.warn_explicit(f"{what}: {w.message}", w.category, w.filename, w.lineno)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield
+    finally:
+        for w in caught:
+            warnings.warn_explicit(f"{w.message} (In {what}.)", w.category, w.filename, w.lineno)

@@ -448,9 +448,8 @@ class Trainer:
 
     @torch.no_grad()
     def _usable(self, module: nn.Module, data: Batch, loss_fn: LossFn, last: dict) -> bool:
-        """Whether the weights a fit ends with are finite and give a finite loss: the last
-        epoch's validation loss (read after its last step), else on the first batch of
-        ``data`` (in eval mode; the RNGs a loss may draw from are left as they were)."""
+        """Whether the weights a fit ends with are finite and give a finite loss: the last epoch's
+        validation loss, else on the first batch of ``data`` (eval mode; every RNG restored)."""
         if not all(bool(torch.isfinite(p).all()) for p in module.parameters()):
             return False
         if math.isfinite(last.get("val_loss", math.nan)):
@@ -458,7 +457,9 @@ class Trainer:
         module.eval()
         batch = next(iterate_batches(data, self.config.batch_size), None)  # None: no row to read
         device = torch.device(self.config.device)  # a "cpu" given as text fitted before this check
-        with torch.random.fork_rng([device] if device.type == "cuda" else [], device_type="cuda"), self._autocast():
+        with contextlib.ExitStack() as forks, self._autocast():
+            for device_type, devices in _rng_devices(device).items():  # MPS's too, as seeded's
+                forks.enter_context(torch.random.fork_rng(devices, device_type=device_type))
             s, w = loss_fn(module, batch) if batch is not None else (0.0, 0.0)
         return not float(w) > 0 or math.isfinite(float(s))
 
@@ -502,8 +503,7 @@ class Trainer:
             optimizer = make_adamw(module, cfg)
         generator = torch.Generator().manual_seed(cfg.seed)
         result = TrainResult()
-        best_loss, best_state, bad_epochs, diverged = math.inf, None, 0, None
-        best_at = 1  # the epoch of the best validation loss so far (patience_rate reads it)
+        best_loss, best_state, bad_epochs, diverged, best_at = math.inf, None, 0, None, 1  # best_at: patience_rate's
         epochs = range(1, cfg.max_epochs + 1)
         bar = tqdm(epochs, desc=cfg.description, disable=not cfg.verbose, leave=False)
         try:  # the bar is closed however the loop ends (an error, Ctrl-C)
