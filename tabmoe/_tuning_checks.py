@@ -108,7 +108,8 @@ def _given_folds(cv: Iterable, n_rows: int) -> list[tuple[np.ndarray, np.ndarray
     folds = []
     for k, fold in enumerate(cv):
         if not isinstance(fold, (tuple, list)) or len(fold) != 2:
-            raise ValueError(f"cv fold {k} must be a (train, test) pair of row positions, got {fold!r}")
+            shape = f"{len(fold)} part(s)" if isinstance(fold, (tuple, list)) else type(fold).__name__
+            raise ValueError(f"cv fold {k} must be a (train, test) pair of row positions, got {shape}")
         pair = []
         for part, rows in zip(("train", "test"), fold, strict=True):
             rows = np.asarray(rows)

@@ -27,7 +27,9 @@ EXTRA_NA_VALUES = ("?",)
 def _check_header(path: Path) -> None:
     """A ValueError for a CSV header that repeats a name: pandas renamed the second ``a`` to
     ``a.1`` without a word, where a Parquet file or a table with repeated names is refused."""
-    header = pd.read_csv(path, header=None, nrows=1, dtype=str, skipinitialspace=True).iloc[0].dropna()
+    header = pd.read_csv(path, header=None, nrows=1, dtype=str, skipinitialspace=True,
+                         keep_default_na=False).iloc[0]  # "NA", "null": names, not missing
+    header = header[header != ""]  # empty cells: pandas' "Unnamed: k", each its own
     repeated = header[header.duplicated()].unique().tolist()
     if repeated:
         raise ValueError(f"{path} has duplicate column names {repeated} in its header; rename them")
