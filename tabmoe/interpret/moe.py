@@ -364,9 +364,6 @@ def label_gates(
     if fraction is not None:  # a (B, 1) one gave column 0's bin position to every column
         fraction = _as_tensor(fraction, "fraction", weight.device, weight.dtype)
         fraction = _per_row(fraction, "fraction", len(tokens), model.n_columns)
-    tokens, attend = model.label_inputs(tokens, attend)
-    x = model.embed(tokens, model.label_fraction(fraction))
-    for block in model.blocks[:-1]:
-        x = block(x, attend)
+    _, attend, x = model.label_pass(tokens, attend, fraction)
     label = model.label_position
     return model.blocks[-1].attention.weights(x[:, label : label + 1], x, attend)[:, :, 0]

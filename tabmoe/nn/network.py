@@ -566,16 +566,24 @@ class TabularMoE(nn.Module):
         h = self.hidden(tokens, attend, query, fraction)[:, 0]  # (B, d)
         return self.heads.column_logits(h, self.label_ids)
 
+    def label_pass(
+        self, tokens: Tensor, attend: Tensor | None = None, fraction: Tensor | None = None
+    ) -> tuple[Tensor, Tensor | None, Tensor]:
+        """The label-masked tokens (B, L), the attend mask and the last layer's input (B, L, d):
+        the layers below the last, run once for the label's logits and gates."""
+        tokens, attend = self.label_inputs(tokens, attend)
+        x = self.embed(tokens, self.label_fraction(fraction))
+        for block in self.blocks[:-1]:
+            x = block(x, attend)
+        return tokens, attend, x
+
     def label_logits_and_gates(
         self, tokens: Tensor, attend: Tensor | None = None, fraction: Tensor | None = None
     ) -> tuple[Tensor, Tensor]:
         """:meth:`label_logits` (B, C) and the last layer's gates of the label query over all
         positions (B, H, L), from one pass: the layers below the last run once (``explain``
         ran them twice, once a reading)."""
-        tokens, attend = self.label_inputs(tokens, attend)
-        x = self.embed(tokens, self.label_fraction(fraction))
-        for block in self.blocks[:-1]:
-            x = block(x, attend)
+        tokens, attend, x = self.label_pass(tokens, attend, fraction)
         label, last = self.label_position, self.blocks[-1]
         gates = last.attention.weights(x[:, label : label + 1], x, attend)[:, :, 0]  # (B, H, L)
         query = torch.tensor([label], device=tokens.device)
