@@ -189,3 +189,18 @@ def test_a_user_home_tilde_is_expanded_where_tabmoe_reads_a_path(tmp_path, monke
     # a path without ~ is read (and hashed) as before
     plain = source_from_dict({"file": "t.csv", "target": "label"}, base_dir=tmp_path)
     assert plain.file == str((tmp_path / "t.csv").resolve()) and plain.digest() == digest
+
+
+def test_a_user_home_tilde_is_expanded_in_the_auto_mpg_paths(tmp_path, monkeypatch):
+    """`{auto_mpg: {path: ~/x}}`, `auto_mpg_table("~/x")` and `TABMOE_AUTO_MPG=~/x` were read
+    literally ("auto-mpg CSV not found at ~/x")."""
+    import shutil
+
+    from tabmoe.data.paper import auto_mpg_table, default_auto_mpg_path
+
+    shipped = default_auto_mpg_path()
+    monkeypatch.setenv("HOME", str(tmp_path))
+    shutil.copy(shipped, tmp_path / "mpg.csv")
+    assert auto_mpg_table("~/mpg.csv").data.shape == auto_mpg_table(shipped).data.shape
+    monkeypatch.setenv("TABMOE_AUTO_MPG", "~/mpg.csv")
+    assert default_auto_mpg_path() == tmp_path / "mpg.csv"

@@ -114,11 +114,11 @@ def default_auto_mpg_path() -> Path:
     in an ancestor of this package (``../shared`` beside a checkout)."""
     env = os.environ.get("TABMOE_AUTO_MPG")
     if env:
-        return Path(env)
+        return Path(env).expanduser()
     relative = Path("data") / "auto-mpg.csv"
     shared = os.environ.get("TABMOE_SHARED")
-    if shared and (Path(shared) / relative).is_file():
-        return Path(shared) / relative
+    if shared and (Path(shared).expanduser() / relative).is_file():
+        return Path(shared).expanduser() / relative
     here = Path(__file__).resolve()
     for parent in here.parents:
         if (parent / "benchmarks" / relative).is_file():
@@ -160,7 +160,7 @@ def auto_mpg_table(path: str | os.PathLike | None = None) -> Table:
     year -> tertiles pooled over all rows; ``origin`` is 1 (US), 2 (Europe) or 3 (Japan);
     car name is dropped.
     """
-    path = Path(path) if path is not None else default_auto_mpg_path()
+    path = Path(path).expanduser() if path is not None else default_auto_mpg_path()
     if not path.exists():
         raise FileNotFoundError(
             f"auto-mpg CSV not found at {path}: set TABMOE_AUTO_MPG to the file (a suite can "
