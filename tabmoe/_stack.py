@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import warnings
 from collections.abc import Iterator
 
 _TABMOE = os.path.dirname(os.path.abspath(__file__)) + os.sep
@@ -40,8 +41,6 @@ def warnings_about(what: str) -> Iterator[None]:
     their end ("Column 'a': ... not seen during fit" about eval_set's rows read as ``X``'s),
     at the place they pointed to. At the end, so that a filter on the message's start still
     matches it."""
-    import warnings
-
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")

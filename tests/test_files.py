@@ -170,7 +170,7 @@ def test_a_user_home_tilde_is_expanded_where_tabmoe_reads_a_path(tmp_path, monke
     # TABMOE_OPENML_CACHE='~/x', a quoted --openml-cache ~/x and a suite's {file: ~/x.csv}
     # were read literally: "data file not found: <suite dir>/~/t.csv", "Directory '~/x' does
     # not exist"
-    pytest.importorskip("openml")
+    pytest.importorskip("openml")  # default_cache_root and the CLI option live in the "data" extra
     from tabmoe.bench.cli import _UserPath
     from tabmoe.data.openml import default_cache_root
     from tabmoe.data.sources import FileSource, LoadContext, file_digest, source_from_dict

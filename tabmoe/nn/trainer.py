@@ -80,8 +80,7 @@ def seeded(seed: int, device: torch.device) -> Iterator[None]:
     with (_TORCH_STATE_LOCK, float32_default(), torch.inference_mode(False), torch.enable_grad(),
           contextlib.ExitStack() as forks):
         forks.enter_context(_lazy_cuda_seed_kept())
-        for device_type, devices in _rng_devices(device).items():
-            forks.enter_context(torch.random.fork_rng(devices, device_type=device_type))
+        forks.enter_context(forked_rngs(device))
         torch.default_generator.manual_seed(seed)  # not torch.manual_seed: it seeds every GPU
         if device.type == "cuda":
             with torch.cuda.device(device):
@@ -124,6 +123,15 @@ def _lazy_cuda_seed_kept() -> Iterator[None]:
     finally:
         if not torch.cuda.is_initialized():
             vars(tracker).update(before)
+
+
+@contextlib.contextmanager
+def forked_rngs(device: torch.device) -> Iterator[None]:
+    """Every RNG a block on ``device`` may draw from (:func:`_rng_devices`, the CPU's) restored after it."""
+    with contextlib.ExitStack() as forks:
+        for device_type, devices in _rng_devices(device).items():
+            forks.enter_context(torch.random.fork_rng(devices, device_type=device_type))
+        yield
 
 
 def _rng_devices(device: torch.device) -> dict[str, list]:
@@ -192,8 +200,7 @@ class TrainerConfig:
     # it), so the weights kept come from epoch k + 1 or later; a divergence within those k
     # epochs raises, as without early stopping
     start_from_epoch: int = 0
-    # AutoGluon's AdaptiveES (adaptive_rate 0.3 there): patience n_iter_no_change + round(rate
-    # x (best epoch - 1)); 0 keeps it fixed (research-only, study 59)
+    # AutoGluon's AdaptiveES: patience n_iter_no_change + round(rate x (best epoch - 1)) (study 59)
     patience_rate: float = 0.0
     # Keras's restore_best_weights: False keeps the last epoch's weights when early stopping
     # ends the fit, as HistGradientBoosting does (the best are still restored after a
@@ -456,10 +463,7 @@ class Trainer:
             return True
         module.eval()
         batch = next(iterate_batches(data, self.config.batch_size), None)  # None: no row to read
-        device = torch.device(self.config.device)  # a "cpu" given as text fitted before this check
-        with contextlib.ExitStack() as forks, self._autocast():
-            for device_type, devices in _rng_devices(device).items():  # MPS's too, as seeded's
-                forks.enter_context(torch.random.fork_rng(devices, device_type=device_type))
+        with forked_rngs(torch.device(self.config.device)), self._autocast():  # "cpu" as text too
             s, w = loss_fn(module, batch) if batch is not None else (0.0, 0.0)
         return not float(w) > 0 or math.isfinite(float(s))
 
@@ -542,10 +546,6 @@ class Trainer:
                 if seen > 0 and not math.isfinite(record["train_loss"]):
                     # the weights are no longer finite: every later prediction would be NaN
                     diverged = _divergence(cfg, epoch, f"the training loss is {record['train_loss']}")
-                    if not (cfg.early_stopping and best_state is not None):
-                        raise FloatingPointError(diverged)
-                    warnings.warn(f"{diverged} The weights of epoch {result.best_epoch}, the best on "
-                                  "validation, are kept.", RuntimeWarning, stacklevel=user_stacklevel())
                     result.history.append(record)
                     result.stopped_early = True
                     break
@@ -575,14 +575,14 @@ class Trainer:
         kept_best = cfg.early_stopping and best_state is not None
         if (diverged is None and result.history and not (kept_best and cfg.restore_best_weights)
                 and not self._usable(scored, train if validation is None else validation, val_loss_fn, result.history[-1])):
-            # the loss is read before each step: a last step that overflowed went unseen, and
-            # the fit returned a network predicting NaN (learning_rate=1e6, one epoch of one batch)
+            # the loss is read before each step: an overflowing last step returned a NaN network
             diverged = _divergence(cfg, result.history[-1]["epoch"], "after its last step the loss is not finite")
-            if not kept_best:
-                raise FloatingPointError(diverged)
+        if diverged is not None and not kept_best:  # no better weights to fall back to
+            raise FloatingPointError(diverged)
+        if diverged is not None:
             warnings.warn(f"{diverged} The weights of epoch {result.best_epoch}, the best on "
                           "validation, are kept.", RuntimeWarning, stacklevel=user_stacklevel())
-        if cfg.early_stopping and best_state is not None and (cfg.restore_best_weights or diverged):
+        if kept_best and (cfg.restore_best_weights or diverged):
             module.load_state_dict(best_state)
         else:
             if cfg.early_stopping and not cfg.restore_best_weights and result.history:
