@@ -127,7 +127,7 @@ def _lazy_cuda_seed_kept() -> Iterator[None]:
 
 @contextlib.contextmanager
 def forked_rngs(device: torch.device) -> Iterator[None]:
-    """Every RNG a block on ``device`` may draw from (:func:`_rng_devices`, the CPU's) restored after it."""
+    """Every RNG a block on ``device`` may draw from (``_rng_devices``, the CPU's) restored after it."""
     with contextlib.ExitStack() as forks:
         for device_type, devices in _rng_devices(device).items():
             forks.enter_context(torch.random.fork_rng(devices, device_type=device_type))
