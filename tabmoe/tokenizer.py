@@ -439,8 +439,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
 
         Per-column vocabularies: a fresh range after the features'. Shared vocabulary: a class
         equal to a feature code reuses that code's token (the paper's single code space);
-        other classes get fresh ids.
-        """
+        other classes get fresh ids."""
         check_is_fitted(self)
         start = self.n_tokens_
         if self.vocabulary != "shared":
@@ -451,12 +450,13 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         return ids.astype(np.int64)
 
     def token_id(self, j: int, value: Any) -> int | None:
-        """Token id of a categorical ``value`` in column ``j`` (None if unknown); ValueError
-        for a numeric column ``j`` (its values are binned: :meth:`transform` gives their ids)."""
+        """Token id of categorical ``value`` in column ``j`` as :meth:`transform` reads it
+        (MISSING for NaN/None/NaT, UNKNOWN below ``min_frequency``; None if unseen at fit)."""
         j = self._position("token_id", j)
         if self._lookup[j] is None:
-            raise ValueError(f"token_id: column {j} is a numeric column of the {len(self._lookup)} fitted; "
-                             "it takes a categorical column's index")
+            raise ValueError(f"token_id: column {j} is a numeric column of the {len(self._lookup)} fitted; it takes a categorical column's index")
+        if value is None or (pd.api.types.is_scalar(value) and pd.isna(value)):
+            return MISSING
         index, token = self._lookup[j]
         code = index.get_indexer(pd.Index([value], dtype=object))[0]
         return None if code < 0 else int(token[code])

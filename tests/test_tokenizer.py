@@ -588,3 +588,15 @@ def test_a_valid_column_position_does_not_list_the_column_names():
     assert _UnreadNames.reads == 0
     with pytest.raises(ValueError, match=r"column 'b' is at position 1"):
         tok.output_token_ids("b")
+
+
+def test_token_id_reads_missing_and_rare_values_as_transform_does():
+    # token_id(0, nan) returned None (documented as "unknown") while transform reads a
+    # missing value as MISSING; a value rarer than min_frequency reads UNKNOWN in both
+    frame = pd.DataFrame({"c": ["a"] * 3 + ["b"] * 3 + ["rare", None]})
+    tok = ColumnTokenizer(min_frequency=2).fit(frame)
+    ids = tok.transform(frame)[:, 0]
+    for value, expected in ((None, MISSING), (np.nan, MISSING), (pd.NA, MISSING), (pd.NaT, MISSING),
+                            ("rare", UNKNOWN), ("a", ids[0])):
+        assert tok.token_id(0, value) == expected, value
+    assert ids[7] == MISSING and ids[6] == UNKNOWN and tok.token_id(0, "zzz") is None
