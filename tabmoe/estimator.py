@@ -203,9 +203,10 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TokenI
         and training continues uncompiled. Speed: docs/guide/training.md.
     mixed_precision : bool or "auto"
         bf16 autocast (matmuls in bf16; softmax, norms, losses and the label head in
-        float32) for training and prediction. ``True``: on CUDA and on the CPU (~12% faster
-        epochs on a CPU with AVX512-BF16; slower where bf16 is emulated); elsewhere it has
-        no effect, and ``fit`` warns. ``"auto"``: on GPUs with native bf16 (CC 8.0+) only.
+        float32) for training and prediction. ``True``: on GPUs with native bf16 (CC 8.0+)
+        and on the CPU (~12% faster epochs on a CPU with AVX512-BF16; slower where bf16 is
+        emulated); elsewhere (``mps``, a T4 or V100) it has no effect, and ``fit`` warns.
+        ``"auto"``: on GPUs with native bf16 only.
         ``explain`` and ``feature_importances_`` are computed in float32.
 
     Attributes

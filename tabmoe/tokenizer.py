@@ -109,9 +109,9 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
     Parameters
     ----------
     categorical_features : "auto", "all", array-like of str or int, or bool mask, default="auto"
-        Which columns are categorical. ``"auto"``: pandas category, object, string and bool
-        dtypes. ``"all"``: every column (e.g. already-integer-coded data). Otherwise column
-        names, column indices or a boolean mask of length ``n_features``.
+        Which columns are categorical. ``"auto"``: by dtype (:func:`is_categorical_dtype`:
+        category, object, string, bool, interval). ``"all"``: every column (e.g. integer codes).
+        Otherwise column names, column indices or a boolean mask of length ``n_features``.
     n_bins : int or "auto", default=10
         Maximum number of quantile bins for a numeric column. ``"auto"``: the Rice rule,
         ``round(2 * n_samples ** (1/3))`` bins (at least 2), from the rows given to ``fit``.
@@ -312,7 +312,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
 
     # ------------------------------------------------------------ transform
     def transform(self, X: Any) -> np.ndarray:
-        """Token ids, shape (n_samples, n_features), in the smallest integer dtype that fits."""
+        """Token ids, shape (n_samples, n_features): int16, or int32 when ``n_tokens_`` exceeds int16's range."""
         frame = self._checked_frame(X)
         unseen = UnseenValues()
         out = self._tokens(frame, unseen)
