@@ -204,3 +204,18 @@ def test_a_user_home_tilde_is_expanded_in_the_auto_mpg_paths(tmp_path, monkeypat
     assert auto_mpg_table("~/mpg.csv").data.shape == auto_mpg_table(shipped).data.shape
     monkeypatch.setenv("TABMOE_AUTO_MPG", "~/mpg.csv")
     assert default_auto_mpg_path() == tmp_path / "mpg.csv"
+
+
+@pytest.mark.parametrize("name", ["trail.csv", "trail.csv.gz"])
+def test_a_csv_with_a_delimiter_at_the_end_of_each_row_keeps_its_columns(tmp_path, name):
+    """pandas read rows one (empty) field longer than the header as row names plus data: the
+    first column was lost and every other one shifted left (`a` held `b`'s values, the label
+    `y` all missing). Row names proper (a non-empty extra field) are still the index."""
+    text = "a,b,y\n1,2,yes,\n3,4,no,\n5,6,yes\n"  # the last line without one
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(text.encode()) if name.endswith(".gz") else text.encode())
+    data = load_table_file(path).data
+    assert data.to_dict("list") == {"a": [1, 3, 5], "b": [2, 4, 6], "y": ["yes", "no", "yes"]}
+    named = tmp_path / "rownames.csv"
+    named.write_text("a,b,y\nr1,1,2,yes\nr2,3,4,no\n")
+    assert load_table_file(named).data.to_dict("list") == {"a": [1, 3], "b": [2, 4], "y": ["yes", "no"]}

@@ -35,6 +35,24 @@ def _check_header(path: Path) -> None:
         raise ValueError(f"{path} has duplicate column names {repeated} in its header; rename them")
 
 
+def _trailing_delimiter(path: Path, n_columns: int) -> bool:
+    """Whether the data rows of a CSV with ``n_columns`` header names hold one field more,
+    an empty one (a delimiter at the end of each line: the first row has it, others may
+    not). pandas then takes the first column for row names and shifts the others one to
+    the left; row names proper (R's ``write.table``: a non-empty extra field) are left to it."""
+    def extra(nrows: int | None) -> pd.Series:  # the field after the header's last, per data row
+        # the python engine fills a field a row lacks with NaN; the C engine with "" too
+        return pd.read_csv(path, header=None, names=range(n_columns + 1), nrows=nrows, dtype=str,
+                           keep_default_na=False, skipinitialspace=True, engine="python").iloc[1:, n_columns]
+    try:
+        if extra(2).isna().all():  # the first data row is no longer than the header
+            return False
+        fields = extra(None)
+    except pd.errors.ParserError:
+        return False
+    return bool((fields.isna() | (fields.str.strip() == "")).all())  # empty or absent in each
+
+
 def read_frame(path: str | os.PathLike) -> pd.DataFrame:
     """Read a CSV or Parquet file by its suffix; "?" also counts as missing in CSV."""
     path = Path(path)
@@ -47,6 +65,11 @@ def read_frame(path: str | os.PathLike) -> pd.DataFrame:
         try:
             frame = pd.read_csv(path, na_values=list(EXTRA_NA_VALUES), skipinitialspace=True)
             _check_header(path)
+            if _trailing_delimiter(path, frame.shape[1]):
+                # every row one field longer than the header, the extra one empty: pandas took
+                # the first column for row names and shifted the others one to the left
+                frame = pd.read_csv(path, na_values=list(EXTRA_NA_VALUES), skipinitialspace=True,
+                                    index_col=False)
             return frame
         except UnicodeDecodeError as exc:  # the codec's words named no file
             raise ValueError(f"cannot read {path}: not UTF-8 text ({exc.reason}); save it as UTF-8") from exc
