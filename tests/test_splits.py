@@ -367,3 +367,24 @@ def test_a_python_bool_in_a_values_rule_is_told_what_matches_a_bool_column():
                                          r"so list a bool column's values as strings \(ood_values=\['True'\]\)"):
         ValueSplit("flag", ood_values=[True])
     assert ValueSplit("flag", ood_values=["True"]).assign(flags).ood.tolist() == [True, False, True, False]
+
+
+@pytest.mark.parametrize("dtype", ["boolean", "string"])
+def test_cluster_split_takes_nominal_columns_missing_as_pd_na(dtype):
+    """A nullable boolean or string column with a missing value (``pd.NA``) failed in the
+    one-hot encoder: "Encoders require their input argument must be uniformly strings or
+    numbers. Got ['NAType', 'bool']". Missing is its own value, as NaN and None are."""
+    rng = np.random.RandomState(0)
+    flags = rng.rand(N) < 0.3
+    values = flags if dtype == "boolean" else np.where(flags, "u", "v")
+    data = pd.DataFrame({
+        "flag": pd.array(values, dtype=dtype),
+        "x": rng.normal(size=N),
+        "label": rng.choice(["yes", "no"], size=N),
+    })
+    data.loc[:9, "flag"] = pd.NA
+    table = Table(data=data, target="label", name="toy", source="test")
+    rule = ClusterSplit(n_clusters=3, ood_clusters=(2,))
+    as_object = Table(data=data.astype({"flag": object}).replace({pd.NA: None}), target="label", name="toy", source="test")
+    assert as_object.data["flag"].map(type).isin([bool, str, type(None)]).all()
+    np.testing.assert_array_equal(rule.compute_ranks(table), rule.compute_ranks(as_object))

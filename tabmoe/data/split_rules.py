@@ -432,13 +432,26 @@ class ClusterSplit:
         # Arrays whatever the global transform_output ("pandas" refuses the sparse one-hot);
         # sparse or dense as the ColumnTransformer chooses, which the KMeans result depends on.
         with config_context(transform_output="default"):
-            Z = encoder.fit_transform(X.astype({c: object for c in nominal}))
+            Z = encoder.fit_transform(_as_objects(X, nominal))
         with threadpool_limits(limits=1):  # threads fighting a busy CPU: 0.2 s -> 5 s (kr-vs-kp)
             labels = KMeans(self.n_clusters, n_init=10, random_state=self.random_state).fit_predict(Z)
         sizes = np.bincount(labels, minlength=self.n_clusters)
         rank = np.empty(self.n_clusters, dtype=int)
         rank[np.argsort(-sizes, kind="stable")] = np.arange(self.n_clusters)
         return rank[labels]
+
+
+def _as_objects(X: pd.DataFrame, nominal: list) -> pd.DataFrame:
+    """The ``nominal`` columns of ``X`` as objects, a missing ``pd.NA`` (nullable
+    ``boolean`` and ``string`` dtypes) as NaN: the one-hot encoder refused ``pd.NA`` beside
+    values ("Encoders require their input argument must be uniformly strings or numbers.
+    Got ['NAType', 'bool']"). Other missing values (NaN, None) are left as they were."""
+    X = X.astype({c: object for c in nominal})
+    for c in nominal:
+        na = np.fromiter((v is pd.NA for v in X[c]), dtype=bool, count=len(X))
+        if na.any():
+            X[c] = X[c].mask(na, np.nan)
+    return X
 
 
 SplitRule = ValueSplit | ThresholdSplit | TimeSplit | ClusterSplit
