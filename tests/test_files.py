@@ -219,3 +219,18 @@ def test_a_csv_with_a_delimiter_at_the_end_of_each_row_keeps_its_columns(tmp_pat
     named = tmp_path / "rownames.csv"
     named.write_text("a,b,y\nr1,1,2,yes\nr2,3,4,no\n")
     assert load_table_file(named).data.to_dict("list") == {"a": [1, 3], "b": [2, 4], "y": ["yes", "no"]}
+
+
+@pytest.mark.parametrize(("separator", "shown"), [(";", ";"), ("\t", "\\t")])
+def test_a_csv_separated_by_another_character_is_named_so(tmp_path, separator, shown):
+    """A file separated by ';' (Excel in many locales) or tabs said only "has 1 column(s);
+    need features and a label", of a file the user sees with three columns."""
+    path = tmp_path / "semi.csv"
+    path.write_text(separator.join(["a", "b", "y"]) + "\n" + separator.join(["1,5", "2", "yes"]) + "\n")
+    with pytest.raises(ValueError, match=rf"semi\.csv has 1 column\(s\); need features and a label \(its header "
+                       rf"'a{re.escape(shown)}b{re.escape(shown)}y' holds '{re.escape(shown)}': CSV files are read comma-separated"):
+        load_table_file(path)
+    single = tmp_path / "single.csv"
+    single.write_text("y\n1\n2\n")
+    with pytest.raises(ValueError, match=r"single\.csv has 1 column\(s\); need features and a label$"):
+        load_table_file(single)

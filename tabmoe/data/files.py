@@ -124,7 +124,14 @@ def load_table_file(
         )
     frame = read_frame(path)
     if frame.shape[1] < 2:
-        raise ValueError(f"{path} has {frame.shape[1]} column(s); need features and a label")
+        # a file separated by ';' or tabs reads as one column named by its whole header line
+        one_name = str(frame.columns[0]) if frame.shape[1] == 1 and path.name.lower().endswith(CSV_SUFFIXES) else ""
+        separator = next((c for c in ";\t|" if c in one_name), None)
+        raise ValueError(
+            f"{path} has {frame.shape[1]} column(s); need features and a label"
+            + (f" (its header {str(frame.columns[0])!r} holds {separator!r}: CSV files are read "
+               "comma-separated; save it with commas)" if separator else "")
+        )
     if len(frame) == 0:  # else every column of a CSV is read as text: "has dtype category, not numeric"
         raise ValueError(f"{path} has no rows, only its header: no table to split")
     label = target if target is not None else str(frame.columns[-1])
