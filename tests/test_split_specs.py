@@ -296,6 +296,21 @@ def test_a_split_whose_id_rows_hold_one_class_is_refused_naming_it():
         definition.make(0, table=Table(data=data, target="y", name="one", source="test"))
     two = data.assign(y=["a", "b"] * 30)
     assert len(definition.make(0, table=Table(data=two, target="y", name="two", source="test")).train) > 0
+    with pytest.raises(ValueError, match=r"leaves several classes in distribution$"):  # the rule's fault
+        definition.make(0, table=Table(data=data, target="y", name="one", source="test"))
+
+
+def test_a_rare_class_carved_out_of_training_is_not_blamed_on_the_rule():
+    """20 ID rows, one of class 'b': stratification needs two of each class, so the carving
+    is unstratified and at seed 0 'b' lands in id_test. The error said "choose a rule that
+    leaves several classes in distribution", of ID rows that hold two."""
+    data = pd.DataFrame({"g": ["i"] * 20 + ["o"] * 5, "y": ["a"] * 19 + ["b"] + list("ababa")})
+    definition = SplitDefinition(name="rare", data=SimulationSource(1, 0.1, 0.0), rule=ValueSplit("g", ood_values=("o",)))
+    table = Table(data=data, target="y", name="rare", source="test")
+    with pytest.raises(ValueError, match=r"hold one class of 'y' \('a'; seed 0\), and a classifier needs two; its ID "
+                       r"rows hold 2 \('a': 19, 'b': 1\), but validation and id_test took every row of all but one"):
+        definition.make(0, table=table)
+    assert set(definition.make(1, table=table).train["y"]) == {"a", "b"}
 
 
 @pytest.mark.parametrize(

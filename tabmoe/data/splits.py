@@ -303,10 +303,16 @@ class SplitDefinition:
             frame = frame.drop(columns=assignment.column)
         classes = y.loc[train].unique()
         if len(classes) < 2:  # else every model failed in its own fit, naming no split
+            held = y.loc[id_rows].value_counts()
+            held = held[held > 0]
             raise ValueError(
                 f"{where}: its ID training rows hold one class of {table.target!r} "
-                f"({classes[0]!r}; seed {seed}), and a classifier needs two; choose a rule that "
-                "leaves several classes in distribution"
+                f"({classes[0]!r}; seed {seed}), and a classifier needs two; "
+                + ("choose a rule that leaves several classes in distribution" if len(held) < 2 else
+                   # a rare class all carved into validation / id_test (unstratified below 2 rows)
+                   f"its ID rows hold {len(held)} ({', '.join(f'{k!r}: {v}' for k, v in held.items())}), "
+                   "but validation and id_test took every row of all but one: try another seed, "
+                   "smaller validation_size / id_test_size, or a rule that leaves more ID rows")
             )
         index = {"train": train, "validation": validation, "id_test": id_test, "ood_test": ood_test}
         if self.ood_validation_size > 0:
