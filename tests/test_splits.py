@@ -388,3 +388,23 @@ def test_cluster_split_takes_nominal_columns_missing_as_pd_na(dtype):
     as_object = Table(data=data.astype({"flag": object}).replace({pd.NA: None}), target="label", name="toy", source="test")
     assert as_object.data["flag"].map(type).isin([bool, str, type(None)]).all()
     np.testing.assert_array_equal(rule.compute_ranks(table), rule.compute_ranks(as_object))
+
+
+@pytest.mark.parametrize("columns", [None, (3, 2)])
+def test_cluster_split_of_a_table_with_integer_column_names(columns):
+    """pd.DataFrame(array) names its columns 0, 1, ...; the ColumnTransformer read those
+    names as positions, so with the label in column 0 (or a `columns` subset) the split
+    failed: "all features must be in [0, 2] or [-3, 0]". It clusters as the same table
+    with its names as text does."""
+    rng = np.random.RandomState(0)
+    data = pd.DataFrame({
+        0: rng.choice(["yes", "no"], N), 1: rng.normal(size=N),
+        2: rng.choice(["u", "v", "w"], N), 3: rng.normal(size=N),
+    })
+    named = data.rename(columns=str)
+    rule = ClusterSplit(n_clusters=3, ood_clusters=(2,), columns=columns)
+    text_rule = dataclasses.replace(rule, columns=None if columns is None else tuple(map(str, columns)))
+    np.testing.assert_array_equal(
+        rule.compute_ranks(Table(data=data, target=0, name="ints", source="test")),
+        text_rule.compute_ranks(Table(data=named, target="0", name="text", source="test")),
+    )

@@ -425,9 +425,12 @@ class ClusterSplit:
                 "infinite values, which cannot be standardised; drop them from columns or "
                 "replace the values"
             )
+        # by position: the ColumnTransformer reads integer names (pd.DataFrame(array)) as
+        # positions, so a table whose label is column 0 failed ("all features must be in [0, 2]")
+        at = {c: i for i, c in enumerate(columns)}
         encoder = ColumnTransformer([
-            ("nominal", OneHotEncoder(handle_unknown="ignore"), nominal),
-            ("numeric", make_pipeline(SimpleImputer(strategy="median"), StandardScaler()), numeric),
+            ("nominal", OneHotEncoder(handle_unknown="ignore"), [at[c] for c in nominal]),
+            ("numeric", make_pipeline(SimpleImputer(strategy="median"), StandardScaler()), [at[c] for c in numeric]),
         ])
         # Arrays whatever the global transform_output ("pandas" refuses the sparse one-hot);
         # sparse or dense as the ColumnTransformer chooses, which the KMeans result depends on.
