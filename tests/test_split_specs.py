@@ -383,3 +383,20 @@ def test_numpy_scalars_in_a_rule_are_the_python_values_they_equal():
     for numpy_rule, plain_rule in pairs:
         assert repr(numpy_rule) == repr(plain_rule)
         assert numpy_rule == plain_rule
+
+
+@pytest.mark.parametrize("rule", [
+    {"by": "values", "column": 3, "ood_values": ["a"]},
+    {"by": "time", "column": 3},
+    {"by": "cluster", "n_clusters": 2, "ood_clusters": [1], "columns": [1, 3]},
+])
+def test_a_rule_column_given_as_a_number_for_a_text_name_says_to_quote_it(tmp_path, rule):
+    """YAML reads `column: 3` as the int 3 and a CSV header's `3` is text: the error said
+    "column 3 not in table 'nums'; columns are ['1', '2', '3', 'y']" without saying why."""
+    path = tmp_path / "nums.csv"
+    path.write_text("1,2,3,y\n1,2,5,p\n3,4,6,q\n5,6,7,p\n7,8,8,q\n")
+    definition = SplitDefinition.from_dict({"name": "n", "data": {"file": str(path)}, "split": rule})
+    missing = rule.get("column", 1)
+    with pytest.raises(ValueError, match=rf"column {missing} not in table 'nums'; columns are \['1', '2', '3', 'y'\] "
+                       rf"\(the column '{missing}' is named by text: quote a number in YAML: '{missing}'\)"):
+        definition.make(0)

@@ -61,9 +61,14 @@ class Assignment:
 
 def _column(table: Table, name: str, rule: str) -> pd.Series:
     if name not in table.data.columns:
+        # YAML reads `column: 3` as the int 3, where a CSV header's names are text
+        alike = next((c for c in table.data.columns if str(c) == str(name)), None)
         raise ValueError(
             f"{rule} split: column {name!r} not in table {table.name!r}; columns are "
             f"{list(table.data.columns)}"
+            + (f" (the column {alike!r} is named by text: quote a number in YAML: '{name}')"
+               if alike is not None and isinstance(alike, str) else
+               f" (did you mean {alike!r}?)" if alike is not None else "")
         )
     if name == table.target:
         raise ValueError(
