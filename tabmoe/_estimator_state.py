@@ -105,9 +105,9 @@ class EstimatorStateMixin:
 
     def _check_network_parameters(self, action: str) -> None:
         """ValueError naming the network parameters ``set_params`` changed since the network
-        was built (nothing to check for a model pickled before this was recorded). An
-        ``n_layers`` equal to the fitted depth ``n_layers_`` (as ``"auto"`` chose it) changes
-        nothing."""
+        was built (a model pickled before they were recorded: the values it was pickled with,
+        see ``__setstate__``). An ``n_layers`` equal to the fitted depth ``n_layers_`` (as
+        ``"auto"`` chose it) changes nothing."""
         built = getattr(self, "_network_parameters", {})
         now = {k: getattr(self, k) for k in built}
         if "n_layers" in now and not isinstance(now["n_layers"], bool) and now["n_layers"] == self.n_layers_:
@@ -157,6 +157,9 @@ class EstimatorStateMixin:
             state.setdefault("refit_history_", None)  # fitted before refit existed
             state.setdefault("train_sample_position_", None)  # before piecewise embeddings
             state.setdefault("n_layers_", state["n_layers"])  # before n_layers="auto"
+            # before they were recorded: the values it was pickled with, so that save and
+            # adapt refuse a set_params of them (save wrote a file load refused)
+            state.setdefault("_network_parameters", {k: state[k] for k in NETWORK_PARAMETERS if k in state})
         super().__setstate__(state)
 
     def save(self, path: str | os.PathLike) -> None:

@@ -63,3 +63,22 @@ def test_pickle_of_v0_1_0_saves_and_loads(tmp_path):
     again = TabularMoEClassifier.load(tmp_path / "again.tabmoe")
     assert again.tokenizer_.n_bins_ == est.tokenizer_.n_bins
     np.testing.assert_allclose(again.predict_proba(X), expected, rtol=0, atol=1e-6)
+
+
+@numpy_2
+def test_pickle_of_v0_1_0_refuses_to_save_after_set_params_of_a_network_parameter(tmp_path):
+    """The pickle holds no record of the parameters its network was built with: after
+    ``set_params(d_model=16)`` save wrote a file that load refused ("weights
+    'column_embedding' have shape (4, 8) in the file, but the network its parameters
+    describe has (4, 16)"). The values it was pickled with are that record now."""
+    X, _, expected = rows_and_expected()
+    with open(MODELS / "v0.1.0-tabmoe.pkl", "rb") as file:
+        est = pickle.load(file)  # a committed file of ours: trusted
+    est.set_params(d_model=16)
+    with pytest.raises(ValueError, match=r"Cannot save: set_params changed d_model=8 -> 16"):
+        est.save(tmp_path / "m.tabmoe")
+    with pytest.raises(ValueError, match=r"Cannot adapt: set_params changed d_model=8 -> 16"):
+        est.adapt(X)
+    assert list(tmp_path.iterdir()) == []
+    est.set_params(d_model=8).save(tmp_path / "m.tabmoe")  # set back: saves and loads
+    np.testing.assert_allclose(TabularMoEClassifier.load(tmp_path / "m.tabmoe").predict_proba(X), expected, rtol=0, atol=1e-6)
