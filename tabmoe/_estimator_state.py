@@ -163,7 +163,8 @@ class EstimatorStateMixin:
         super().__setstate__(state)
 
     def save(self, path: str | os.PathLike) -> None:
-        """Save the fitted model to ``path`` in a format that runs no code on load.
+        """Save the fitted model to ``path`` (a ``~`` at its start is the user's home) in a
+        format that runs no code on load.
 
         JSON documents + tensors, read back with ``torch.load(weights_only=True)``; see
         :mod:`tabmoe.persistence`. The file is written to a temporary file in the same folder
@@ -176,7 +177,8 @@ class EstimatorStateMixin:
 
     @classmethod
     def load(cls, path: str | os.PathLike, device: str = "cpu") -> TabularMoEClassifier:
-        """Load a model written by :meth:`save` onto ``device`` (default CPU).
+        """Load a model written by :meth:`save` onto ``device`` (default CPU); a ``~`` at the
+        start of ``path`` is the user's home.
 
         ``device`` places the loaded network, which prediction, ``explain`` and ``adapt``
         use; the ``device`` parameter keeps its saved value (``get_params``, and a refit or

@@ -194,7 +194,8 @@ def _loaded_param(value: Any) -> Any:
 
 # ---------------------------------------------------------- estimator
 def save(estimator: Any, path: str | os.PathLike) -> None:
-    """Write a fitted estimator to ``path`` (JSON documents + CPU tensors).
+    """Write a fitted estimator to ``path`` (JSON documents + CPU tensors; a leading ``~``
+    is the user's home).
 
     The estimator supplies its state, ``estimator._get_state() -> (documents, tensors)``:
     ``documents`` maps each of DOCUMENT_KEYS to JSON-able data, ``tensors`` each of
@@ -230,8 +231,10 @@ def write_file(payload: dict, path: str | os.PathLike) -> None:
     """``torch.save`` ``payload`` to ``path`` atomically: into a temporary file in the same
     folder, flushed and fsynced, then renamed over ``path`` (``os.replace``). A failed write
     leaves an existing ``path`` as it was and removes the temporary file; the error
-    (an ``OSError``) names ``path`` in plain words."""
-    path = os.fsdecode(path)  # a bytes path (load reads one) failed: "Can't mix strings and bytes"
+    (an ``OSError``) names ``path`` in plain words. A leading ``~`` is the user's home."""
+    # a bytes path (load reads one) failed: "Can't mix strings and bytes"; "~/m.tabmoe" was
+    # a folder "~" under the working directory, as tabmoe's data paths were before
+    path = os.path.expanduser(os.fsdecode(path))
     folder = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise IsADirectoryError(f"Cannot save the model to {path!r}: it is a folder; give a file name.")
@@ -421,9 +424,10 @@ def load(cls: type, path: str | os.PathLike) -> Any:
     Raises :class:`IncompatibleFileError` for files of another format or version, and
     :class:`UnsafeFileError` (also a ``pickle.UnpicklingError``) for files that are no torch
     archive or would need code execution to load. A file that loads is checked for internal
-    consistency (sizes, offsets, token ids) before it is returned.
+    consistency (sizes, offsets, token ids) before it is returned. A leading ``~`` in
+    ``path`` is the user's home, as in :func:`save`.
     """
-    path = os.fspath(path)
+    path = os.path.expanduser(os.fspath(path))
     payload = _read(path)
     try:
         documents = {key: json.loads(payload[key]) for key in DOCUMENT_KEYS}

@@ -877,3 +877,22 @@ def test_save_refuses_a_path_that_is_not_a_regular_file(saved, tmp_path):
     link.symlink_to(target)
     model.save(link)
     assert link.is_file() and not link.is_symlink()
+
+
+@pytest.mark.parametrize("kind", [str, Path, os.fsencode], ids=["str", "Path", "bytes"])
+def test_a_path_starting_with_a_tilde_is_in_the_users_home(saved, tmp_path, monkeypatch, kind):
+    """save("~/m.tabmoe") said "the folder '<working dir>/~' does not exist" (and wrote there
+    where such a folder existed), load("~/m.tabmoe") "No such file or directory"; tabmoe's
+    data paths expand `~`, and the model's paths now do too."""
+    path, clf, X = saved
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir()
+    (work / "~").mkdir(parents=True)  # a literal "~" folder under the working directory
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(work)
+    clf.save(kind("~/m.tabmoe"))
+    assert [p.name for p in home.iterdir()] == ["m.tabmoe"] and not any((work / "~").iterdir())
+    loaded = TabularMoEClassifier.load(kind("~/m.tabmoe"))
+    np.testing.assert_array_equal(loaded.predict_proba(X), clf.predict_proba(X))
+    with pytest.raises(FileNotFoundError, match=r"Cannot save the model to .*home.*absent.*does not exist"):
+        clf.save(kind("~/absent/m.tabmoe"))
