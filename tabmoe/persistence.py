@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
+import io
 import json
 import math
 import os
@@ -367,7 +368,10 @@ def _oversized_tensor(payload: dict) -> str | None:
 
 def _read(path: str) -> dict:
     """The payload of ``path``, its header checked; IncompatibleFileError if it is not one."""
-    with open(path, "rb") as file, warnings.catch_warnings():  # errors opening the file propagate
+    with open(path, "rb") as opened, warnings.catch_warnings():  # errors opening the file propagate
+        # a pipe (/dev/stdin, a shell's <(...), a named pipe) cannot seek, as the zip reader
+        # must: it failed with "io.UnsupportedOperation: File or stream is not seekable"
+        file = opened if opened.seekable() else io.BytesIO(opened.read())
         # torch warns about a plain pickle's protocol before refusing it: the error says more
         warnings.filterwarnings("ignore", message="Detected pickle protocol", category=UserWarning)
         compressed = _compressed_member(file)
@@ -425,7 +429,7 @@ def load(cls: type, path: str | os.PathLike) -> Any:
     :class:`UnsafeFileError` (also a ``pickle.UnpicklingError``) for files that are no torch
     archive or would need code execution to load. A file that loads is checked for internal
     consistency (sizes, offsets, token ids) before it is returned. A leading ``~`` in
-    ``path`` is the user's home, as in :func:`save`.
+    ``path`` is the user's home, as in :func:`save`; a pipe is read whole into memory.
     """
     path = os.path.expanduser(os.fspath(path))
     payload = _read(path)

@@ -896,3 +896,24 @@ def test_a_path_starting_with_a_tilde_is_in_the_users_home(saved, tmp_path, monk
     np.testing.assert_array_equal(loaded.predict_proba(X), clf.predict_proba(X))
     with pytest.raises(FileNotFoundError, match=r"Cannot save the model to .*home.*absent.*does not exist"):
         clf.save(kind("~/absent/m.tabmoe"))
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_load_reads_a_pipe(saved, tmp_path):
+    """A file that cannot seek (a named pipe, /dev/stdin fed by `cat m.tabmoe |`, a shell's
+    <(...)) failed with a bare "io.UnsupportedOperation: File or stream is not seekable",
+    naming no file; it is read whole and loads."""
+    path, clf, X = saved
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    code = f"open({str(pipe)!r}, 'wb').write(open({str(path)!r}, 'rb').read())"
+    writer = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.DEVNULL)
+    try:
+        loaded = TabularMoEClassifier.load(pipe)
+    finally:
+        try:
+            writer.wait(timeout=60)
+        except subprocess.TimeoutExpired:  # load never opened the pipe
+            writer.kill()
+    assert writer.returncode == 0
+    np.testing.assert_array_equal(loaded.predict_proba(X), clf.predict_proba(X))
