@@ -351,3 +351,15 @@ def test_a_budget_without_a_trial_limit_or_a_timeout_says_so(tmp_path, budget, s
     text = (tmp_path / "report.md").read_text()
     assert f"(budget per run: {said}, selected on ID validation accuracy)" in text
     assert "None" not in text
+
+
+def test_a_pipe_in_a_split_name_stays_in_its_table_cell(tmp_path):
+    """A split named ``s1|x`` ended its Markdown cell at the ``|``: the row had one cell more
+    than the header, every number one column to the right of its heading."""
+    records = [make_record(s, m, seed) for s in ("s0", "s1|x") for m in OOD for seed in (0, 1)]
+    write_report(records, tmp_path, title="t", split_order=["s0", "s1|x"])
+    text = (tmp_path / "report.md").read_text()
+    table = text.split("[start:per-split-fixed-budget] -->\n")[1].split("\n<!--")[0].splitlines()
+    cells = [len(re.split(r"(?<!\\)\|", line)) for line in table]
+    assert cells == [cells[0]] * len(table)
+    assert "| s1\\|x | tabmoe |" in text

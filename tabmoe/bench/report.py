@@ -233,9 +233,14 @@ def _paper_cells(numbers: dict[str, Any]) -> dict[str, Any]:
 
 # ----------------------------------------------------------------------------- markdown
 def markdown(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """A pipe table."""
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    """A pipe table; a ``|`` within a cell (a split named ``a|b``) escaped, else it ends
+    the cell and shifts the rest of the row one column to the right."""
+
+    def cell(value: Any) -> str:
+        return str(value).replace("|", "\\|")
+
+    lines = ["| " + " | ".join(map(cell, header)) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(map(cell, row)) + " |" for row in rows]
     return "\n".join(lines)
 
 
