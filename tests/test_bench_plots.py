@@ -34,3 +34,16 @@ def test_a_gap_figure_without_any_gap_is_still_written(tmp_path):
     path = tmp_path / "gap.png"
     plot_gap(gap_rows(13, 8, gap=None), path, "gap")
     assert path.stat().st_size > 0
+
+
+@pytest.mark.parametrize(("n_splits", "n_models"), [(2, 2), (14, 13)])
+def test_dollar_signs_in_names_are_printed_not_parsed_as_mathtext(tmp_path, n_splits, n_models):
+    """Two ``$`` in a split (or suite) name started matplotlib's mathtext: ``a_$1_$2`` failed
+    to parse ("ParseSyntaxException: Expected ..."), and with it the whole report."""
+    from tabmoe.bench._plots import plot_id_vs_ood
+
+    rows = gap_rows(n_splits, n_models).assign(id_mean=0.8, ood_mean=0.7, id_sd=0.01, ood_sd=0.01)
+    rows["split"] = rows["split"].str.replace("split-", "a_$1_$")
+    plot_gap(rows, tmp_path / "gap.png", "suite $x_$ gap")
+    plot_id_vs_ood(rows, tmp_path / "id_vs_ood.png", "suite $x_$ accuracy")
+    assert (tmp_path / "gap.png").stat().st_size > 0 and (tmp_path / "id_vs_ood.png").stat().st_size > 0

@@ -19,6 +19,12 @@ def _colours(models: Sequence[str]) -> dict[str, Any]:
     return {m: cmap(i % cmap.N) for i, m in enumerate(models)}
 
 
+def _plain(text: Any) -> str:
+    """``text`` as matplotlib prints it literally: a ``$`` escaped, else two of them (a split
+    named ``a_$1_$2``) start mathtext, which fails to parse and loses the whole report."""
+    return str(text).replace("$", r"\$")
+
+
 #: One marker per split in the ID-vs-OOD plot (colour = model).
 _MARKERS = ("o", "s", "^", "v", "D", "P", "X", "*", "h", "<", ">", "p", "d", "x", "H")
 
@@ -45,14 +51,15 @@ def plot_id_vs_ood(rows: pd.DataFrame, path: Path, title: str) -> None:
     ax.plot([low, 1], [low, 1], "--", color="grey", linewidth=1)
     ax.set_xlabel("ID test accuracy (mean over seeds)")
     ax.set_ylabel("OOD test accuracy (mean over seeds)")
-    ax.set_title(title)
-    model_handles = [Line2D([], [], color=c, marker="o", linestyle="", label=m) for m, c in colours.items()]
+    ax.set_title(_plain(title))
+    model_handles = [Line2D([], [], color=c, marker="o", linestyle="", label=_plain(m)) for m, c in colours.items()]
     model_handles.append(Line2D([], [], color="grey", linestyle="--", linewidth=1, label="OOD = ID"))
     models_legend = ax.legend(handles=model_handles, fontsize="small", title="model (colour)",
                               title_fontsize="small", loc="upper left")
     if len(splits) > 1:
         ax.add_artist(models_legend)
-        split_handles = [Line2D([], [], color="black", marker=markers[s], linestyle="", label=s) for s in splits]
+        split_handles = [Line2D([], [], color="black", marker=markers[s], linestyle="", label=_plain(s))
+                         for s in splits]
         fig.legend(handles=split_handles, fontsize="x-small", title="split (marker)",
                    title_fontsize="small", loc="outside right upper")
     fig.savefig(path, dpi=110, metadata={"Software": None})
@@ -80,11 +87,11 @@ def plot_gap(rows: pd.DataFrame, path: Path, title: str) -> None:
     for i, model in enumerate(models):
         group = rows[rows["model"] == model].set_index("split").reindex(splits)
         ax.bar(np.arange(len(splits)) + (i - (len(models) - 1) / 2) * width, group["gap_mean"], width,
-               yerr=group["gap_sd"].fillna(0), capsize=2, label=model, color=colours[model])
+               yerr=group["gap_sd"].fillna(0), capsize=2, label=_plain(model), color=colours[model])
     ax.axhline(0, color="grey", linewidth=1)
-    ax.set_xticks(np.arange(len(splits)), splits, rotation=30, ha="right")
+    ax.set_xticks(np.arange(len(splits)), [_plain(s) for s in splits], rotation=30, ha="right")
     ax.set_ylabel("ID - OOD test accuracy")
-    ax.set_title(title)
+    ax.set_title(_plain(title))
     ax.legend(fontsize="small")
     fig.savefig(path, dpi=110, metadata={"Software": None})
 
@@ -107,9 +114,9 @@ def plot_gap_cells(rows: pd.DataFrame, splits: list, models: list, path: Path, t
     for i, j in zip(*np.nonzero(np.isfinite(values)), strict=True):
         ax.text(j, i, f"{values[i, j]:.2f}".replace("-0.00", "0.00"), ha="center", va="center", fontsize="x-small",
                 color="white" if abs(values[i, j]) > 0.6 * limit else "black")
-    ax.set_xticks(np.arange(len(models)), models, rotation=45, ha="right")
-    ax.set_yticks(np.arange(len(splits)), splits)
-    ax.set_title(title)
+    ax.set_xticks(np.arange(len(models)), [_plain(m) for m in models], rotation=45, ha="right")
+    ax.set_yticks(np.arange(len(splits)), [_plain(s) for s in splits])
+    ax.set_title(_plain(title))
     if finite.size:
         fig.colorbar(image, ax=ax, label="ID - OOD test accuracy (mean over seeds)", shrink=0.8)
     else:  # the paper protocol scores no ID test part
