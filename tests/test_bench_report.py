@@ -363,3 +363,13 @@ def test_a_pipe_in_a_split_name_stays_in_its_table_cell(tmp_path):
     cells = [len(re.split(r"(?<!\\)\|", line)) for line in table]
     assert cells == [cells[0]] * len(table)
     assert "| s1\\|x | tabmoe |" in text
+
+
+def test_a_record_of_a_protocol_this_version_does_not_define_is_reported(tmp_path, records):
+    """A record of an unknown protocol (made by another tabmoe version, or by hand) failed the
+    whole report with ``KeyError: 'retuned'`` (``tabmoe-bench report``: "Error: retuned")."""
+    other = [make_record(s, m, 0, protocol="retuned") for s in SPLITS[:2] for m in OOD]
+    write_report(records + other, tmp_path, title="t")
+    text = (tmp_path / "report.md").read_text()
+    assert "- `retuned`: a protocol this version of tabmoe does not define" in text
+    assert "## Protocol `retuned`" in text and "## Protocol `fixed-budget`" in text

@@ -370,7 +370,7 @@ def write_report(
         "",
         "Protocols:",
     ]
-    lines += [f"- `{p}`: {PROTOCOLS[p]}" + _budget_text(records, p) for p in dict.fromkeys(runs["protocol"])]
+    lines += [f"- `{p}`: {_protocol_text(p)}" + _budget_text(records, p) for p in dict.fromkeys(runs["protocol"])]
     lines += [f"- {note}" for note in notes]
     lines += [
         "",
@@ -390,7 +390,7 @@ def write_report(
         mine = [r for r in records if PROTOCOL_ALIASES.get(r.get("protocol"), r.get("protocol")) == protocol]
         lines += [
             "", f"## Protocol `{protocol}`", "",
-            f"{PROTOCOLS[protocol][:1].upper()}{PROTOCOLS[protocol][1:]}{_budget_text(records, protocol)}. "
+            f"{_protocol_text(protocol)[:1].upper()}{_protocol_text(protocol)[1:]}{_budget_text(records, protocol)}. "
             + _compute_text(mine),
             "", "### Summary over splits", "",
             *_section(f"summary-{stem}", _summary_md(overall[overall["protocol"] == protocol], reference)
@@ -436,6 +436,12 @@ def write_report(
         lines += [f"- `{run_id}`: {last_line(error)}" for run_id, error in sorted(failures.items())]
     (out / "report.md").write_text("\n".join(lines) + "\n", encoding="utf8")
     return [out / "report.md", *written]
+
+
+def _protocol_text(protocol: str) -> str:
+    """What ``protocol`` is; a name :data:`PROTOCOLS` lacks (a record of another tabmoe
+    version or a hand-made one) is said to be unknown: indexing failed the whole report."""
+    return PROTOCOLS.get(protocol, "a protocol this version of tabmoe does not define")
 
 
 def _run_key(record: dict[str, Any]) -> tuple:
