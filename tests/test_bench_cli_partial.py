@@ -103,3 +103,21 @@ def test_ctrl_c_in_a_tuned_run_reads_as_in_an_untuned_one(runner, tmp_path, monk
         optuna_logger.removeHandler(recorder)
         optuna_logger.removeHandler(other)
     assert not [m for m in logged if "failed" in m], logged
+
+
+def test_a_tilde_in_the_results_out_and_suites_folders_is_the_home_folder(runner, tmp_path, monkeypatch):
+    """``--results=~/r`` (the shell expands no ``~`` after ``=``) and a quoted ``--out '~/o'``
+    wrote into a folder named ``~`` in the current folder, where the report then was too."""
+    home, cwd = tmp_path / "home", tmp_path / "cwd"
+    cwd.mkdir()
+    tiny_suite(home / "suites")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(cwd)
+    ran = runner.invoke(main, ["run", "tiny", "--suites-dir", "~/suites", "--results=~/r", "--no-progress",
+                               "--no-report"])
+    assert ran.exit_code == 0, ran.output
+    assert (home / "r" / "runs" / "tiny").is_dir()
+    reported = runner.invoke(main, ["--suites-dir=~/suites", "report", "tiny", "--results=~/r", "--out=~/o"])
+    assert reported.exit_code == 0, reported.output
+    assert (home / "o" / "report.md").is_file()
+    assert list(cwd.iterdir()) == []

@@ -107,7 +107,8 @@ def _user_errors() -> Iterator[None]:
 
 
 class _UserPath(click.Path):
-    """``click.Path`` with ``~`` expanded: a quoted "~/cache" reaches the program as typed."""
+    """``click.Path`` with ``~`` expanded: a quoted "~/cache" (or ``--results=~/r``, which the
+    shell leaves alone) reaches the program as typed; a written folder was made as ``./~/r``."""
 
     def convert(self, value: Any, param: Any, ctx: Any) -> Any:
         return super().convert(Path(value).expanduser() if isinstance(value, str) else value, param, ctx)
@@ -130,7 +131,7 @@ _download_option = click.option(
 
 _SUITES_DIR_HELP = ("Folder of suite YAML files. Default: $TABMOE_SUITES_DIR, else the suites "
                     "shipped with tabmoe (tabmoe/bench/suites).")
-_SUITES_DIR_TYPE = click.Path(exists=True, file_okay=False, path_type=Path)
+_SUITES_DIR_TYPE = _UserPath(exists=True, file_okay=False, path_type=Path)
 
 
 def _command_suites_dir(ctx: click.Context, param: click.Parameter, value: Path | None) -> None:
@@ -304,7 +305,7 @@ def models_command() -> None:
 @main.command("run", epilog=_exit_help(EXIT_CODES))
 @click.argument("suite")
 @_suites_dir_option
-@click.option("--results", type=click.Path(file_okay=False, path_type=Path), default=None, help=_RESULTS_HELP)
+@click.option("--results", type=_UserPath(file_okay=False, path_type=Path), default=None, help=_RESULTS_HELP)
 @click.option("--models", "model_names", multiple=True,
               help="Models to run (comma-separated or repeated; see `tabmoe-bench models`). "
               "Default: the suite's models, else every installed model.")
@@ -529,9 +530,9 @@ def _write_report(suite: Any, store: Any, out: Path, planned: list[str] | None =
 @main.command("report", epilog=_exit_help(REPORT_EXIT_CODES))
 @click.argument("suite")
 @_suites_dir_option
-@click.option("--results", type=click.Path(file_okay=False, path_type=Path), default=None, help=_RESULTS_HELP)
+@click.option("--results", type=_UserPath(file_okay=False, path_type=Path), default=None, help=_RESULTS_HELP)
 @click.option("--storage", default=None, help=_STORAGE_HELP)
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--out", type=_UserPath(file_okay=False, path_type=Path), default=None,
               help="Folder for report.md, the CSV tables and PNG plots. Default: the results folder.")
 @click.option("--reference", default="tabmoe", show_default=True,
               help="Model the others are compared with (win/tie/loss, Wilcoxon signed-rank test).")
