@@ -100,3 +100,34 @@ def test_two_suites_with_a_split_of_one_name_on_two_files_are_not_confused(tmp_p
         specs += plan_runs(load_suite(suite))
     summary = run_plan(specs, open_store(results), progress=False)
     assert summary.skipped == len(specs) == 2 and summary.data_changed == []
+
+
+def test_a_changed_target_or_categorical_setting_is_not_read_as_the_old_runs(tmp_path):
+    """The config hash names the data file, not its ``target:``/``categorical:`` settings
+    (committed hashes predate them): a suite whose target changed reused the old runs with no
+    word. Records now carry the settings; a record without them is compared by hash only."""
+    suite, _ = suite_on_a_copy(tmp_path, {"logistic_regression": {}})
+    results = tmp_path / "results"
+    args = ["run", str(suite), "--results", str(results), "--no-progress"]
+    runner = CliRunner()
+    assert runner.invoke(main, args).exit_code == 0
+    path = next((results / "runs").rglob("*.json"))
+    assert json.loads(path.read_text())["table"] == "target='class'; categorical=None"
+
+    spec = yaml.safe_load(suite.read_text())
+    spec["splits"][0]["data"]["target"] = "doors"
+    suite.write_text(yaml.safe_dump(spec, sort_keys=False))
+    changed = runner.invoke(main, args)
+    assert changed.exit_code == 0, changed.output
+    assert "1 finished run(s) were made with another configuration" in changed.output
+    assert "OLD CONFIGURATION" in (results / "report.md").read_text()
+
+    record = json.loads(path.read_text())  # a record written before records named the settings
+    del record["table"]
+    path.write_text(json.dumps(record))
+    old = runner.invoke(main, args)
+    assert old.exit_code == 0 and "another configuration" not in old.output
+    assert "OLD CONFIGURATION" not in (results / "report.md").read_text()
+
+    forced = runner.invoke(main, [*args, "--force"])
+    assert forced.exit_code == 0 and "another configuration" not in runner.invoke(main, args).output

@@ -316,6 +316,7 @@ def execute(spec: RunSpec) -> dict[str, Any]:
         "n_rows": n_rows,
         "rows": rows,
         "source_digest": source_digest,
+        "table": spec.split.data.settings(),
         "warnings": messages[:_MAX_WARNINGS],
         "versions": versions(tuple(model.requires)),
         "git": git_revision(),

@@ -191,6 +191,9 @@ def current_config_hash(
         fixed=fixed,
         budget=budget or Budget.from_dict(suite.tuning, f"suite {suite.name!r} tuning"),
     )
+    table = record.get("table")  # outside the hash (committed hashes predate it), recorded since
+    if table is not None and table != spec.split.data.settings():
+        return f"{spec.config_hash} ({spec.split.data.settings()}, not {table})"  # no record's hash
     return spec.config_hash
 
 

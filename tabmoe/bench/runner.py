@@ -103,17 +103,20 @@ def run_plan(
     summary = RunSummary(planned=len(specs))
     finished: dict[str, str] = {}
     made_on: dict[str, str | None] = {}  # run id -> its data file's digest (None: not a file)
+    made_with: dict[str, str | None] = {}  # run id -> its table's target/categorical settings
     for suite in dict.fromkeys(s.suite for s in specs):
         records = store.records(suite)  # one read for both (finished() reads them too)
         finished.update(config_hashes(records))
         made_on.update({r["run_id"]: r.get("source_digest") for r in records})
+        made_with.update({r["run_id"]: r.get("table") for r in records})
     digests: dict[object, str | None] = {}  # data source -> its digest now (split names repeat across suites)
     todo = []
     for spec in specs:
         old = [run_id for run_id in spec.old_run_ids if run_id in finished]
         if spec.run_id in finished and not force:
             summary.skipped += 1
-            if finished[spec.run_id] != spec.config_hash:
+            table = made_with.get(spec.run_id)  # None: made before records said it
+            if finished[spec.run_id] != spec.config_hash or table not in (None, spec.split.data.settings()):
                 summary.stale.append(spec.run_id)
             elif made_on.get(spec.run_id) is not None:  # the file's name is in the config, not its content
                 if spec.split.data not in digests:

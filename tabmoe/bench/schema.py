@@ -100,6 +100,7 @@ RECORD = Field("object", fields={
     "n_rows": Field("object", null=True),
     "rows": Field("str", null=True),
     "source_digest": Field("str", null=True),
+    "table": Field("str", null=True),
     "cpu": Field("str", null=True),
     "accelerator": Field("str", null=True),
 })

@@ -55,6 +55,10 @@ class OpenMLSource:
     def describe(self) -> str:
         return f"openml:{self.openml}"
 
+    def settings(self) -> str | None:
+        """What shapes the table besides ``describe`` (not in a run's hash: recorded apart)."""
+        return f"target={self.target!r}"
+
     def digest(self) -> str | None:
         """None: an OpenML id names one version of its data."""
         return None
@@ -73,6 +77,10 @@ class FileSource:
 
     def describe(self) -> str:
         return f"file:{Path(self.file).name}"
+
+    def settings(self) -> str | None:
+        """What shapes the table besides ``describe`` (not in a run's hash: recorded apart)."""
+        return f"target={self.target!r}; categorical={self.categorical!r}"
 
     def digest(self) -> str | None:
         """The file's content digest (:func:`file_digest`): ``describe`` names the file only,
@@ -106,6 +114,10 @@ class SimulationSource:
     def describe(self) -> str:
         return f"simulation {self.num_corefea}/{self.corr}/{self.x_noise}"
 
+    def settings(self) -> str | None:
+        """None: ``describe`` names all of the table."""
+        return None
+
     def digest(self) -> str | None:
         """None: the data is drawn from the seed."""
         return None
@@ -122,6 +134,10 @@ class AutoMpgSource:
 
     def describe(self) -> str:
         return "auto-mpg"
+
+    def settings(self) -> str | None:
+        """None: ``describe`` names all of the table."""
+        return None
 
     def digest(self) -> str | None:
         """None: the paper's shipped table."""
