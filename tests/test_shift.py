@@ -224,3 +224,14 @@ def test_a_nominal_column_missing_on_one_side_and_one_value_on_the_other_is_scor
     X = pd.DataFrame({"flag": flag, "x": np.random.RandomState(0).normal(size=200)})
     auc, _ = covariate_auc(X.iloc[:150], X.iloc[150:])
     assert auc == 1.0
+
+
+def test_markdown_escapes_a_pipe_in_a_name(table):
+    # a split named "a|b" ended its cell early: 14 cells under 13 headings, every figure one
+    # column to the right (the report's tables escaped it already; both share one writer)
+    import dataclasses
+
+    report = dataclasses.replace(shift_report(split_by(table, "coin", "heads")), split="a|b")
+    row = markdown_table([report]).splitlines()[2]
+    assert row.startswith("| a\\|b |") and len(row.replace("\\|", "").split("|")) == 13 + 2
+    assert markdown_labels(report).startswith("a|b: label distribution")

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._markdown import markdown
 from ..registry import MODELS
 from ._figures import count, missing, num, pm, significant
 from ._plots import plot_gap, plot_id_vs_ood
@@ -232,18 +233,6 @@ def _paper_cells(numbers: dict[str, Any]) -> dict[str, Any]:
 
 
 # ----------------------------------------------------------------------------- markdown
-def markdown(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """A pipe table; a ``|`` within a cell (a split named ``a|b``) escaped, else it ends
-    the cell and shifts the rest of the row one column to the right."""
-
-    def cell(value: Any) -> str:
-        return str(value).replace("|", "\\|")
-
-    lines = ["| " + " | ".join(map(cell, header)) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(map(cell, row)) + " |" for row in rows]
-    return "\n".join(lines)
-
-
 def _summary_md(rows: pd.DataFrame, reference: str) -> str:
     return markdown(
         ["model", "splits", "seeds", "ID acc", "OOD acc", "gap ID-OOD", "mean rank",

@@ -29,6 +29,7 @@ from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 from threadpoolctl import threadpool_limits
 
+from .._markdown import markdown
 from .._numeric import numeric_kind, numeric_values
 from ..tokenizer import is_categorical_dtype
 from .splits import SplitData
@@ -264,26 +265,19 @@ def shift_report(
 
 def markdown_table(reports: list[ShiftReport]) -> str:
     """One Markdown row per report: sizes, label TV, covariate AUC (SD over folds), flags."""
-    header = (
-        "| split | data | domain | seed | train | val | id_test | ood_val | ood_test | excluded "
-        "| label TV | cov. AUC (sd) | flags |"
-    )
-    lines = [header, "|" + "---|" * 13]
-    for r in reports:
-        sizes = [str(r.sizes.get(p, "-")) for p in ("train", "validation", "id_test", "ood_validation", "ood_test")]
-        lines.append(
-            f"| {r.split} | {r.data} | {r.domain} | {r.seed} | " + " | ".join(sizes)
-            + f" | {r.excluded} | {r.label_tv:.3f} | {r.auc:.3f} ({r.auc_sd:.3f}) | "
-            + ("; ".join(r.flags) or "ok") + " |"
-        )
-    return "\n".join(lines)
+    header = ["split", "data", "domain", "seed", "train", "val", "id_test", "ood_val", "ood_test",
+              "excluded", "label TV", "cov. AUC (sd)", "flags"]
+    rows = [
+        [r.split, r.data, r.domain, r.seed]
+        + [r.sizes.get(p, "-") for p in ("train", "validation", "id_test", "ood_validation", "ood_test")]
+        + [r.excluded, f"{r.label_tv:.3f}", f"{r.auc:.3f} ({r.auc_sd:.3f})", "; ".join(r.flags) or "ok"]
+        for r in reports
+    ]
+    return markdown(header, rows)
 
 
 def markdown_labels(report: ShiftReport) -> str:
     """Per-class label proportions ID vs OOD of one report, as a Markdown table."""
     classes = sorted(set(report.label_id) | set(report.label_ood))
-    lines = [f"{report.split}: label distribution", "", "| class | ID | OOD |", "|---|---|---|"]
-    lines += [
-        f"| {c} | {report.label_id.get(c, 0.0):.3f} | {report.label_ood.get(c, 0.0):.3f} |" for c in classes
-    ]
-    return "\n".join(lines)
+    rows = [[c, f"{report.label_id.get(c, 0.0):.3f}", f"{report.label_ood.get(c, 0.0):.3f}"] for c in classes]
+    return f"{report.split}: label distribution\n\n" + markdown(["class", "ID", "OOD"], rows)
