@@ -119,6 +119,20 @@ def test_staged_search_works_on_a_bare_gradient_boosting():
     assert staged.best_params_ == plain.best_params_
 
 
+def test_feature_names_in_is_set_as_grid_search_sets_it():
+    """GridSearchCV keeps the refit's feature_names_in_; the staged search left it out, so
+    make_paper() of gradient_boosting had none where random_forest's had the names."""
+    X, y = noisy_table(60)
+    grid = {"estimator__n_estimators": [2, 3]}
+    model = reference.gradient_boosting(random_state=0)
+    staged = StagedGridSearchCV(model, grid, staged_param="estimator__n_estimators", cv=3).fit(X, y)
+    plain = GridSearchCV(model, grid, cv=3).fit(X, y)
+    assert staged.feature_names_in_.tolist() == plain.feature_names_in_.tolist() == ["colour", "size", "weight"]
+    staged = clone(staged).fit(X.to_numpy(), y)  # no names: no attribute, as GridSearchCV
+    assert not hasattr(staged, "feature_names_in_")
+    assert not hasattr(GridSearchCV(model, grid, cv=3).fit(X.to_numpy(), y), "feature_names_in_")
+
+
 def test_sample_weight_and_groups_are_taken_as_grid_search_takes_them():
     """Weights reached the fits but not the fold scores (GridSearchCV weights those too), so
     the scores and choice differed; groups, the splitter's, were passed to the refit's fit,

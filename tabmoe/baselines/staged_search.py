@@ -70,7 +70,7 @@ class StagedGridSearchCV(GridSearchCV):
     Attributes
     ----------
     cv_results_, best_index_, best_params_, best_score_, best_estimator_, refit_time_,
-    n_splits_, scorer_, multimetric_ :
+    n_splits_, scorer_, multimetric_, feature_names_in_ :
         As in ``GridSearchCV``, one row per candidate of the full grid in
         ``ParameterGrid`` order. ``mean_fit_time`` is the time of the shared fit that
         scored the candidate.
@@ -178,6 +178,8 @@ class StagedGridSearchCV(GridSearchCV):
         # groups are the splitter's (GridSearchCV routes them there), not the estimator's
         self.best_estimator_.fit(X, y, **{k: v for k, v in params.items() if k != "groups"})
         self.refit_time_ = time.perf_counter() - started
+        if hasattr(self.best_estimator_, "feature_names_in_"):  # as GridSearchCV sets it
+            self.feature_names_in_ = self.best_estimator_.feature_names_in_
         return self
 
 
