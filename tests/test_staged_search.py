@@ -7,6 +7,7 @@ import pickle
 import numpy as np
 import pandas as pd
 import pytest
+import sklearn
 from sklearn.base import clone
 from sklearn.ensemble import GradientBoostingClassifier
 from sklearn.model_selection import GridSearchCV, GroupKFold, StratifiedKFold
@@ -149,6 +150,24 @@ def test_sample_weight_and_groups_are_taken_as_grid_search_takes_them():
         np.testing.assert_array_equal(staged.cv_results_["mean_test_score"], plain.cv_results_["mean_test_score"])
         assert staged.best_params_ == plain.best_params_ and staged.best_score_ == plain.best_score_
         np.testing.assert_array_equal(staged.predict_proba(Z), plain.predict_proba(Z))
+
+
+@pytest.mark.parametrize("score_request", [True, False])
+def test_sample_weight_under_metadata_routing_is_scored_as_grid_search_scores_it(score_request):
+    """With scikit-learn's metadata routing on, GridSearchCV's default scorer weights the fold
+    scores when the estimator's score requests sample_weight; the staged scorer, a plain
+    callable, requested nothing, so its scores went unweighted and the choice could differ."""
+    X, y = noisy_table()
+    Z = pd.get_dummies(X).to_numpy(dtype=float)
+    weights = np.random.default_rng(0).uniform(0.1, 3.0, len(y))
+    grid = {"n_estimators": [2, 8, 4], "max_depth": [1, 2]}
+    with sklearn.config_context(enable_metadata_routing=True):
+        gb = GradientBoostingClassifier(random_state=1).set_fit_request(sample_weight=True)
+        gb.set_score_request(sample_weight=score_request)
+        plain = GridSearchCV(gb, grid, cv=3).fit(Z, y, sample_weight=weights)
+        staged = StagedGridSearchCV(gb, grid, staged_param="n_estimators", cv=3).fit(Z, y, sample_weight=weights)
+    np.testing.assert_array_equal(staged.cv_results_["mean_test_score"], plain.cv_results_["mean_test_score"])
+    assert staged.best_params_ == plain.best_params_ and staged.best_score_ == plain.best_score_
 
 
 @pytest.mark.parametrize(

@@ -22,16 +22,24 @@ from scipy.stats import rankdata
 from sklearn.base import clone
 from sklearn.metrics import accuracy_score
 from sklearn.model_selection import GridSearchCV, ParameterGrid
+from sklearn.utils.metadata_routing import get_routing_for_object
 
 
 class _StagedAccuracies:
     """Scorer ``(estimator, X, y, sample_weight=None) -> {"stage_k": accuracy}``: the
     (weighted) accuracy of the model cut after each of ``stages`` stages, from one pass of
     ``staged_predict``. It takes ``sample_weight`` as the classifier's ``score`` does, so that
-    ``GridSearchCV`` weights the fold scores alike."""
+    ``GridSearchCV`` weights the fold scores alike. Under scikit-learn's metadata routing it
+    requests what ``estimator``'s ``score`` requests, as ``GridSearchCV``'s default scorer
+    does (a plain callable requests nothing: its fold scores went unweighted there)."""
 
-    def __init__(self, stages: list[int]):
+    def __init__(self, stages: list[int], estimator: Any = None):
         self.stages = sorted(set(stages))
+        self.estimator = estimator
+
+    def get_metadata_routing(self) -> Any:
+        """``estimator``'s requests (``score``'s reach the scorer), as ``_PassthroughScorer``'s."""
+        return get_routing_for_object(self.estimator)
 
     def __call__(self, estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> dict[str, float]:
         inner = getattr(estimator, "estimator_", None)
@@ -144,7 +152,7 @@ class StagedGridSearchCV(GridSearchCV):
         shared = GridSearchCV(
             self.estimator,
             {**self.param_grid, self.staged_param: [longest]},
-            scoring=_StagedAccuracies(stages),
+            scoring=_StagedAccuracies(stages, self.estimator),
             refit=False,
             cv=self.cv,
             n_jobs=self.n_jobs,
