@@ -170,6 +170,23 @@ def test_sample_weight_under_metadata_routing_is_scored_as_grid_search_scores_it
     assert staged.best_params_ == plain.best_params_ and staged.best_score_ == plain.best_score_
 
 
+def test_refit_under_metadata_routing_takes_what_fit_requests():
+    """Under metadata routing GridSearchCV refits with the metadata the estimator's fit
+    requests; the staged search passed every fit parameter to its refit, so weights meant for
+    the scores only (set_fit_request(sample_weight=False)) weighted the refit."""
+    X, y = noisy_table()
+    Z = pd.get_dummies(X).to_numpy(dtype=float)
+    weights = np.random.default_rng(0).uniform(0.1, 3.0, len(y))
+    grid = {"n_estimators": [2, 8, 4], "max_depth": [1, 2]}
+    with sklearn.config_context(enable_metadata_routing=True):
+        gb = GradientBoostingClassifier(random_state=1).set_fit_request(sample_weight=False)
+        gb.set_score_request(sample_weight=True)
+        plain = GridSearchCV(gb, grid, cv=3).fit(Z, y, sample_weight=weights)
+        staged = StagedGridSearchCV(gb, grid, staged_param="n_estimators", cv=3).fit(Z, y, sample_weight=weights)
+    assert staged.best_params_ == plain.best_params_
+    np.testing.assert_array_equal(staged.predict_proba(Z), plain.predict_proba(Z))
+
+
 @pytest.mark.parametrize(
     ("model", "grid"),
     [

@@ -19,10 +19,11 @@ from typing import Any
 
 import numpy as np
 from scipy.stats import rankdata
+from sklearn import get_config
 from sklearn.base import clone
 from sklearn.metrics import accuracy_score
 from sklearn.model_selection import GridSearchCV, ParameterGrid
-from sklearn.utils.metadata_routing import get_routing_for_object
+from sklearn.utils.metadata_routing import get_routing_for_object, process_routing
 
 
 class _StagedAccuracies:
@@ -183,8 +184,12 @@ class StagedGridSearchCV(GridSearchCV):
 
         started = time.perf_counter()
         self.best_estimator_ = clone(self.estimator).set_params(**clone(self.best_params_, safe=False))
-        # groups are the splitter's (GridSearchCV routes them there), not the estimator's
-        self.best_estimator_.fit(X, y, **{k: v for k, v in params.items() if k != "groups"})
+        # groups are the splitter's (GridSearchCV routes them there), not the estimator's; under
+        # metadata routing the refit takes what the estimator's fit requests, as GridSearchCV's
+        fit_params = {k: v for k, v in params.items() if k != "groups"}
+        if get_config()["enable_metadata_routing"]:
+            fit_params = process_routing(self, "fit", **params).estimator.fit
+        self.best_estimator_.fit(X, y, **fit_params)
         self.refit_time_ = time.perf_counter() - started
         if hasattr(self.best_estimator_, "feature_names_in_"):  # as GridSearchCV sets it
             self.feature_names_in_ = self.best_estimator_.feature_names_in_
