@@ -52,8 +52,9 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TokenI
     continuous bag-of-words model whose context weights are mixture-of-experts gates.
 
     ``TabularMoEClassifier(**tabmoe.paper_config())`` is the paper's exact configuration
-    (sized for 245-2,000-row, 7-10-column tables); the defaults are for general tables,
-    chosen on ID-validation accuracy over the openml-ood splits (docs/research.md).
+    (sized for 245-2,000-row, 6-7-column tables, the label included); the defaults are for
+    general tables, chosen on ID-validation accuracy over the openml-ood splits
+    (docs/research.md).
 
     Parameters
     ----------

@@ -141,3 +141,20 @@ def test_paper_seeds_refuse_a_count_the_authors_did_not_run(n):
     ``--seeds paper:25``)."""
     with pytest.raises(ValueError, match=r"n must be an integer in \[0, 20\]"):
         paper_simulation_seeds(n)
+
+
+def test_docs_size_the_paper_tables_as_they_are(auto_mpg):
+    """The estimator's docstring, docs/guide/model.md and docs/research.md said the paper's
+    configuration was sized for "245-2,000-row, 7-10-column tables"; the paper's two tables
+    have 6 columns (simulation: x0..x4, y) and 7 (auto-mpg: six features, y)."""
+    from tabmoe import TabularMoEClassifier
+
+    sim, mpg = correlation_shift_simulation(5, 0.9, 0.0, 4951), auto_mpg_origin_split(auto_mpg)
+    few, many = sorted([len(mpg.train), len(sim.train)])
+    narrow, wide = sorted([sim.train.shape[1], mpg.train.shape[1]])
+    claim = f"{few}-{many:,}-row, {narrow}-{wide}-column tables"
+    assert claim == "245-2,000-row, 6-7-column tables"
+    docs = Path(__file__).resolve().parents[1] / "docs"
+    pages = [(docs / page).read_text(encoding="utf8") for page in ("guide/model.md", "research.md")]
+    for text in [TabularMoEClassifier.__doc__, *pages]:
+        assert claim in " ".join(text.split())
