@@ -5,7 +5,9 @@
         [--params d_model=32,n_bins=20 --label NAME]
 
 ``--params`` sets parameters on every model that has them (a research variant; the label
-names it in the results); without it every model is exactly as constructed.
+names it in the results, and each line records the parameters its model took); a parameter
+none of ``--models`` has is refused before any fit; without it every model is exactly as
+constructed.
 
 Each model is the registry's estimator exactly as a user constructs it (only
 ``random_state`` set), fitted on the DataFrame of ``sklearn.datasets.load_<name>(as_frame=True)``
@@ -41,13 +43,19 @@ def load(name: str):
     return bunch.data, bunch.target.to_numpy()
 
 
+def applied(model: str, params: dict) -> dict:
+    """The part of ``params`` that ``model``'s estimator has (the rest is not set on it)."""
+    own = get_model(model).factory().get_params()
+    return {k: v for k, v in params.items() if k in own}
+
+
 def cross_validate(model: str, X, y, folds: int = 5, params: dict | None = None) -> dict:
     accuracies, seconds = [], []
     splitter = StratifiedKFold(folds, shuffle=True, random_state=0)
     for fold, (train, test) in enumerate(splitter.split(X, y)):
         estimator = get_model(model).factory()  # as a user constructs it
         own = estimator.get_params()
-        estimator.set_params(**{k: v for k, v in (params or {}).items() if k in own})
+        estimator.set_params(**applied(model, params or {}))
         estimator.set_params(**{k: fold for k in own if k == "random_state"})
         start = time.perf_counter()
         with warnings.catch_warnings():
@@ -75,17 +83,22 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     params = parse_params(args.params)
+    models = args.models.split(",")
+    # a key no model has (a typo) would be dropped from every fit, and the defaults' figures
+    # recorded under the variant's params and label
+    if unknown := set(params) - {k for m in models for k in applied(m, params)}:
+        parser.error(f"--params {', '.join(sorted(unknown))}: not a parameter of {', '.join(models)}")
     rows = []
     for name in args.datasets.split(","):
         X, y = load(name)
-        for model in args.models.split(","):
+        for model in models:
             with limited_threads(args.threads):
                 result = cross_validate(model, X, y, params=params)
             line = {
                 "dataset": name,
                 "model": model,
                 "label": args.label,
-                "params": params,
+                "params": applied(model, params),  # what this model took of --params
                 **result,
             }
             rows.append(line)

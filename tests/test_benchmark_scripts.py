@@ -1,0 +1,33 @@
+"""Scripts of benchmarks/ whose printed or recorded figures the docs quote: their arguments
+must do what the line they record says."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .test_research_rules import import_benchmark
+
+
+def test_sklearn_datasets_refuses_a_parameter_no_model_has(tmp_path, capsys):
+    """A misspelled ``--params`` key (``n_bin``) reached no model: every fit ran the
+    defaults, and the lines recorded them under the variant's params and label."""
+    script = import_benchmark("sklearn_datasets")
+    out = tmp_path / "cv.jsonl"
+    with pytest.raises(SystemExit):
+        script.main(["--models", "logistic_regression", "--datasets", "iris", "--params", "n_bin=auto",
+                     "--label", "a variant", "--out", str(out)])
+    assert not out.exists()
+    assert "n_bin" in capsys.readouterr().err
+
+
+def test_sklearn_datasets_records_the_params_each_model_took(tmp_path):
+    """A key one model has and another lacks was recorded on both lines."""
+    script = import_benchmark("sklearn_datasets")
+    out = tmp_path / "cv.jsonl"
+    assert script.main(["--models", "logistic_regression,hist_gradient_boosting", "--datasets", "iris",
+                        "--params", "estimator__C=0.5", "--out", str(out)]) == 0
+    lines = [json.loads(line) for line in out.read_text(encoding="utf8").splitlines()]
+    assert {line["model"]: line["params"] for line in lines} == {
+        "logistic_regression": {"estimator__C": 0.5}, "hist_gradient_boosting": {}}
