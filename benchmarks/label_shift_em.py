@@ -13,7 +13,8 @@ true OOD class balance, and whether every OOD row got one class. The same is don
 ID test rows as a control (their balance is the training one's, so EM should move little).
 This uses the OOD rows' features, as the ``unlabeled-target`` protocol allows; it chooses
 nothing. Appends JSON lines to ``--out`` (default
-``benchmarks/results/openml-ood/label_shift_em.jsonl``) and prints a summary.
+``benchmarks/results/openml-ood/label_shift_em.jsonl``) and prints a summary;
+``--summary-only`` prints the summary of ``--out`` alone (no fit, no ``--openml-cache``).
 """
 
 from __future__ import annotations
@@ -62,13 +63,15 @@ def summary(lines: list[dict]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--openml-cache", required=True)
+    parser.add_argument("--openml-cache", help="required unless --summary-only")
     parser.add_argument("--seeds", default="0-2")
     parser.add_argument("--splits", default="")
     parser.add_argument("--models", default="tabmoe,logistic_regression")
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--summary-only", action="store_true", help="print the summary of --out")
     args = parser.parse_args(argv)
+    if not args.summary_only and not args.openml_cache:
+        parser.error("--openml-cache is required to fit (not with --summary-only)")
     done = [json.loads(line) for line in args.out.read_text().splitlines()] if args.out.is_file() else []
     if not args.summary_only:
         suite = load_suite("openml-ood")

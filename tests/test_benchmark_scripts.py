@@ -31,3 +31,18 @@ def test_sklearn_datasets_records_the_params_each_model_took(tmp_path):
     lines = [json.loads(line) for line in out.read_text(encoding="utf8").splitlines()]
     assert {line["model"]: line["params"] for line in lines} == {
         "logistic_regression": {"estimator__C": 0.5}, "hist_gradient_boosting": {}}
+
+
+def test_label_shift_em_summary_needs_no_openml_cache(tmp_path, capsys):
+    """``--summary-only`` (the table docs/ood.md quotes) fits nothing, yet demanded
+    ``--openml-cache``; fitting still does."""
+    script = import_benchmark("label_shift_em")
+    lines = tmp_path / "em.jsonl"
+    part = {"accuracy": 0.5, "accuracy_em": 0.75, "single_class": False, "single_class_em": False}
+    lines.write_text("".join(json.dumps({"split": "s", "seed": seed, "model": "m", "ood_test": part,
+                                         "id_test": part}) + "\n" for seed in (0, 1)), encoding="utf8")
+    assert script.main(["--summary-only", "--out", str(lines)]) == 0
+    assert "ood_test n=2 accuracy 0.5000 -> 0.7500 (diff +0.2500" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        script.main(["--out", str(lines)])
+    assert "--openml-cache" in capsys.readouterr().err
