@@ -43,12 +43,14 @@ def load(folder: Path, seeds: range) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def missing_runs(runs: pd.DataFrame, seeds: range) -> list[tuple[str, str, int]]:
-    """The (model, split, seed) of ``seeds`` that ``runs`` lacks, over its models and splits:
-    a missing record made a mean over fewer seeds, or a nan, with nothing said."""
+def missing_runs(runs: pd.DataFrame, seeds: range, splits=None) -> list[tuple[str, str, int]]:
+    """The (model, split, seed) of ``seeds`` that ``runs`` lacks, over its models and
+    ``splits`` (default: its own): a missing record made a mean over fewer seeds, or a nan,
+    with nothing said; a split the block lacks whole, means over fewer splits."""
     have = set(zip(runs["model"], runs["split"], runs["seed"], strict=True))
-    return [(m, s, seed) for m in sorted(set(runs["model"])) for s in sorted(set(runs["split"]))
-            for seed in seeds if (m, s, seed) not in have]
+    splits = sorted(set(runs["split"]) if splits is None else splits)
+    return [(m, s, seed) for m in sorted(set(runs["model"])) for s in splits for seed in seeds
+            if (m, s, seed) not in have]
 
 
 def looks_one_class(balanced_accuracy: float) -> bool:
@@ -79,8 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     old, new = load(args.results, range(3)), load(args.fresh, range(3, 6))
     models = sorted(set(old.model) & set(new.model))
     old, new = old[old.model.isin(models)], new[new.model.isin(models)]
+    splits = sorted(set(old.split) | set(new.split))  # both blocks over the same splits
     for folder, runs, seeds in ((args.results, old, range(3)), (args.fresh, new, range(3, 6))):
-        if missing := missing_runs(runs, seeds):
+        if missing := missing_runs(runs, seeds, splits):
             shown = ", ".join(f"{m} {s} seed {seed}" for m, s, seed in missing[:5])
             more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
             parser.error(f"{folder} lacks {len(missing)} defaults record(s): {shown}{more}")
