@@ -68,6 +68,10 @@ def main(argv: list[str] | None = None) -> int:
                         "lower bound; EPOCHS must not exceed n_iter_no_change), e.g. ft_transformer:5")
     args = parser.parse_args(argv)
     short = dict(item.split(":") for item in filter(None, args.extrapolate.split(",")))
+    # a name that is no --models entry (exactly, "+" overrides included) would leave that
+    # model to run its whole default fit, with nothing said (FT-Transformer: up to 200 epochs)
+    if unknown := set(short) - set(args.models.split(",")):
+        parser.error(f"--extrapolate {', '.join(sorted(unknown))}: not an entry of --models {args.models}")
     X, y = mixed_table(args.rows + 2000, args.columns)
     X_train, y_train, X_test, y_test = X[: args.rows], y[: args.rows], X[args.rows:], y[args.rows:]
     results = {}

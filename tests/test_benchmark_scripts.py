@@ -46,3 +46,15 @@ def test_label_shift_em_summary_needs_no_openml_cache(tmp_path, capsys):
     with pytest.raises(SystemExit):
         script.main(["--out", str(lines)])
     assert "--openml-cache" in capsys.readouterr().err
+
+
+def test_speed_defaults_refuses_to_extrapolate_a_model_it_does_not_fit(tmp_path):
+    """``--extrapolate`` names a ``--models`` entry exactly; one that matched none (a
+    hyphen, or the bare name of a ``+`` variant) was ignored, and that model's whole default
+    fit ran unscaled, with nothing said (FT-Transformer: up to 200 epochs of about 25 s)."""
+    script = import_benchmark("speed_defaults")
+    out = tmp_path / "defaults.jsonl"
+    with pytest.raises(SystemExit):
+        script.main(["--rows", "200", "--columns", "4", "--models", "logistic_regression",
+                     "--extrapolate", "ft-transformer:5", "--out", str(out)])
+    assert not out.exists()
