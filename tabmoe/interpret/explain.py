@@ -139,32 +139,35 @@ def explain_tokens(
         batch_rows = min(batch_rows, predict_batch_rows(len(names), moe.n_heads * len(output_ids)))
     ids = torch.as_tensor(output_ids, device=device)
     order = np.searchsorted(np.sort(output_ids), output_ids)  # label_logits: sorted ids -> classes
-    gates, contributions, logits = [], [], []
+    # float64 outputs filled batch by batch and framed without a copy: the batches' float32
+    # tensors concatenated, cast and copied into the frames held 3 times the output at once
+    n, filled, start = len(tokens), {}, 0
     for batch, att, frac in _batches(tokens, attend, fraction, batch_rows, device):
         if moe is not None:
-            logits.append(module.label_logits(batch, att, frac)[:, order].cpu())
-            per_head = moe.contributions(batch, ids, attend=att)  # (B, H, L, C)
-            contributions.append(per_head.sum(1).transpose(1, 2).flatten(1).cpu())  # (B, C*L)
-            gates.append(moe.gates(batch, attend=att).cpu())
+            parts = {"logits": module.label_logits(batch, att, frac)[:, order], "gates": moe.gates(batch, attend=att),
+                     # (B, H, L, C) -> (B, C*L)
+                     "contributions": moe.contributions(batch, ids, attend=att).sum(1).transpose(1, 2).flatten(1)}
         else:
             batch_logits, batch_gates = _logits_and_gates(module, batch, att, frac)
-            logits.append(batch_logits[:, order].cpu())
-            gates.append(batch_gates.cpu())
-    g = torch.cat(gates).double().numpy()  # (n, H, L)
+            parts = {"logits": batch_logits[:, order], "gates": batch_gates}
+        for name, part in parts.items():
+            if name not in filled:
+                filled[name] = np.empty((n, *part.shape[1:]), dtype=np.float64)
+            filled[name][start : start + len(part)] = part.cpu().double().numpy()  # (MPS has no float64)
+        start += len(batch)
+    g = filled["gates"]  # (n, H, L)
     n_heads = g.shape[1]
     head_columns = _product(pd.RangeIndex(n_heads, name="head"), _labels(names, "column"))
     out = Explanation(
-        gates=pd.DataFrame(g.mean(1), index=index, columns=_labels(names, "column")),
-        head_gates=pd.DataFrame(g.reshape(len(g), -1), index=index, columns=head_columns),
-        logits=pd.DataFrame(
-            torch.cat(logits).double().numpy(), index=index, columns=_labels(classes, "class")
-        ),
+        gates=pd.DataFrame(g.mean(1), index=index, columns=_labels(names, "column"), copy=False),
+        head_gates=pd.DataFrame(g.reshape(len(g), -1), index=index, columns=head_columns, copy=False),
+        logits=pd.DataFrame(filled["logits"], index=index, columns=_labels(classes, "class"), copy=False),
     )
     if moe is not None:
-        c = torch.cat(contributions).double().numpy()
         bias = moe.output_bias[ids].cpu().double().numpy()  # MPS has no float64
         out.contributions = pd.DataFrame(
-            c, index=index, columns=_product(_labels(classes, "class"), _labels(names, "column"))
+            filled["contributions"], index=index, copy=False,
+            columns=_product(_labels(classes, "class"), _labels(names, "column")),
         )
         out.bias = pd.Series(bias, index=_labels(classes, "class"))
     return out
