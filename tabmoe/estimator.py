@@ -26,7 +26,7 @@ from .nn._base import (
     predict_batch_rows,
     predict_chunk_rows,
 )
-from .nn._batching import cap_rows_for_heads
+from .nn._batching import cap_rows_for_heads, warn_attention_scores
 from .nn._sizes import check_network_sizes
 from .nn.ensemble import MemberLoss, StackedModel
 from .nn.network import BLOCKS, GATES, TabularMoE
@@ -396,13 +396,20 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TokenI
         return max(1, round(defaults.AUTO_BATCH_COPIES / copies_per_row))
 
     def _cap_rows_for_heads(self, rows: int) -> int:
-        """Fewer rows per batch when the output layers are huge (nn/_batching.py)."""
+        """Fewer rows per batch when the output layers are huge, and a warning when the
+        attention scores are (a wide table; nn/_batching.py)."""
         names = getattr(self, "feature_names_in_", None)
         labels = getattr(self.tokenizer_, "_column_labels", None)
         if names is not None:
             labels = [repr(n) for n in names]
         sizes = self.tokenizer_.n_tokens_per_column_
-        return cap_rows_for_heads(rows, sizes, len(self.classes_), int(self.n_members), labels)
+        rows = cap_rows_for_heads(rows, sizes, len(self.classes_), int(self.n_members), labels)
+        L, k, masking = self.n_features_in_ + 1, self.max_scored_features, self._masking()
+        queries = k + 1 if masking == "leave_one_out" and k is not None and k < L - 1 else L
+        copies = L if masking == "copies" else 1  # masked copies of each row
+        factor = copies * (2 if self.gate == "tanhmax" else 1) * int(self.n_members)
+        warn_attention_scores(rows, int(self.n_heads), queries, L, factor)
+        return rows
 
     _network_sizes = ("d_model", "n_heads", "ff_dim")  # refused as a bool (nn/_sizes.py)
 

@@ -195,6 +195,44 @@ def test_huge_output_layers_cap_rows_per_batch_with_a_warning(monkeypatch):
         TabularMoEClassifier(max_epochs=1, batch_size=512, device="cpu").fit(X, y)
 
 
+def test_wide_tables_warn_of_the_attention_scores_a_batch_holds(monkeypatch):
+    """A training batch holds rows x heads x queries x positions attention scores, about four
+    times over at a step's peak: they grow with the square of the number of columns (256 rows
+    of 1,000 columns: 3.8 GiB a tensor; 320 rows of 1,000 columns, 20 rows a batch, peaked at
+    1.6 GiB), and fit said nothing before memory ran out. Here at a small scale: 31 positions,
+    100,000 scores allowed."""
+    monkeypatch.setattr(tabmoe.nn._batching, "MAX_BATCH_SCORES", 100_000, raising=False)
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(320, 30)), columns=[f"x{j}" for j in range(30)])
+    y = (X["x0"] > 0).to_numpy().astype(np.int64)
+    fast = dict(max_epochs=1, device="cpu", random_state=0)
+
+    def scores_warnings(**params):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            clf = TabularMoEClassifier(**fast, **params).fit(X, y)
+        return clf, [w for w in caught if "attention scores" in str(w.message)]
+
+    clf, caught = scores_warnings(batch_size=32)  # 32 x 4 x 31 x 31 = 123,008 (leave-one-out)
+    assert len(caught) == 1 and "(32 rows x 4 heads x 31 x 31 positions, float32)" in str(caught[0].message)
+    assert caught[0].filename == __file__
+    assert "Lower batch_size" in str(caught[0].message)
+    assert len(scores_warnings(batch_size=25)[1]) == 0  # 96,100
+    assert len(scores_warnings(batch_size=32, max_scored_features=5)[1]) == 0  # 6 queries
+    _, caught = scores_warnings(batch_size=16, gate="tanhmax")  # two slots a key
+    assert "(16 rows x 4 heads x 31 x 31 positions x 2, float32)" in str(caught[0].message)
+    _, caught = scores_warnings(batch_size=32, n_layers=2)  # random masking: every query
+    assert "(32 rows x 4 heads x 31 x 31 positions, float32)" in str(caught[0].message)
+    _, caught = scores_warnings(batch_size=2, masking="copies")  # 31 masked copies of a row
+    assert "(2 rows x 4 heads x 31 x 31 positions x 31, float32)" in str(caught[0].message)
+    with pytest.warns(UserWarning, match=r"attention scores a batch \(32 rows") as caught:
+        clf.adapt(X, max_epochs=1)  # continued training too
+    monkeypatch.setattr(tabmoe.nn._batching, "MAX_BATCH_SCORES", 2**27)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the real bound leaves this table (and 256 rows of it) alone
+        TabularMoEClassifier(**fast, batch_size=256).fit(X, y)
+
+
 def _mixed_table(n_rows: int, seed: int) -> tuple[pd.DataFrame, np.ndarray]:
     """8 string columns (object dtype) and 8 float columns."""
     rng = np.random.default_rng(seed)
