@@ -380,12 +380,17 @@ class TorchClassifierMixin:
     @scoped_threads
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """Log class probabilities, shape (n_samples, n_classes), columns in ``classes_`` order."""
-        logits = torch.from_numpy(self._label_logits(X))
-        return torch.log_softmax(logits.double(), dim=1).numpy()
+        logits, rows = self._label_logits(X), PREDICT_BATCH_ROWS
+        out = np.empty(logits.shape)  # float64 filled by row batches: not all rows' cast and log_softmax at once
+        for start in range(0, len(out), rows):
+            batch = torch.from_numpy(logits[start : start + rows]).double()
+            out[start : start + rows] = torch.log_softmax(batch, dim=1).numpy()
+        return out
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities, shape (n_samples, n_classes), columns in ``classes_`` order."""
-        return np.exp(self.predict_log_proba(X))
+        log_proba = self.predict_log_proba(X)
+        return np.exp(log_proba, out=log_proba)  # in place: no second array of all rows
 
     @scoped_threads
     def predict(self, X: Any) -> np.ndarray:
