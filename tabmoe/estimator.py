@@ -408,7 +408,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TokenI
         queries = k + 1 if masking == "leave_one_out" and k is not None and k < L - 1 else L
         copies = L if masking == "copies" else 1  # masked copies of each row
         factor = copies * (2 if self.gate == "tanhmax" else 1) * int(self.n_members)
-        warn_attention_scores(rows, int(self.n_heads), queries, L, factor)
+        warn_attention_scores(rows, int(self.n_heads), queries, L, factor, deeper=self.n_layers_ > 1)
         return rows
 
     _network_sizes = ("d_model", "n_heads", "ff_dim")  # refused as a bool (nn/_sizes.py)

@@ -46,9 +46,11 @@ def cap_rows_for_heads(
 MAX_BATCH_SCORES = 2**27
 
 
-def warn_attention_scores(rows: int, n_heads: int, n_queries: int, n_positions: int, factor: int) -> None:
+def warn_attention_scores(rows: int, n_heads: int, n_queries: int, n_positions: int, factor: int, deeper: bool = False) -> None:
     """Warn when a training batch of ``rows`` rows holds more than ``MAX_BATCH_SCORES``
-    attention scores (``factor``: tanhmax's slots x members, and copies of each row)."""
+    attention scores (``factor``: tanhmax's slots x members, and copies of each row);
+    ``deeper``: a network of more than one layer, whose first layer computes every
+    position's query outside training too."""
     floats = rows * n_heads * n_queries * n_positions * factor
     if floats <= MAX_BATCH_SCORES:
         return
@@ -57,7 +59,10 @@ def warn_attention_scores(rows: int, n_heads: int, n_queries: int, n_positions: 
         f"{n_heads} heads x {n_queries} x {n_positions} positions{f' x {factor}' if factor > 1 else ''}, "
         "float32), several times over at each step: memory and time grow with the square of the "
         "number of columns. Lower batch_size, or (masking='leave_one_out') score fewer columns a "
-        "batch with max_scored_features.",
+        "batch with max_scored_features."
+        + (" A deeper network's other passes hold them for more rows, whatever batch_size is: "
+           "early stopping's validation up to 1,024 a batch, prediction and feature_importances_ "
+           "at least 256." if deeper else ""),
         UserWarning,
         stacklevel=user_stacklevel(),  # the caller of fit or adapt
     )
