@@ -42,17 +42,20 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import torch
-import torch.nn.functional as F
 from held_out import held_out_pick, unseen_scores
-from impute_unknown import ImputedUnknownClassifier
-from research_args import RESEARCH_PARAMS, run_plan, seed_list
-from row_scoring import RowScoredClassifier
+from research_args import run_plan, seed_list
+from research_models import (  # the variants' estimators, research.X for the tests and docs
+    STOPPED,
+    ErrorStoppedClassifier,
+    ObjectiveStoppedClassifier,
+    TrainerOptionsClassifier,
+    label_error_loss,
+    make_tabmoe,
+    resolve_rules,
+    trainer_extra,
+)
 from sklearn.metrics import log_loss
-from tied_heads import TIE_HEADS, TiedHeadsClassifier
 
-from tabmoe import TabularMoEClassifier
-from tabmoe._paper_config import AUTO_VALIDATION_FRACTION, AUTO_VALIDATION_ROWS
 from tabmoe.bench import limited_threads
 from tabmoe.bench._environment import cpu_model
 from tabmoe.bench.report import DECIMALS
@@ -60,6 +63,8 @@ from tabmoe.registry import get_model
 
 RESULTS = Path(__file__).parent / "results" / "research"
 PARTS = ("validation", "id_test", "ood_test")
+__all__ = ["STOPPED", "ErrorStoppedClassifier", "ObjectiveStoppedClassifier", "TrainerOptionsClassifier",
+           "label_error_loss", "make_tabmoe", "resolve_rules", "trainer_extra", "main"]
 
 
 def read_lines(path: Path) -> list[dict]:
@@ -76,162 +81,6 @@ def study_lines(names: str) -> list[dict]:
             raise SystemExit(f"--study: no study {name!r} ({path} does not exist)")
         lines += read_lines(path)
     return lines
-
-
-def resolve_rules(params: dict, n_rows: int, n_columns: int) -> dict:
-    """Research-only rules that depend on the table, resolved to plain parameters:
-
-    * ``batch_size="rows/D:LO:HI"``: ``clip(n_rows // D, LO, HI)`` rows per batch;
-    * ``feature_loss_weight="share:S"``: the label gets share S of the loss, the L - 1
-      features share the rest, i.e. weight ``(1 - S) / (S * (L - 1))`` per feature;
-    * ``validation_fraction="floor:P"``: study 29's hold-out (10% of the rows, at most 100)
-      but never fewer than a share P of the rows (study 30), as a number of rows;
-    * ``stop_on="error"`` / ``"objective"`` is read by :func:`make_tabmoe` (studies 46, 58).
-    """
-    out = dict(params)
-    rule = out.get("batch_size")
-    if isinstance(rule, str) and rule.startswith("rows/"):
-        d, lo, hi = (int(x) for x in rule[5:].split(":"))
-        out["batch_size"] = int(np.clip(n_rows // d, lo, hi))
-    rule = out.get("feature_loss_weight")
-    if isinstance(rule, str) and rule.startswith("share:"):
-        share = float(rule[6:])
-        out["feature_loss_weight"] = (1 - share) / (share * max(1, n_columns))
-    rule = out.get("validation_fraction")
-    if isinstance(rule, str) and rule.startswith("floor:"):
-        share = int(np.ceil(AUTO_VALIDATION_FRACTION * n_rows))
-        floor = int(np.ceil(float(rule[6:]) * n_rows))
-        out["validation_fraction"] = min(share, max(AUTO_VALIDATION_ROWS, floor))
-    return out
-
-
-def label_error_loss(model, batch: dict) -> tuple:
-    """Study 46's early-stopping score, in the trainer's ``(sum, weight)`` protocol: the
-    label's error rate on the hold-out, plus 0.01 x its log loss to order epochs of equal
-    accuracy (one row of a 100-row hold-out is 0.01; the log loss moves by far less than 1
-    between epochs). Rows whose label token is not a class are skipped, as ``label_loss``."""
-    tokens = batch["tokens"].long()
-    logits = model.label_logits(tokens, batch.get("attend"), batch.get("fraction"))
-    target = torch.searchsorted(model.label_ids, tokens[:, -1].contiguous()).clamp_max(len(model.label_ids) - 1)
-    valid = model.label_ids[target] == tokens[:, -1]
-    nll = F.cross_entropy(logits.float(), target, reduction="none")
-    wrong = (logits.argmax(-1) != target).float()
-    w = batch["weight"] * valid
-    return ((wrong + 0.01 * nll) * w).sum(), w.sum()
-
-
-class ErrorStoppedClassifier(TabularMoEClassifier):
-    """Research-only (study 46): early stopping, and the epoch kept, on ``label_error_loss``
-    instead of the label's log loss."""
-
-    def _get_val_loss(self):
-        return label_error_loss
-
-
-class ObjectiveStoppedClassifier(TabularMoEClassifier):
-    """Research-only (study 58): early stopping, and the epoch kept, on the hold-out's whole
-    training objective (the label's log loss plus ``feature_loss_weight`` x each feature's,
-    every column left out in turn) instead of the label's log loss alone."""
-
-    def _get_val_loss(self):
-        masking = self._masking()
-        if masking != "leave_one_out":  # random masking would score each epoch on another draw
-            raise ValueError(f"stop_on='objective' needs leave-one-out masking (one layer), got {masking!r}")
-        return self._objective(masking)
-
-
-class TrainerOptionsClassifier(TabularMoEClassifier):
-    """Research-only: the estimator with settings of the trainer that it takes no parameter
-    for, ``trainer_extra`` (``TrainerConfig`` fields): ``embedding_weight_decay``, AdamW's
-    decay on the token embeddings, which ``weight_decay`` leaves out by rtdl's rule (study
-    49); ``start_from_epoch``, epochs before early stopping watches the hold-out (study 50);
-    ``restore_best_weights=False``, the last epoch's weights kept when early stopping ends
-    the fit (study 51); ``patience_rate``, AutoGluon's adaptive patience (study 59)."""
-
-    # Set on the instance after construction, not an __init__ parameter: clone/get_params
-    # drop it (research.py never clones).
-    trainer_extra: dict = {}
-
-    def _trainer_options(self) -> dict:
-        return {**super()._trainer_options(), **self.trainer_extra}
-
-
-#: ``stop_on``'s values: the early-stopping score each estimator reads.
-STOPPED = {"log_loss": TabularMoEClassifier, "error": ErrorStoppedClassifier, "objective": ObjectiveStoppedClassifier}
-
-
-def trainer_extra(params: dict) -> dict:
-    """Pop the research-only trainer settings of a variant out of ``params``, checked; the
-    settings at their trainer defaults are dropped, so a variant naming them is the plain
-    estimator."""
-    extra = {}
-    decay = float(params.pop("embedding_weight_decay", 0.0))
-    if not decay >= 0:  # NaN fails too
-        raise SystemExit(f"embedding_weight_decay must be >= 0, got {decay!r}")
-    if decay > 0:
-        extra["embedding_weight_decay"] = decay
-    start = params.pop("start_from_epoch", 0)
-    if isinstance(start, bool) or not isinstance(start, int) or start < 0:
-        raise SystemExit(f"start_from_epoch must be an integer >= 0, got {start!r}")
-    if start > 0:
-        extra["start_from_epoch"] = start
-    rate = params.pop("patience_rate", 0.0)
-    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not rate >= 0:
-        raise SystemExit(f"patience_rate must be a number >= 0, got {rate!r}")
-    if rate > 0:
-        extra["patience_rate"] = float(rate)
-    restore = params.pop("restore_best_weights", True)
-    if not isinstance(restore, bool):
-        raise SystemExit(f"restore_best_weights must be True or False, got {restore!r}")
-    if not restore:
-        extra["restore_best_weights"] = False
-    return extra
-
-
-def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
-    """The estimator of a variant; the research-only ``stop_on="error"`` (study 46) picks
-    :class:`ErrorStoppedClassifier`, ``stop_on="objective"`` (study 58)
-    :class:`ObjectiveStoppedClassifier`, the trainer settings of :func:`trainer_extra` (studies
-    49-51, 59) :class:`TrainerOptionsClassifier`, ``row_weight`` > 0 (study 53)
-    :class:`~row_scoring.RowScoredClassifier`, ``tie_heads`` (study 54)
-    :class:`~tied_heads.TiedHeadsClassifier`, ``impute_unknown`` (study 55; alone)
-    :class:`~impute_unknown.ImputedUnknownClassifier`."""
-    params = dict(params)
-    if params.pop("impute_unknown", False) is True:
-        if set(params) & RESEARCH_PARAMS or params.get("n_members", 1) != 1:
-            raise SystemExit("impute_unknown does not combine with other research-only settings or n_members")
-        return ImputedUnknownClassifier(**params, random_state=seed)
-    stop_on = params.pop("stop_on", "log_loss")
-    if stop_on not in STOPPED:
-        raise SystemExit(f"stop_on must be one of {', '.join(STOPPED)}, got {stop_on!r}")
-    extra = trainer_extra(params)
-    if extra and stop_on != "log_loss":
-        raise SystemExit(f"stop_on={stop_on} does not combine with {', '.join(extra)}")
-    row_weight = params.pop("row_weight", 0)
-    if isinstance(row_weight, bool) or not isinstance(row_weight, (int, float)) or not row_weight >= 0:
-        raise SystemExit(f"row_weight must be a number >= 0, got {row_weight!r}")
-    tie = params.pop("tie_heads", "none")
-    if tie not in TIE_HEADS:
-        raise SystemExit(f"tie_heads must be one of {', '.join(TIE_HEADS)}, got {tie!r}")
-    if row_weight > 0:
-        if extra or stop_on != "log_loss" or tie != "none":
-            raise SystemExit("row_weight does not combine with the research-only trainer settings or tie_heads")
-        if params.get("n_layers", "auto") not in ("auto", 1) or params.get("n_members", 1) != 1:
-            raise SystemExit("row_weight reads one leave-one-out pass: n_layers 1 and n_members 1 only")
-        model = RowScoredClassifier(**params, random_state=seed)
-        model.row_weight = float(row_weight)
-        return model
-    if tie != "none":
-        if extra or stop_on != "log_loss" or params.get("n_members", 1) != 1:
-            raise SystemExit("tie_heads does not combine with other research-only settings or n_members")
-        model = TiedHeadsClassifier(**params, random_state=seed)
-        model.tie_mode = tie
-        return model
-    if extra:
-        model = TrainerOptionsClassifier(**params, random_state=seed)
-        model.trainer_extra = extra
-        return model
-    return STOPPED[stop_on](**params, random_state=seed)
 
 
 def fit_and_score(estimator, X, y, parts: dict) -> dict:
