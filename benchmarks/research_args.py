@@ -11,12 +11,28 @@ from tabmoe.bench.suites import load_suite
 from tabmoe.registry import get_model
 
 
+def parse_items(text: str, flag: str) -> dict:
+    """``"a=1,b=x"`` -> ``{"a": 1, "b": "x"}``, as :func:`ood_variants.parse_variant`, but an
+    item without ``=`` (``d_model``, read as ``d_model=""``; the second half of a value split
+    at its comma, ``categorical_features=[0,1]``) or a key given twice (the last won) is named."""
+    keys = []
+    for item in filter(None, text.split(",")):
+        key, eq, _ = item.partition("=")
+        if not eq or not key.strip():
+            raise SystemExit(f"{flag}: {item!r} is not key=value (values are split at every comma)")
+        keys.append(key.strip())
+    if repeated := sorted({k for k in keys if keys.count(k) > 1}):
+        raise SystemExit(f"{flag}: {repeated} given more than once")
+    return parse_params(text)
+
+
 def parse_variant(text: str) -> tuple[str, dict]:
-    """``"name:a=1,b=2"`` -> ``("name", {...})``."""
+    """``"name:a=1,b=2"`` -> ``("name", {...})``; a name with ``=`` in it (``d_model=64``, the
+    name left out) is refused: it would run the defaults under that name."""
     name, _, params = text.partition(":")
-    if not name:
+    if not name or "=" in name:
         raise SystemExit(f"--variant needs NAME:params, got {text!r}")
-    return name, parse_params(params)
+    return name, parse_items(params, f"--variant {name}")
 
 
 def seed_list(text: str) -> list[int]:
@@ -50,7 +66,7 @@ def run_plan(args) -> tuple:
                          f"{[s.name for s in suite.splits]}")
     if args.threads < 1:
         raise SystemExit(f"--threads must be at least 1, got {args.threads}")
-    base, variants = parse_params(args.base), [parse_variant(v) for v in args.variant]
+    base, variants = parse_items(args.base, "--base"), [parse_variant(v) for v in args.variant]
     known = set(model.get_params()) if model else set(TabularMoEClassifier().get_params()) | RESEARCH_PARAMS
     checked = [(f"--variant {v}", p) for v, p in variants] + ([] if model else [("--base", base)])
     for flag, params in checked:  # --base is tabmoe's, unused with --model

@@ -54,6 +54,25 @@ def test_run_names_a_bad_argument_before_fitting_or_writing(research, tmp_path, 
     assert not out.exists()
 
 
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--variant", "b:d_model"], r"--variant b: 'd_model' is not key=value"),
+    (["--variant", "b:categorical_features=[0,1]"], r"--variant b: '1\]' is not key=value"),
+    (["--variant", "b:d_model=8,d_model=16"], r"--variant b: \['d_model'\] given more than once"),
+    (["--variant", "d_model=8"], r"--variant needs NAME:params, got 'd_model=8'"),
+    (["--base", "max_epochs"], r"--base: 'max_epochs' is not key=value"),
+])
+def test_run_names_a_variant_item_that_is_not_key_value(research, tmp_path, extra, message):
+    """``b:d_model`` ran ``d_model=""`` (failing at its first fit, after the other variants'),
+    ``[0,1]`` was cut at its comma, a key given twice kept the last, and ``d_model=8`` (the
+    name left out) ran the defaults under the name "d_model=8"."""
+    out = tmp_path / "t.jsonl"
+    argv = ["run", "--study", "t", "--suite", "smoke", "--splits", "car-cluster", "--variant", "a:max_epochs=1",
+            "--out", str(out), *extra]
+    with pytest.raises(SystemExit, match=message):
+        research.main(argv)
+    assert not out.exists()
+
+
 def test_a_bad_suite_file_is_named_as_the_suite(research, tmp_path):
     """A suite file that does not parse (a ValueError) was named as --model."""
     suite = tmp_path / "bad.yaml"
