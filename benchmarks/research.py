@@ -140,8 +140,26 @@ def held_out_scores(config: dict, seed: int, X: pd.DataFrame, y, X_val: pd.DataF
     return out
 
 
+def check_variants(args, base: dict, variants: list) -> None:
+    """Each variant's estimator built and its values checked as its fit would check them (the
+    estimator's parameter constraints and cross-parameter checks, the research-only settings,
+    the table rules on a stand-in table) before anything is fitted or written: a bad value
+    stopped the run at that variant's first fit, after the variants before it were written."""
+    for variant, params in variants:
+        try:
+            if args.model:
+                estimator = get_model(args.model).make(**params)
+            else:
+                estimator = make_tabmoe(resolve_rules({**base, **params}, 1000, 10), 0)
+            for check in ("_validate_params", "_check_params"):
+                getattr(estimator, check, lambda: None)()
+        except (SystemExit, ValueError, TypeError, ZeroDivisionError) as exc:
+            raise SystemExit(f"--variant {variant}: {exc}") from None
+
+
 def run(args) -> int:
     suite, seeds, names, base, variants = run_plan(args)
+    check_variants(args, base, variants)
     out_path = Path(args.out or RESULTS / f"{args.study}.jsonl")
     out_path.parent.mkdir(parents=True, exist_ok=True)
     done = {(r["variant"], r["split"], r["seed"]) for r in read_lines(out_path)}

@@ -73,6 +73,24 @@ def test_run_names_a_variant_item_that_is_not_key_value(research, tmp_path, extr
     assert not out.exists()
 
 
+@pytest.mark.parametrize(("variant", "message"), [
+    ("b:d_model=0", r"--variant b: The 'd_model' parameter .* must be an int in the range \[1, inf\)"),
+    ("b:stop_on=bogus", r"--variant b: stop_on must be one of log_loss, error, objective, got 'bogus'"),
+    ("b:batch_size=rows/8", r"--variant b: not enough values to unpack"),
+    ("b:linear_term=True,vocabulary=shared", r"--variant b: linear_term=True needs a token per"),
+])
+def test_run_checks_every_variants_values_before_fitting_or_writing(research, tmp_path, variant, message):
+    """A bad value (the estimator's constraints or cross-parameter checks, a research-only
+    setting, a table rule) stopped the run at that variant's first fit, after the variants
+    before it had been fitted and written (a ValueError or InvalidParameterError traceback)."""
+    out = tmp_path / "t.jsonl"
+    argv = ["run", "--study", "t", "--suite", "smoke", "--splits", "car-cluster", "--variant", "a:max_epochs=1",
+            "--variant", variant, "--out", str(out)]
+    with pytest.raises(SystemExit, match=message):
+        research.main(argv)
+    assert not out.exists()
+
+
 def test_a_bad_suite_file_is_named_as_the_suite(research, tmp_path):
     """A suite file that does not parse (a ValueError) was named as --model."""
     suite = tmp_path / "bad.yaml"
