@@ -162,7 +162,13 @@ def run(args) -> int:
     check_variants(args, base, variants)
     out_path = Path(args.out or RESULTS / f"{args.study}.jsonl")
     out_path.parent.mkdir(parents=True, exist_ok=True)
-    done = {(r["variant"], r["split"], r["seed"]) for r in read_lines(out_path)}
+    lines = read_lines(out_path)
+    for variant, params in variants:  # a finished line is skipped: only if it is this variant's
+        config = json.loads(json.dumps({"model": args.model, **params} if args.model else {**base, **params}))
+        if other := next((r.get("params") for r in lines if r["variant"] == variant and r.get("params") != config), None):
+            raise SystemExit(f"--variant {variant}: {out_path} has lines of {variant!r} with other parameters "
+                             f"({other}, not {config}); name the variant otherwise")
+    done = {(r["variant"], r["split"], r["seed"]) for r in lines}
     for seed in seeds:
         for name in names:
             todo = [(v, p) for v, p in variants if (v, name, seed) not in done]

@@ -67,6 +67,8 @@ def run_plan(args) -> tuple:
     if args.threads < 1:
         raise SystemExit(f"--threads must be at least 1, got {args.threads}")
     base, variants = parse_items(args.base, "--base"), [parse_variant(v) for v in args.variant]
+    if repeated := sorted({v for v, _ in variants if [w for w, _ in variants].count(v) > 1}):
+        raise SystemExit(f"--variant: {repeated} named more than once (both would be fitted, one line kept)")
     known = set(model.get_params()) if model else set(TabularMoEClassifier().get_params()) | RESEARCH_PARAMS
     checked = [(f"--variant {v}", p) for v, p in variants] + ([] if model else [("--base", base)])
     for flag, params in checked:  # --base is tabmoe's, unused with --model

@@ -91,6 +91,25 @@ def test_run_checks_every_variants_values_before_fitting_or_writing(research, tm
     assert not out.exists()
 
 
+def test_run_does_not_resume_a_variant_name_under_other_parameters(research, tmp_path):
+    """A finished (variant, split, seed) was skipped by its name alone: run again with other
+    parameters under the same name, nothing was fitted (exit 0), and the study kept the old
+    lines as if they were the new variant's; the same name given twice fitted both and wrote
+    two lines for one (variant, split, seed)."""
+    out = tmp_path / "t.jsonl"
+    line = {"variant": "a", "split": "car-cluster", "seed": 0, "params": {"max_epochs": 3}, "validation": 0.7}
+    out.write_text(json.dumps(line) + "\n")
+    argv = ["run", "--study", "t", "--suite", "smoke", "--splits", "car-cluster", "--out", str(out)]
+    with pytest.raises(SystemExit, match=r"--variant a: .*t\.jsonl has lines of 'a' with other parameters "
+                                         r"\(\{'max_epochs': 3\}, not \{'max_epochs': 5\}\)"):
+        research.main([*argv, "--variant", "a:max_epochs=5"])
+    assert research.main([*argv, "--variant", "a:max_epochs=3"]) == 0  # the same parameters: resumed
+    assert out.read_text() == json.dumps(line) + "\n"
+    with pytest.raises(SystemExit, match=r"--variant: \['b'\] named more than once"):
+        research.main([*argv, "--variant", "b:max_epochs=1", "--variant", "b:max_epochs=2"])
+    assert out.read_text() == json.dumps(line) + "\n"
+
+
 def test_a_bad_suite_file_is_named_as_the_suite(research, tmp_path):
     """A suite file that does not parse (a ValueError) was named as --model."""
     suite = tmp_path / "bad.yaml"
