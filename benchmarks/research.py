@@ -67,10 +67,31 @@ __all__ = ["STOPPED", "ErrorStoppedClassifier", "ObjectiveStoppedClassifier", "T
            "label_error_loss", "make_tabmoe", "resolve_rules", "trainer_extra", "main"]
 
 
-def read_lines(path: Path) -> list[dict]:
+def read_lines(path: Path, repair: bool = False) -> list[dict]:
+    """The JSON lines of ``path``. A last line that does not parse and has no newline is a
+    write cut short (a run killed mid-line): left out, said on stderr, and with ``repair``
+    (before appending) cut from the file, whose last line then ends in a newline. Any other
+    line that does not parse is named."""
     if not path.is_file():
         return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    text, out = path.read_text(encoding="utf8"), []
+    lines = text.splitlines()
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            if number < len(lines) or text.endswith("\n"):
+                raise SystemExit(f"{path}: line {number} is not JSON ({exc})") from None
+            print(f"{path}: its last line is cut short (an interrupted write), left out"
+                  f"{' and removed' if repair else ''}", file=sys.stderr)
+            text = text[: len(text) - len(line)]
+    if repair and text and not text.endswith("\n"):
+        text += "\n"
+    if repair and text != path.read_text(encoding="utf8"):
+        path.write_text(text, encoding="utf8")
+    return out
 
 
 def study_lines(names: str) -> list[dict]:
@@ -162,7 +183,7 @@ def run(args) -> int:
     check_variants(args, base, variants)
     out_path = Path(args.out or RESULTS / f"{args.study}.jsonl")
     out_path.parent.mkdir(parents=True, exist_ok=True)
-    lines = read_lines(out_path)
+    lines = read_lines(out_path, repair=True)
     for variant, params in variants:  # a finished line is skipped: only if it is this variant's
         config = json.loads(json.dumps({"model": args.model, **params} if args.model else {**base, **params}))
         if other := next((r.get("params") for r in lines if r["variant"] == variant and r.get("params") != config), None):
@@ -210,7 +231,7 @@ def import_records(args) -> int:
     seeds, so a variant pairs with them without refitting (they are bit-reproducible:
     ``run`` on the fixed-budget parameters gave the records' accuracies)."""
     out_path = Path(args.out or RESULTS / f"{args.study}.jsonl")
-    done = {(r["variant"], r["split"], r["seed"]) for r in read_lines(out_path)}
+    done = {(r["variant"], r["split"], r["seed"]) for r in read_lines(out_path, repair=True)}
     runs = Path(args.results) / "runs"
     if not runs.is_dir():
         raise SystemExit(f"--results: {args.results} is not a results folder of tabmoe-bench run (no {runs})")

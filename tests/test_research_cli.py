@@ -110,6 +110,27 @@ def test_run_does_not_resume_a_variant_name_under_other_parameters(research, tmp
     assert out.read_text() == json.dumps(line) + "\n"
 
 
+def test_a_line_cut_short_by_an_interrupted_run_is_left_out_and_repaired(research, study, capsys):
+    """A run killed mid-write leaves its last line cut short, without a newline: every command
+    on the study stopped with a JSONDecodeError traceback, and a rerun could not resume (had it
+    appended, its first line would have joined the broken one)."""
+    path = study / "s.jsonl"
+    whole = path.read_text()
+    cut = json.dumps({"variant": "b", "split": "car-cluster", "seed": 0, "params": {"max_epochs": 1}})[:40]
+    path.write_text(whole + cut)
+    assert research.main(["summary", "--study", "s", "--baseline", "base"]) == 0
+    out = capsys.readouterr()
+    assert "| base | 1 |" in out.out and "s.jsonl: its last line is cut short (an interrupted write), left out" in out.err
+    assert path.read_text() == whole + cut  # summary reads, never writes
+    argv = ["run", "--study", "s", "--suite", "smoke", "--splits", "car-cluster", "--variant", "b:max_epochs=1"]
+    assert research.main(argv) == 0
+    lines = path.read_text().splitlines()
+    assert lines[0] == whole.strip() and [json.loads(x)["variant"] for x in lines] == ["base", "b"]
+    path.write_text(whole + cut + "\n" + whole)  # not the last line: not a cut write, named
+    with pytest.raises(SystemExit, match=r"s\.jsonl: line 2 is not JSON"):
+        research.main(["summary", "--study", "s", "--baseline", "base"])
+
+
 def test_a_bad_suite_file_is_named_as_the_suite(research, tmp_path):
     """A suite file that does not parse (a ValueError) was named as --model."""
     suite = tmp_path / "bad.yaml"
