@@ -135,7 +135,10 @@ def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
     :class:`~tied_heads.TiedHeadsClassifier`, ``impute_unknown`` (study 55; alone)
     :class:`~impute_unknown.ImputedUnknownClassifier`."""
     params = dict(params)
-    if params.pop("impute_unknown", False) is True:
+    impute = params.pop("impute_unknown", False)
+    if not isinstance(impute, bool):  # "true" or 1 fitted the plain estimator, said nothing
+        raise SystemExit(f"impute_unknown must be True or False, got {impute!r}")
+    if impute:
         if set(params) & RESEARCH_PARAMS or params.get("n_members", 1) != 1:
             raise SystemExit("impute_unknown does not combine with other research-only settings or n_members")
         return ImputedUnknownClassifier(**params, random_state=seed)

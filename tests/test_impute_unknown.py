@@ -147,3 +147,13 @@ def test_research_make_tabmoe_builds_the_reader_alone():
     assert type(model).__name__ == "ImputedUnknownClassifier" and model.random_state == 4
     with pytest.raises(SystemExit, match="impute_unknown does not combine"):
         research.make_tabmoe({"impute_unknown": True, "row_weight": 0.1}, 0)
+
+
+@pytest.mark.parametrize("value", ["true", 1, "yes"])
+def test_research_impute_unknown_takes_only_a_bool(value):
+    """``--variant x:impute_unknown=true`` (or ``=1``) fitted the plain estimator under the
+    name, without a word: only the literal ``True`` chose the reader."""
+    research = import_benchmark("research")
+    with pytest.raises(SystemExit, match=rf"impute_unknown must be True or False, got {value!r}"):
+        research.make_tabmoe({"impute_unknown": value}, 0)
+    assert type(research.make_tabmoe({"impute_unknown": False}, 0)).__name__ == "TabularMoEClassifier"
