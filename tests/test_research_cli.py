@@ -131,6 +131,15 @@ def test_a_line_cut_short_by_an_interrupted_run_is_left_out_and_repaired(researc
         research.main(["summary", "--study", "s", "--baseline", "base"])
 
 
+@pytest.mark.parametrize("tie", ["-0.01", "nan", "inf"])
+def test_summary_refuses_a_tie_width_below_zero_or_not_a_number(research, study, tie, capsys):
+    """``--tie -0.01`` counted a pair within 0.01 as a win and a loss at once (56/0/58 of
+    study 57's 70 pairs), ``nan`` counted no pair at all (0/0/0)."""
+    with pytest.raises(SystemExit):
+        research.main(["summary", "--study", "s", "--baseline", "base", "--tie", tie])
+    assert f"argument --tie: must be a number >= 0, got '{tie}'" in capsys.readouterr().err
+
+
 def test_a_bad_suite_file_is_named_as_the_suite(research, tmp_path):
     """A suite file that does not parse (a ValueError) was named as --model."""
     suite = tmp_path / "bad.yaml"
