@@ -382,14 +382,15 @@ def unseen(args) -> int:
     lines = [r for r in study_lines(args.study) if "validation_unseen_token" in r]
     if not lines:
         raise SystemExit(f"no unseen-check lines in study {args.study!r} (run it with --unseen-check)")
-    token = np.array([r["validation_unseen_token"] for r in lines])
-    exclude = np.array([r["validation_unseen_exclude"] for r in lines])
-    plain = np.array([r["validation"] for r in lines])
-    d = exclude - token
-    print("| n | ID val | altered, token | altered, exclude | exclude - token (SD) | W/T/L |")
-    print("|---|---|---|---|---|---|")
-    print(f"| {len(d)} | {plain.mean():.3f} | {token.mean():.3f} | {exclude.mean():.3f} "
-          f"| {d.mean():+.4f} ({d.std():.3f}) | {wtl(d)} |")
+    print("| variant | n | ID val | altered, token | altered, exclude | exclude - token (SD) | W/T/L |")
+    print("|---|---|---|---|---|---|---|")
+    for variant, rows in by_variant(lines).items():  # each variant's own fits, not pooled
+        token = np.array([r["validation_unseen_token"] for r in rows.values()])
+        exclude = np.array([r["validation_unseen_exclude"] for r in rows.values()])
+        plain = np.array([r["validation"] for r in rows.values()])
+        d = exclude - token
+        print(f"| {variant} | {len(d)} | {plain.mean():.3f} | {token.mean():.3f} | {exclude.mean():.3f} "
+              f"| {d.mean():+.4f} ({d.std():.3f}) | {wtl(d)} |")
     return 0
 
 

@@ -140,6 +140,20 @@ def test_summary_refuses_a_tie_width_below_zero_or_not_a_number(research, study,
     assert f"argument --tie: must be a number >= 0, got '{tie}'" in capsys.readouterr().err
 
 
+def test_unseen_gives_each_variant_its_own_row(research, tmp_path, monkeypatch, capsys):
+    """`unseen` pooled the check's lines of every variant of a study into one row: two variants
+    of 1 (split, seed) each read as n = 2, their exclude - token differences averaged."""
+    def line(variant, token, exclude):
+        return {"variant": variant, "split": "a", "seed": 0, "validation": 0.8,
+                "validation_unseen_token": token, "validation_unseen_exclude": exclude}
+    (tmp_path / "s.jsonl").write_text(json.dumps(line("x", 0.5, 0.6)) + "\n" + json.dumps(line("y", 0.7, 0.6)) + "\n")
+    monkeypatch.setattr(research, "RESULTS", tmp_path)
+    assert research.main(["unseen", "--study", "s"]) == 0
+    rows = capsys.readouterr().out.splitlines()[2:]
+    assert rows == ["| x | 1 | 0.800 | 0.500 | 0.600 | +0.1000 (0.000) | 1/0/0 |",
+                    "| y | 1 | 0.800 | 0.700 | 0.600 | -0.1000 (0.000) | 0/0/1 |"], rows
+
+
 def test_a_bad_suite_file_is_named_as_the_suite(research, tmp_path):
     """A suite file that does not parse (a ValueError) was named as --model."""
     suite = tmp_path / "bad.yaml"
