@@ -9,8 +9,8 @@
 Each (split, seed) is made exactly as ``tabmoe-bench run`` makes it (same ID sample, same
 train / validation / ID-test / OOD-test rows). A variant is a set of
 ``TabularMoEClassifier`` parameters on top of ``--base`` (default: the estimator's own
-defaults), with ``random_state = seed``; ``--model`` runs another registry model at its
-defaults instead (a reference row, e.g. logistic regression). One JSON line per
+defaults), with ``random_state = seed``; ``--model`` runs another registry model instead, at
+its defaults plus the variant's parameters (a reference row, e.g. logistic regression). One JSON line per
 (variant, split, seed) goes to ``benchmarks/results/research/<study>.jsonl``: ID-validation,
 ID-test and OOD-test accuracy, fit seconds, epochs, and whether all OOD predictions are one
 class. Decisions are made on the ID-validation column (docs/research.md); OOD is reported
@@ -456,43 +456,49 @@ def tie_width(text: str) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    r = sub.add_parser("run")
-    r.add_argument("--study", required=True)
-    r.add_argument("--variant", action="append", required=True, help="NAME:key=value,... (repeatable)")
-    r.add_argument("--base", default="", help="parameters shared by every variant")
-    r.add_argument("--model", default=None, help="a registry model at its defaults instead of tabmoe")
-    r.add_argument("--suite", default="openml-ood")
-    r.add_argument("--seeds", default="0")
-    r.add_argument("--splits", default=None)
-    r.add_argument("--openml-cache", default=None)
+    out_help = "the study file (default: benchmarks/results/research/<study>.jsonl)"
+    r = sub.add_parser("run", help="fit every variant on every (split, seed): a JSON line each, resumable")
+    r.add_argument("--study", required=True, help="the study's name (its file: see --out)")
+    r.add_argument("--variant", action="append", required=True,
+                   help="NAME:key=value,... (repeatable): parameters on top of --base, values read as Python "
+                        "literals where they parse, else strings, split at every comma; NAME: alone is --base")
+    r.add_argument("--base", default="", help="key=value,...: tabmoe parameters shared by every variant "
+                                                "(default: the estimator's defaults; not used with --model)")
+    r.add_argument("--model", default=None,
+                   help="a registry model instead of tabmoe: its defaults plus each variant's parameters")
+    r.add_argument("--suite", default="openml-ood", help="the suite whose splits are made (default: %(default)s)")
+    r.add_argument("--seeds", default="0", help="seeds, e.g. 0-2 or 0,3 (default: %(default)s)")
+    r.add_argument("--splits", default=None, help="comma-separated split names (default: every split of the suite)")
+    r.add_argument("--openml-cache", default=None, help="folder of cached OpenML data")
     r.add_argument("--download", action="store_true", help="fetch OpenML data the cache lacks (needs network)")
-    r.add_argument("--threads", type=int, default=1)
-    r.add_argument("--out", default=None)
+    r.add_argument("--threads", type=int, default=1, help="torch threads per fit (default: %(default)s)")
+    r.add_argument("--out", default=None, help=out_help)
     r.add_argument("--max-id-rows", type=int, default=None,
                    help="override the suite's cap on ID rows (0: every ID row; study 30)")
     r.add_argument("--unseen-check", action="store_true", help="add the unseen-value check (study 12)")
     r.add_argument("--held-out-value", action="store_true",
                    help="add study 52's check: a categorical value taken out of training, scored on ID validation")
-    s = sub.add_parser("summary")
+    baseline = "the variant(s) the others are paired with on the same (split, seed) and training rows; "
+    s = sub.add_parser("summary", help="each variant paired with --baseline: mean difference (SD), W/T/L")
     s.add_argument("--study", required=True, help="study name(s), comma-separated")
-    s.add_argument("--baseline", required=True)
+    s.add_argument("--baseline", required=True, help=baseline + "comma-separated: the first listed wins a pair")
     s.add_argument("--by-split", action="store_true", help="also each split's mean paired differences")
     s.add_argument("--tie", type=tie_width, default=0.005, help="W/T/L: a tie is within this (study 30: 0.002)")
     s.add_argument("--seeds", default=None, help="only these seeds' pairs (e.g. 0-2)")
     u = sub.add_parser("unseen", help="the unseen-value check: 'exclude' paired with 'token'")
-    u.add_argument("--study", required=True)
+    u.add_argument("--study", required=True, help="study name(s), comma-separated")
     h = sub.add_parser("held-out", help="study 52's check: each reading paired with the baseline's token")
     h.add_argument("--study", required=True, help="study name(s), comma-separated")
-    h.add_argument("--baseline", required=True)
-    h.add_argument("--seeds", default=None)
-    h.add_argument("--by-split", action="store_true")
+    h.add_argument("--baseline", required=True, help=baseline + "its token reading is the reference")
+    h.add_argument("--seeds", default=None, help="only these seeds' pairs (e.g. 0-2)")
+    h.add_argument("--by-split", action="store_true", help="also each split's mean paired differences")
     i = sub.add_parser("import-records", help="committed harness records as study lines")
-    i.add_argument("--study", required=True)
+    i.add_argument("--study", required=True, help="the study the lines are added to")
     i.add_argument("--variant", required=True, help="the name the records get in the study")
     i.add_argument("--results", required=True, help="a results folder of tabmoe-bench run")
-    i.add_argument("--model", required=True)
-    i.add_argument("--protocol", required=True)
-    i.add_argument("--out", default=None)
+    i.add_argument("--model", required=True, help="the records' model (a registry name)")
+    i.add_argument("--protocol", required=True, help="the records' protocol (e.g. fixed-budget)")
+    i.add_argument("--out", default=None, help=out_help)
     args = parser.parse_args(argv)
     commands = {"run": run, "summary": summary, "unseen": unseen, "held-out": held_out, "import-records": import_records}
     return commands[args.command](args)

@@ -4,6 +4,7 @@ nothing is fitted or written before they are checked."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -152,6 +153,27 @@ def test_unseen_gives_each_variant_its_own_row(research, tmp_path, monkeypatch, 
     rows = capsys.readouterr().out.splitlines()[2:]
     assert rows == ["| x | 1 | 0.800 | 0.500 | 0.600 | +0.1000 (0.000) | 1/0/0 |",
                     "| y | 1 | 0.800 | 0.700 | 0.600 | -0.1000 (0.000) | 0/0/1 |"], rows
+
+
+def test_every_command_and_option_has_a_help_text(research, capsys):
+    """`--help` listed `run` and `summary` without a word, and a dozen options (run's
+    --study, --suite, --seeds, --out; summary's --baseline, ...) bare; --model said "at its
+    defaults" where each variant's parameters are passed to it."""
+    with pytest.raises(SystemExit):
+        research.main(["--help"])
+    listing = capsys.readouterr().out
+    for command in ("run", "summary", "unseen", "held-out", "import-records"):
+        assert re.search(rf"^    {command} +\S", listing, re.M), command
+        with pytest.raises(SystemExit):
+            research.main([command, "--help"])
+        lines = capsys.readouterr().out.split("options:")[1].splitlines()[1:] + [""]
+        # an option's help is on its line after 2+ spaces, or on the next, indented
+        bare = [line.split()[0] for line, after in zip(lines, lines[1:], strict=False)
+                if line.startswith("  --") and not re.search(r"\S  +\S", line) and not after.startswith(" " * 20)]
+        assert not bare, (command, bare)
+    with pytest.raises(SystemExit):
+        research.main(["run", "--help"])
+    assert "its defaults plus each variant's parameters" in " ".join(capsys.readouterr().out.split())
 
 
 def test_a_bad_suite_file_is_named_as_the_suite(research, tmp_path):
