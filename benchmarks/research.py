@@ -60,6 +60,7 @@ from tabmoe.bench import limited_threads
 from tabmoe.bench._environment import cpu_model
 from tabmoe.bench.report import DECIMALS
 from tabmoe.registry import get_model
+from tabmoe.tuning import set_random_states
 
 RESULTS = Path(__file__).parent / "results" / "research"
 PARTS = ("validation", "id_test", "ood_test")
@@ -205,8 +206,8 @@ def run(args) -> int:
             pick = held_out_pick(X, parts["validation"][0], seed) if args.held_out_value else None
             for variant, params in todo:
                 if args.model:
-                    estimator = get_model(args.model).make(**params)
-                    estimator.set_params(**{k: seed for k in estimator.get_params() if k == "random_state"})
+                    # every random_state, nested too: a reference tree's is estimator__random_state
+                    estimator = set_random_states(get_model(args.model).make(**params), seed)
                     config = {"model": args.model, **params}
                 else:
                     config = {**base, **params}
