@@ -48,6 +48,19 @@ RESEARCH_PARAMS = {"stop_on", "row_weight", "embedding_weight_decay", "start_fro
                    "tie_heads", "impute_unknown"}
 
 
+def model_takes(name: str, key: str, value) -> bool:
+    """Whether registry model ``name``'s ``make`` takes ``key``: its names, not its
+    ``get_params()``'s (a one-hot reference's ``make(C=0.1)`` sets ``estimator__C``, and
+    ``make(estimator__C=0.1)`` is a TypeError). A bad value is left to the fit's checks."""
+    try:
+        get_model(name).make(**{key: value})
+    except TypeError as exc:
+        return repr(key) not in str(exc)
+    except Exception:  # a value the constructor refuses: the key is known
+        return True
+    return True
+
+
 def run_plan(args) -> tuple:
     """``run``'s suite, seeds, splits, base and variants, checked before anything is fitted or
     written: a bad argument stops the run naming it, not a traceback hours into it."""
@@ -69,9 +82,9 @@ def run_plan(args) -> tuple:
     base, variants = parse_items(args.base, "--base"), [parse_variant(v) for v in args.variant]
     if repeated := sorted({v for v, _ in variants if [w for w, _ in variants].count(v) > 1}):
         raise SystemExit(f"--variant: {repeated} named more than once (both would be fitted, one line kept)")
-    known = set(model.get_params()) if model else set(TabularMoEClassifier().get_params()) | RESEARCH_PARAMS
+    known = set(TabularMoEClassifier().get_params()) | RESEARCH_PARAMS
     checked = [(f"--variant {v}", p) for v, p in variants] + ([] if model else [("--base", base)])
     for flag, params in checked:  # --base is tabmoe's, unused with --model
-        if unknown := sorted(set(params) - known):
+        if unknown := sorted(k for k in params if not (model_takes(args.model, k, params[k]) if model else k in known)):
             raise SystemExit(f"{flag}: unknown parameter(s) {unknown} of {args.model or 'tabmoe'}")
     return suite, seeds, names, base, variants

@@ -191,6 +191,18 @@ def test_run_seeds_a_reference_models_nested_random_state(research, tmp_path, mo
     assert seen == [3]
 
 
+def test_run_checks_a_reference_models_parameters_by_the_names_its_make_takes(research, tmp_path, monkeypatch):
+    """``--model logistic_regression``'s names were checked against ``get_params()``
+    (``estimator__C``), which ``make`` refuses (a TypeError at the first fit), while ``C``,
+    which ``make`` takes, was refused as unknown: no reference hyperparameter could be set."""
+    monkeypatch.setattr(research, "fit_and_score", lambda estimator, X, y, parts: {"validation": 0.5})
+    argv = ["run", "--study", "t", "--suite", "smoke", "--splits", "car-cluster", "--model", "logistic_regression",
+            "--out", str(tmp_path / "t.jsonl")]
+    assert research.main([*argv, "--variant", "b:C=0.1,categorical_features=all"]) == 0
+    with pytest.raises(SystemExit, match=r"--variant c: unknown parameter\(s\) \['estimator__C'\] of logistic_regression"):
+        research.main([*argv, "--variant", "c:estimator__C=0.1"])
+
+
 def test_a_bad_suite_file_is_named_as_the_suite(research, tmp_path):
     """A suite file that does not parse (a ValueError) was named as --model."""
     suite = tmp_path / "bad.yaml"
