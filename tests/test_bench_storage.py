@@ -167,3 +167,10 @@ def test_probe_refuses_a_file_where_a_records_folder_should_be(tmp_path, blocker
     with pytest.raises(StoreError, match=f"{tmp_path / blocker} is a file, not a folder"):
         store.probe("smoke")
     DirectoryStore(tmp_path / "fresh").probe("smoke")  # folders that do not exist yet: made
+
+
+def test_a_failure_text_utf8_cannot_encode_is_kept_escaped(store):
+    # an error naming a file whose bytes are not UTF-8 (os.fsdecode gives a lone surrogate)
+    # raised UnicodeEncodeError, not a StoreError, ending the whole command
+    store.write_failure("s", "s/a/m/p/seed0", "FileNotFoundError: /data/\udcff.csv")
+    assert store.failures("s") == {"s/a/m/p/seed0": "FileNotFoundError: /data/\\udcff.csv"}

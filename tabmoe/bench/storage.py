@@ -132,6 +132,12 @@ def _finite(value: Any) -> Any:
     return value
 
 
+def _encodable(text: str) -> str:
+    """``text`` with what UTF-8 cannot encode (a lone surrogate: a file name's undecodable
+    bytes in an error message) written as a backslash escape, not a UnicodeEncodeError."""
+    return text.encode("utf8", "backslashreplace").decode("utf8")
+
+
 def dumps(record: dict[str, Any]) -> str:
     return json.dumps(_finite(record), indent=1, sort_keys=True, allow_nan=False)
 
@@ -274,7 +280,8 @@ class DirectoryStore:
             self._path("failures", run_id, ".txt").unlink()
 
     def write_failure(self, suite: str, run_id: str, error: str) -> None:
-        self._write(self._path("failures", run_id, ".txt"), f"{run_id}\n{error}", f"the failure of {run_id}")
+        text = _encodable(f"{run_id}\n{error}")
+        self._write(self._path("failures", run_id, ".txt"), text, f"the failure of {run_id}")
 
     def failures(self, suite: str) -> dict[str, str]:
         out = {}
@@ -420,7 +427,7 @@ class SQLStore:
 
     def write_failure(self, suite: str, run_id: str, error: str) -> None:
         with self._errors(f"save the failure of {run_id} in"), self.engine.begin() as conn:
-            self._replace(conn, self.failed, run_id=run_id, suite=suite, error=error)
+            self._replace(conn, self.failed, run_id=run_id, suite=suite, error=_encodable(error))
 
     def _replace(self, conn: Any, table: Any, **values: Any) -> None:
         """Insert the row of ``values["run_id"]`` or replace it. PostgreSQL upserts in one
