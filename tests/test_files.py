@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import re
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -234,3 +235,18 @@ def test_a_csv_separated_by_another_character_is_named_so(tmp_path, separator, s
     single.write_text("y\n1\n2\n")
     with pytest.raises(ValueError, match=r"single\.csv has 1 column\(s\); need features and a label$"):
         load_table_file(single)
+
+
+def test_a_parquet_files_named_index_is_named_when_it_is_left_out(tmp_path):
+    # df.set_index("date").to_parquet(...) loaded without "date" and without a word; a
+    # later TimeSplit("date") then failed naming a missing column
+    path = tmp_path / "dated.parquet"
+    frame = pd.DataFrame({"date": pd.date_range("2020-01-01", periods=6), "x": range(6), "y": list("abcabc")})
+    frame.set_index("date").to_parquet(path)
+    with pytest.warns(UserWarning, match=r"its index \['date'\] is not a column and is left out") as caught:
+        table = load_table_file(path, target="y")
+    assert list(table.data.columns) == ["x", "y"] and caught[0].filename == __file__
+    frame.to_parquet(path)  # a default index: nothing to say
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert list(load_table_file(path, target="y").data.columns) == ["date", "x", "y"]

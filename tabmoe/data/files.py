@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import lzma
 import os
+import warnings
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
 
+from .._stack import user_stacklevel
 from ..tokenizer import is_categorical_dtype
 from .table import Table
 
@@ -86,7 +88,14 @@ def read_frame(path: str | os.PathLike) -> pd.DataFrame:
                 f"({type(exc).__name__}: {exc})"
             ) from exc
     if name.endswith(PARQUET_SUFFIXES):
-        return pd.read_parquet(path)
+        frame = pd.read_parquet(path)
+        if named := [n for n in frame.index.names if n is not None]:  # df.set_index("date").to_parquet()
+            warnings.warn(
+                f"{path}: its index {named} is not a column and is left out of the table (a "
+                "table's rows are numbered 0..n-1); to keep it, save the frame after reset_index()",
+                UserWarning, stacklevel=user_stacklevel(),
+            )
+        return frame
     raise ValueError(
         f"cannot read {path}: unknown suffix; supported are {CSV_SUFFIXES + PARQUET_SUFFIXES}"
     )
