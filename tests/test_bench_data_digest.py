@@ -131,3 +131,33 @@ def test_a_changed_target_or_categorical_setting_is_not_read_as_the_old_runs(tmp
 
     forced = runner.invoke(main, [*args, "--force"])
     assert forced.exit_code == 0 and "another configuration" not in runner.invoke(main, args).output
+
+
+def test_seeds_of_one_cell_made_under_two_targets_are_flagged_stale(tmp_path):
+    """A seed added after the suite's ``target:`` changed was averaged with the seeds made
+    under the old target, with no note: their config hashes are equal (the hash names the file
+    only), and the STALE note compared hashes alone (class seed 0 at 0.785 and doors seed 1 at
+    0.242 OOD accuracy reported as one cell, 0.513, saying nothing)."""
+    suite, _ = suite_on_a_copy(tmp_path, {"logistic_regression": {}})
+    results = tmp_path / "results"
+    args = ["run", str(suite), "--results", str(results), "--no-progress"]
+    runner = CliRunner()
+    assert runner.invoke(main, args).exit_code == 0
+    assert "STALE" not in (results / "report.md").read_text()
+    spec = yaml.safe_load(suite.read_text())
+    spec["splits"][0]["data"]["target"] = "doors"
+    spec["seeds"] = [0, 1]
+    suite.write_text(yaml.safe_dump(spec, sort_keys=False))
+    assert runner.invoke(main, args).exit_code == 0
+    records = [json.loads(p.read_text()) for p in sorted((results / "runs").rglob("*.json"))]
+    assert [r["table"] for r in records] == ["target='class'; categorical=None", "target='doors'; categorical=None"]
+    assert len({r["config_hash"] for r in records}) == 1
+    text = " ".join((results / "report.md").read_text().split())
+    assert "STALE: the seeds of 1 (protocol, split, model) cell(s) were made under different configurations" in text
+    assert "logistic_regression on price (fixed-budget)" in text
+
+    record = records[0]  # a record without table (made before records said it): hash only
+    del record["table"]
+    next((results / "runs").rglob("*seed0.json")).write_text(json.dumps(record))
+    assert runner.invoke(main, args).exit_code == 0
+    assert "STALE" not in (results / "report.md").read_text()

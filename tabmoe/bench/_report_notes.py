@@ -40,11 +40,15 @@ def record_notes(
         notes.append(f"{renamed} run(s) carry an old protocol name and are reported under the new "
                      "one (`python scripts/rename_protocol.py RESULTS` renames them in place).")
     hashes: dict[tuple, set] = {}
+    tables: dict[tuple, set] = {}  # the target/categorical settings, outside the hash
     for r in records:
         protocol = PROTOCOL_ALIASES.get(r.get("protocol"), r.get("protocol"))
         if protocol == r.get("protocol"):  # an old name's hash was made with that name
-            hashes.setdefault((protocol, r.get("split"), r.get("model")), set()).add(r.get("config_hash"))
-    mixed = [key for key, found in hashes.items() if len(found) > 1]
+            key = (protocol, r.get("split"), r.get("model"))
+            hashes.setdefault(key, set()).add(r.get("config_hash"))
+            if r.get("table") is not None:  # None: made before records said it (hash only)
+                tables.setdefault(key, set()).add(r["table"])
+    mixed = [key for key, found in hashes.items() if len(found) > 1 or len(tables.get(key, ())) > 1]
     if mixed:
         listed = ", ".join(f"{model} on {split} ({protocol})" for protocol, split, model in mixed[:5])
         notes.append(
