@@ -121,3 +121,19 @@ def test_a_tilde_in_the_results_out_and_suites_folders_is_the_home_folder(runner
     assert reported.exit_code == 0, reported.output
     assert (home / "o" / "report.md").is_file()
     assert list(cwd.iterdir()) == []
+
+
+def test_a_tilde_in_a_suite_file_argument_is_the_home_folder(runner, tmp_path, monkeypatch):
+    """The SUITE argument ``'~/suites/tiny.yaml'`` (quoted, or given from Python) said "suite
+    file not found: ~/suites/tiny.yaml", where ``--results`` and ``--suites-dir`` read ``~``."""
+    from tabmoe.bench.suites import load_suite
+
+    home, cwd = tmp_path / "home", tmp_path / "cwd"
+    cwd.mkdir()
+    tiny_suite(home / "suites")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(cwd)
+    assert load_suite("~/suites/tiny.yaml").name == "tiny"
+    ran = runner.invoke(main, ["run", "~/suites/tiny.yaml", "--results=~/r", "--no-progress", "--no-report"])
+    assert ran.exit_code == 0, ran.output
+    assert (home / "r" / "runs" / "tiny").is_dir() and list(cwd.iterdir()) == []

@@ -143,6 +143,8 @@ def load_suite(name_or_path: str | os.PathLike, directory: str | os.PathLike | N
         if str(name_or_path) not in suites:
             raise KeyError(f"no suite {str(name_or_path)!r}; available: {sorted(suites)}")
         path = suites[str(name_or_path)]
+    else:  # a path: "~/s.yaml" quoted (or from Python) is the user's home, as --results' is
+        path = path.expanduser()
     if path.is_dir():
         raise FileNotFoundError(f"suite {path} is a folder, not a suite file")
     if not path.is_file():
