@@ -51,14 +51,19 @@ RESEARCH_PARAMS = {"stop_on", "row_weight", "embedding_weight_decay", "start_fro
 def model_takes(name: str, key: str, value) -> bool:
     """Whether registry model ``name``'s ``make`` takes ``key``: its names, not its
     ``get_params()``'s (a one-hot reference's ``make(C=0.1)`` sets ``estimator__C``, and
-    ``make(estimator__C=0.1)`` is a TypeError). A bad value is left to the fit's checks."""
+    ``make(estimator__C=0.1)`` is a TypeError). A bad value is left to the fit's checks.
+    A constructor that takes any keyword (XGBoost's and LightGBM's ``**kwargs``) takes a
+    misspelt name too, so the name must also be a parameter of the model as ``make`` builds
+    it, bare or nested (``estimator__C`` for ``C``): ``max_dept`` is refused, and so is an
+    alias such as XGBoost's ``eta`` (its parameter is ``learning_rate``)."""
     try:
         get_model(name).make(**{key: value})
     except TypeError as exc:
         return repr(key) not in str(exc)
     except Exception:  # a value the constructor refuses: the key is known
         return True
-    return True
+    params = get_model(name).make().get_params()
+    return key in params or any(p.endswith(f"__{key}") for p in params)
 
 
 def run_plan(args) -> tuple:

@@ -287,3 +287,20 @@ def test_held_out_counts_the_lines_without_a_held_out_value(research, tmp_path, 
     assert research.main(["held-out", "--study", "s", "--baseline", "base"]) == 0
     err = capsys.readouterr().err
     assert "2 line(s) without a held-out value, left out: [('base', 'b'), ('var', 'b')]" in err, err
+
+
+@pytest.mark.parametrize(("model", "good", "typo"), [("xgboost", "max_depth", "max_dept"),
+                                                     ("lightgbm", "num_leaves", "num_leafs")])
+def test_run_refuses_a_misspelt_parameter_of_a_model_that_takes_any_keyword(research, tmp_path, monkeypatch,
+                                                                           model, good, typo):
+    """XGBoost's and LightGBM's constructors take any keyword: ``max_dept=3`` passed the
+    check, fitted the defaults and was recorded as ``{"max_dept": 3}``; LightGBM stopped
+    at the misspelt variant's first fit, after the other variants were written."""
+    pytest.importorskip(model)
+    monkeypatch.setattr(research, "fit_and_score", lambda estimator, X, y, parts: {"validation": 0.5})
+    argv = ["run", "--study", "t", "--suite", "smoke", "--splits", "car-cluster", "--model", model,
+            "--out", str(tmp_path / "t.jsonl")]
+    with pytest.raises(SystemExit, match=rf"--variant b: unknown parameter\(s\) \['{typo}'\] of {model}"):
+        research.main([*argv, "--variant", "a:", "--variant", f"b:{typo}=3"])
+    assert not (tmp_path / "t.jsonl").exists()
+    assert research.main([*argv, "--variant", f"b:{good}=3"]) == 0
