@@ -450,8 +450,8 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         return ids.astype(np.int64)
 
     def token_id(self, j: int, value: Any) -> int | None:
-        """Token id of categorical ``value`` in column ``j`` as :meth:`transform` reads it
-        (MISSING for NaN/None/NaT, UNKNOWN below ``min_frequency``; None if unseen at fit)."""
+        """Token id of categorical ``value`` in column ``j`` (ValueError for a numeric one) as
+        :meth:`transform` reads it: MISSING for NaN/None/NaT, UNKNOWN below ``min_frequency``, None if unseen."""
         j = self._position("token_id", j)
         if self._lookup[j] is None:
             raise ValueError(f"token_id: column {j} is a numeric column of the {len(self._lookup)} fitted; it takes a categorical column's index")

@@ -223,7 +223,7 @@ def test_wide_tables_warn_of_the_attention_scores_a_batch_holds(monkeypatch):
     assert "(16 rows x 4 heads x 31 x 31 positions x 2, float32)" in str(caught[0].message)
     _, caught = scores_warnings(batch_size=32, n_layers=2)  # random masking: every query
     assert "(32 rows x 4 heads x 31 x 31 positions, float32)" in str(caught[0].message)
-    assert "validation up to 1,024 a batch, prediction and feature_importances_ at least 256" in str(caught[0].message)
+    assert "validation at least 1,024 a batch, prediction and feature_importances_ at least 256" in str(caught[0].message)
     assert "validation" not in str(scores_warnings(batch_size=32)[1][0].message)  # one layer: the label's query
     _, caught = scores_warnings(batch_size=2, masking="copies")  # 31 masked copies of a row
     assert "(2 rows x 4 heads x 31 x 31 positions x 31, float32)" in str(caught[0].message)

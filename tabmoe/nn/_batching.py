@@ -61,7 +61,7 @@ def warn_attention_scores(rows: int, n_heads: int, n_queries: int, n_positions: 
         "number of columns. Lower batch_size, or (masking='leave_one_out') score fewer columns a "
         "batch with max_scored_features."
         + (" A deeper network's other passes hold them for more rows, whatever batch_size is: "
-           "early stopping's validation up to 1,024 a batch, prediction and feature_importances_ "
+           "early stopping's validation at least 1,024 a batch, prediction and feature_importances_ "
            "at least 256." if deeper else ""),
         UserWarning,
         stacklevel=user_stacklevel(),  # the caller of fit or adapt
