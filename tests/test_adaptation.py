@@ -177,6 +177,21 @@ def test_tabnet_names_x_unlabeled_when_it_does_not_fit_x():
         np.testing.assert_array_equal(model.predict_proba(X), expected)  # the fit before kept
 
 
+def test_tabnet_names_x_unlabeled_in_its_unseen_value_warning():
+    """TabNet's encoder is fitted on X alone, so values of X_unlabeled unseen in X map to
+    UNKNOWN for pre-training with the tokenizer's warning, raised during fit: "Column 'c': 20
+    value(s) (33.3% of rows) were not seen during fit", which read as a problem of X (X has no
+    such value). It now names X_unlabeled at its end, as eval_set's X_val is named."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"c": rng.choice(["p", "q"], 60), "v": rng.normal(size=60)})
+    y = np.where(X["v"] > 0, "yes", "no")
+    X_unlabeled = X.assign(c=np.where(np.arange(60) < 20, "new", X["c"]))
+    model = TabNetClassifier(max_epochs=1, random_state=0, device="cpu")
+    with pytest.warns(UserWarning, match=r"^Column 'c': 20 value\(s\).* \(In X_unlabeled\.\)$") as record:
+        model.fit(X, y, X_unlabeled=X_unlabeled)
+    assert not [w for w in record if "not seen during fit" in str(w.message) and "X_unlabeled" not in str(w.message)]
+
+
 def test_target_rows_with_other_columns_are_refused_not_weighted_as_unshifted():
     """A column on one side only was filled with NaN on the other by the concatenation: the
     domain classifier told the domains apart by that alone (AUC 1.0), every ratio was

@@ -441,7 +441,9 @@ class TabNetClassifier(TorchTabularClassifier):
         self.pretrain_history_ = None
         if X_unlabeled is None:
             return None
-        rows = np.vstack([Z, self._matrix(self._unlabeled_frame(inputs.frame, X_unlabeled))])
+        with warnings_about("X_unlabeled"):  # its unseen values, not X's
+            unlabeled = self._matrix(self._unlabeled_frame(inputs.frame, X_unlabeled))
+        rows = np.vstack([Z, unlabeled])
         pretrainer = self._tabnet(inputs.seed, inputs.device, "pretraining.TabNetPretrainer")
         batch, virtual = tabnet_batch_sizes(len(rows), self.batch_size, self.virtual_batch_size)
         watch = early and validation is not None and len(validation[0]) >= batch
