@@ -1,6 +1,9 @@
 """The MoE reparameterisation reproduces the model (docs/paper.md section 1)."""
 
+import warnings
+
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 
@@ -409,3 +412,24 @@ def test_empty_output_ids_are_refused_as_empty():
         for empty in ([], np.array([], dtype=np.int64), torch.empty(0, dtype=torch.long)):
             with pytest.raises(ValueError, match=r"^output_ids is empty: pass the \(C,\) token ids to score"):
                 moe.logits(random_tokens(2), empty)
+
+
+def test_pandas_frames_and_series_are_read_as_their_values():
+    """A tokenizer's output under ``sklearn.set_config(transform_output="pandas")`` is a
+    frame: torch read it as a sequence of its columns by label, so named columns were
+    refused as not "an array-like of numbers" and a frame with the columns 0..L-1 (8 rows)
+    failed with a bare ``KeyError: 6``."""
+    model = make_model()
+    moe = MixtureOfExperts.from_model(model)
+    tokens = random_tokens(8)
+    attend = torch.rand(tokens.shape, generator=torch.Generator().manual_seed(3)) > 0.3
+    ids = model.label_ids
+    named = pd.DataFrame(tokens.numpy(), columns=[f"x{j}" for j in range(tokens.shape[1])])
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "non-writable" warning from torch either
+        for frame in (named, pd.DataFrame(tokens.numpy())):
+            torch.testing.assert_close(moe.gates(frame, attend=pd.DataFrame(attend.numpy())),
+                                       moe.gates(tokens, attend=attend))
+            torch.testing.assert_close(moe.logits(frame, pd.Series(ids.numpy())), moe.logits(tokens, ids))
+            torch.testing.assert_close(label_gates(model, frame, pd.DataFrame(attend.numpy())),
+                                       label_gates(model, tokens, attend))

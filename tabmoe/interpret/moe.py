@@ -37,6 +37,7 @@ import operator
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import pandas as pd
 import torch
 from torch import Tensor
 
@@ -47,7 +48,12 @@ from ..tokenizer import MASK
 def _as_tensor(value: object, name: str, device: torch.device, dtype: torch.dtype | None = None) -> Tensor:
     """``value`` (a tensor, numpy array or nested list) as a tensor on ``device`` (of
     ``dtype``, converted before it reaches the device: MPS holds no float64); a TypeError
-    naming ``name`` for what torch cannot read (numpy's arrays had no ``.long``)."""
+    naming ``name`` for what torch cannot read (numpy's arrays had no ``.long``). A pandas
+    frame or series (a tokenizer's output under ``transform_output="pandas"``) is read as
+    its values: torch read a frame as a sequence of its columns, by label (a copy: pandas'
+    copy-on-write arrays are read-only, which torch warns about)."""
+    if isinstance(value, pd.DataFrame | pd.Series):
+        value = value.to_numpy(copy=True)
     try:
         return torch.as_tensor(value, dtype=dtype, device=device)
     except (TypeError, ValueError, RuntimeError) as exc:
@@ -135,7 +141,7 @@ class MixtureOfExperts:
 
     Shapes: H heads, V token ids, L positions (label last), K key dim. ``tokens``,
     ``attend`` and ``output_ids`` may be tensors or array-likes (a tokenizer's numpy
-    output, lists), taken with :func:`torch.as_tensor` onto the parameters' device;
+    output, lists, pandas frames and series: their values), taken with :func:`torch.as_tensor` onto the parameters' device;
     ``attend`` is boolean (True: attended), one row per row of ``tokens`` or one for all;
     ``output_ids`` 1-d. Token ids outside [0, V), booleans and floats that are not whole
     numbers are a ValueError (the target's own slot, masked, is not read).
