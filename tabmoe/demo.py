@@ -10,14 +10,6 @@ from __future__ import annotations
 import argparse
 import time
 
-from sklearn.linear_model import LogisticRegression
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import OneHotEncoder
-
-from . import TabularMoEClassifier, paper_config
-from .data import correlation_shift_simulation
-from .data._spec import MAX_SEED
-
 
 def _int_in(low: int, high: int | None = None):
     """An argparse type: an integer in [low, high] (no upper bound if ``high`` is None)."""
@@ -35,12 +27,20 @@ def _int_in(low: int, high: int | None = None):
     return parse
 
 
+def _seed(text: str) -> int:
+    """--seed's type: numpy's seed range, read only when --seed is given (``--help`` loads no
+    pandas, scikit-learn or torch: they load after the arguments parse)."""
+    from .data._spec import MAX_SEED
+
+    return _int_in(0, MAX_SEED)(text)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m tabmoe.demo", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
         "--seed",
-        type=_int_in(0, MAX_SEED),
+        type=_seed,
         default=4951,
         help="simulation seed in [0, 2**32) (default: %(default)s, the authors' first seed)",
     )
@@ -52,6 +52,13 @@ def main(argv: list[str] | None = None) -> None:
              "chance level)",
     )
     args = parser.parse_args(argv)
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+
+    from . import TabularMoEClassifier, paper_config
+    from .data import correlation_shift_simulation
+
     split = correlation_shift_simulation(5, 0.9, 0.0, args.seed)
     print(f"simulation 5/0.9/0 seed {args.seed}: {len(split.train)} train rows, "
           f"{len(split.test)} shifted test rows, {split.X_train.shape[1]} features")

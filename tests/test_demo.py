@@ -30,3 +30,18 @@ def test_help_states_the_defaults(capsys):
     text = " ".join(capsys.readouterr().out.split())  # argparse wraps the help lines
     assert "default: 4951, the authors' first seed" in text
     assert "default: 60; the paper: 200" in text
+
+
+def test_help_and_bad_arguments_load_no_heavy_module():
+    # `python -m tabmoe.demo --help` imported torch and scikit-learn first (2-3 s)
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from tabmoe.demo import main\n"
+        "for argv in (['--help'], ['--epochs', '0']):\n"
+        "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
+        "print(sorted(m for m in ('torch', 'pandas', 'sklearn') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]", out
