@@ -157,7 +157,8 @@ def model_vocabulary(
     one row per value (named by the value), else one per (column, value); with
     ``numeric_embedding="piecewise"`` a bin's row is its embedding at the bin's upper bound.
     ``"experts"`` (one-layer models): ``alpha[w, j]`` for every column j and each of its
-    values w, heads concatenated: (sum_j n_j, H * K). Names are ``"column=value"``.
+    values w, heads concatenated: (sum_j n_j, H * K). Names are ``"column=value"``, a
+    numeric column's values named by their bin (``"age=bin3"``).
     ``member`` picks the ensemble member.
     """
     if not hasattr(clf, "fit"):  # e.g. clf.module_: sklearn's error printed the whole module
