@@ -45,8 +45,12 @@ def _labels(y: Any) -> np.ndarray:
     return y.astype(object) if y.dtype.kind not in "biufMm" else y
 
 
-def ovr_roc_auc(y: np.ndarray, proba: np.ndarray, classes: np.ndarray) -> float | None:
-    """Binary AUC, or macro one-vs-rest AUC over the classes present in ``y`` (None if < 2)."""
+def ovr_roc_auc(y: Any, proba: Any, classes: Any) -> float | None:
+    """Binary AUC, or macro one-vs-rest AUC over the classes present in ``y`` (None if < 2).
+
+    ``y``, ``proba`` and ``classes`` may be lists: they are read as arrays (a list of labels
+    compared with one class is one False, which read every class as absent: None)."""
+    y, classes, proba = _labels(y), _labels(classes), np.asarray(proba)
     present = [i for i, c in enumerate(classes) if np.any(y == c)]
     if len(present) < 2:
         return None

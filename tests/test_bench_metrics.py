@@ -163,3 +163,18 @@ def test_date_and_duration_labels_are_scored_as_their_codes_would_be(unit):
     assert classification_scores(classes[codes], proba, classes) == as_codes
     assert classification_scores(pd.Series(classes[codes]), proba, classes) == as_codes
     assert as_codes["accuracy"] == 0.8
+
+
+def test_ovr_roc_auc_reads_lists_as_arrays():
+    """The public ``ovr_roc_auc`` given labels and classes as lists compared the whole list
+    with each class (one False), found no class present and returned None for a perfect
+    ranking; it now scores them as arrays, as scikit-learn's ``roc_auc_score`` does."""
+    from tabmoe.metrics import ovr_roc_auc
+
+    proba = [[0.9, 0.1], [0.2, 0.8], [0.6, 0.4], [0.3, 0.7]]
+    assert ovr_roc_auc([0, 1, 0, 1], proba, [0, 1]) == pytest.approx(1.0)
+    assert ovr_roc_auc(["a", "b", "a", "b"], np.array(proba), np.array(["a", "b"])) == pytest.approx(1.0)
+    three = [[0.8, 0.1, 0.1], [0.1, 0.8, 0.1], [0.3, 0.3, 0.4], [0.5, 0.2, 0.3]]
+    expected = roc_auc_score([0, 1, 2, 1], np.array(three), multi_class="ovr")
+    assert ovr_roc_auc(["a", "b", "c", "b"], three, ["a", "b", "c"]) == pytest.approx(expected)
+    assert ovr_roc_auc([0, 0], proba[:2], [0, 1]) is None  # one class present: undefined
