@@ -291,3 +291,19 @@ def test_a_spec_converts_with_dataclasses_asdict_and_astuple():
     with pytest.raises(TypeError):
         copied["n_estimators"] = 1
     assert pickle.loads(pickle.dumps(spec.paper_grid)) == spec.paper_grid
+
+
+def test_every_spec_pickles_with_its_search_space():
+    """The specs of random_forest, gradient_boosting, hist_gradient_boosting and mlp held a
+    closure as their search space: pickling them (joblib's process workers, multiprocessing)
+    raised "Can't pickle local object 'grid_suggester.<locals>.suggest'", where every other
+    spec pickles. The restored spec equals the registry's and suggests the same grid."""
+    import optuna
+
+    for name, spec in MODELS.items():
+        restored = pickle.loads(pickle.dumps(spec))
+        assert restored == spec, name
+    restored = pickle.loads(pickle.dumps(get_model("mlp")))
+    trial = optuna.trial.FixedTrial({"hidden_layer_sizes": "(100, 50)", "alpha": 1e-3, "learning_rate": "adaptive"})
+    assert restored.suggest(trial) == {"hidden_layer_sizes": (100, 50), "alpha": 1e-3, "learning_rate": "adaptive"}
+    assert "random_forest" in get_model("random_forest").suggest.__doc__

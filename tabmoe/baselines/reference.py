@@ -497,22 +497,39 @@ def suggest_logistic_regression(trial: Any) -> dict:
     return {"C": trial.suggest_float("C", 1e-3, 1e3, log=True)}
 
 
-def grid_suggester(name: str):
-    """A search space over :data:`PAPER_GRIDS`' grid for ``name`` (each axis a categorical choice)."""
+class _GridSuggester:
+    """A search space over :data:`PAPER_GRIDS`' grid for ``name`` (each axis a categorical
+    choice). A module-level class, not a closure, so that a registry spec holding it pickles
+    (``joblib``'s process workers, ``multiprocessing``) as the other specs do; equal by name."""
 
-    def suggest(trial: Any) -> dict:
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.__doc__ = (
+            f"The grid searched for {name} under the paper's protocol (PAPER_GRIDS) as categorical choices."
+        )
+
+    def __call__(self, trial: Any) -> dict:
         out = {}
-        for key, values in PAPER_GRIDS[name].items():
+        for key, values in PAPER_GRIDS[self.name].items():
             # Optuna stores categorical choices by value; tuples are kept as their repr.
             choices = [repr(v) if isinstance(v, tuple) else v for v in values]
             chosen = trial.suggest_categorical(key, choices)
             out[key] = values[choices.index(chosen)]
         return out
 
-    suggest.__doc__ = (
-        f"The grid searched for {name} under the paper's protocol (PAPER_GRIDS) as categorical choices."
-    )
-    return suggest
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.name))
+
+    def __repr__(self) -> str:
+        return f"grid_suggester({self.name!r})"
+
+
+def grid_suggester(name: str) -> _GridSuggester:
+    """A search space over :data:`PAPER_GRIDS`' grid for ``name`` (each axis a categorical choice)."""
+    return _GridSuggester(name)
 
 
 def suggest_xgboost(trial: Any) -> dict:
