@@ -11,6 +11,8 @@ Every model is scored from the same thing, its ``predict_proba`` (n_rows, n_clas
   when every class is present); ``None`` with fewer than two classes present;
 * ``bin_mse``: mean squared difference between predicted and true label, only for integer
   labels (the paper's binned targets, docs/paper.md section 3); ``None`` otherwise.
+
+A missing label (NaN, None, NA, NaT) is a ValueError naming its positions, as in ``fit``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from sklearn.metrics import balanced_accuracy_score, log_loss, roc_auc_score
 
 #: name -> whether greater is better. The tuner's ``metric`` is one of these.
@@ -99,6 +102,14 @@ def classification_scores(y_true: Any, proba: np.ndarray, classes: np.ndarray) -
         )
     if len(y) == 0:
         return {"n": 0, **dict.fromkeys(["accuracy", "balanced_accuracy", "log_loss", "roc_auc", "bin_mse"])}
+    # the labels as given: np.asarray(["b", nan]) holds the string "nan"
+    given_y = np.asarray(y_true, dtype=object) if isinstance(y_true, (list, tuple)) else y_true
+    missing = np.flatnonzero(np.asarray(pd.isna(given_y), dtype=bool).reshape(len(y), -1).any(axis=1))
+    if len(missing):  # a NaN among strings was scored as one more class, None or a float NaN raised
+        raise ValueError(
+            f"y_true contains {len(missing)} missing label(s) (NaN, None or NA), e.g. at "
+            f"position(s) {missing[:5].tolist()}: rows without a label cannot be scored; drop them."
+        )
     pred = classes[proba.argmax(axis=1)]
     seen = np.isin(y, classes)
     with warnings.catch_warnings():  # "y_pred contains classes not in y_true"

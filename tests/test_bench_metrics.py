@@ -178,3 +178,19 @@ def test_ovr_roc_auc_reads_lists_as_arrays():
     expected = roc_auc_score([0, 1, 2, 1], np.array(three), multi_class="ovr")
     assert ovr_roc_auc(["a", "b", "c", "b"], three, ["a", "b", "c"]) == pytest.approx(expected)
     assert ovr_roc_auc([0, 0], proba[:2], [0, 1]) is None  # one class present: undefined
+
+
+@pytest.mark.parametrize(
+    "y",
+    [["b", np.nan, "b"], pd.Series(["b", None, "b"]), np.array([1.0, np.nan, 1.0])],
+    ids=["nan-among-strings", "none-in-a-series", "float-nan"],
+)
+def test_missing_labels_are_refused_alike(y):
+    """A NaN among string labels was scored as one more class (accuracy 2/3 and balanced
+    accuracy 0.5 for three rows the model ranks perfectly, the unlabelled one counted wrong),
+    where None raised a TypeError from sorting and a float NaN scikit-learn's "Input y_true
+    contains NaN". Each is now a ValueError naming the positions."""
+    proba = np.array([[0.2, 0.8], [0.6, 0.4], [0.3, 0.7]])
+    classes = np.array([0.0, 1.0]) if isinstance(y, np.ndarray) else np.array(["a", "b"])
+    with pytest.raises(ValueError, match=r"1 missing label\(s\).*position\(s\) \[1\]"):
+        classification_scores(y, proba, classes)
