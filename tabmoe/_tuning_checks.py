@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -287,13 +288,31 @@ def _check_study_model(study: Any, model: Any) -> None:
         study.set_user_attr("model", name)
 
 
+def _built_model_parameters(estimator: Any) -> set[str]:
+    """The bare parameter names of ``estimator`` and of the estimators it nests: their
+    ``get_params()`` and their classes' ``__init__`` signatures (CatBoost's ``get_params``
+    lists only the parameters given, not ``depth``)."""
+    import inspect
+
+    nested = [v for v in estimator.get_params(deep=True).values() if hasattr(v, "get_params")]
+    names: set[str] = set()
+    for obj in (estimator, *nested):
+        names |= {n.rsplit("__", 1)[-1] for n in obj.get_params(deep=False)}
+        with contextlib.suppress(TypeError, ValueError):
+            names |= {n for n, p in inspect.signature(type(obj).__init__).parameters.items()
+                      if n != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    return names
+
+
 def _check_parameter_names(model: Any, build: Any, space: Any, fixed: dict) -> None:
     """ValueError naming the search-space or ``params`` keys the model does not take, before
     any trial (a misspelt name failed every trial, and stored those failures in the study).
 
     An estimator's names are checked against its ``get_params(deep=True)``; a registry
-    spec's or a factory's against the signature of what builds the model (a factory that
-    takes ``**kwargs`` is left to its trials).
+    spec's or a factory's against the signature of what builds the model, and where that
+    takes ``**kwargs``, a registry spec's against the parameters of the model its ``make``
+    builds (bare names: ``C`` for ``estimator__C``; an alias such as XGBoost's ``eta`` is
+    refused); a user's factory that takes ``**kwargs`` is left to its trials.
     """
     import inspect
 
@@ -311,9 +330,13 @@ def _check_parameter_names(model: Any, build: Any, space: Any, fixed: dict) -> N
             signature = inspect.signature(target)
         except (TypeError, ValueError):  # no signature to read (some builtins)
             return
-        if any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values()):
-            return
         known = {n for n, p in signature.parameters.items() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+        if any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values()):
+            if not callable(getattr(model, "make", None)):  # a user's factory: left to its trials
+                return
+            # a registry spec whose builder takes any keyword (XGBoost's, LightGBM's): a
+            # misspelt name was ignored or failed a trial; its model's parameters, bare or nested
+            known |= _built_model_parameters(model.make())
         owner = getattr(target, "__qualname__", repr(target))
     unknown = sorted(names - known)
     if unknown:

@@ -355,6 +355,10 @@ def test_bad_search_spaces_are_named(data):
         ("tabmoe", {"dmodel": optuna.distributions.IntDistribution(8, 16)}, None, r"TabularMoEClassifier has no parameter\(s\) \['dmodel'\]"),
         ("tabmoe", None, {"max_epoch": 2}, r"no parameter\(s\) \['max_epoch'\] \(in params\)"),
         (lambda C=1.0: LogisticRegression(C=C), {"c": [1.0]}, None, r"has no parameter\(s\) \['c'\]"),
+        # registry specs whose builders take **kwargs: XGBoost ignored "max_dept" (the trial fit
+        # its default depth), the scikit-learn references failed every trial
+        ("xgboost", None, {"max_dept": 3}, r"xgboost has no parameter\(s\) \['max_dept'\] \(in params\)"),
+        ("random_forest", {"max_dept": [2, 3]}, None, r"random_forest has no parameter\(s\) \['max_dept'\] \(in the search space\)"),
     ],
 )
 def test_misspelt_parameter_names_are_named_before_the_study_starts(tmp_path, data, model, space, params, message):
@@ -804,3 +808,16 @@ def test_given_folds_are_named_by_position_not_printed_whole():
         tune(LogisticRegression(), X, y, {"C": [1.0]}, cv=folds, metric="roc_auc", n_trials=1)
     with pytest.raises(ValueError, match=r"fold 0 of cv=KFold\(n_splits=3"):  # a splitter: named as before
         tune(LogisticRegression(), X, y, {"C": [1.0]}, cv=KFold(3), metric="roc_auc", n_trials=1)
+
+
+@pytest.mark.parametrize("model, params", [("catboost", {"depth": 2, "iterations": 5}),
+                                           ("xgboost", {"max_depth": 2, "n_estimators": 5}),
+                                           ("logistic_regression", {"C": 0.5})])
+def test_a_registry_specs_parameters_pass_the_name_check(data, model, params):
+    # the names are its model's, bare (C for estimator__C), and the constructor's own where
+    # get_params lists only the parameters given (CatBoost: no "depth")
+    pytest.importorskip({"catboost": "catboost", "xgboost": "xgboost"}.get(model, "sklearn"))
+    X, y, val = data
+    result = tune(get_model(model), X, y, {next(iter(params)): [next(iter(params.values()))]},
+                  validation=val, n_trials=1, params=dict(list(params.items())[1:]))
+    assert np.isfinite(result.best_score)
