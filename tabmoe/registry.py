@@ -136,7 +136,8 @@ class ModelSpec:
         paper's grid search when the paper tuned this model; an axis of the grid that
         ``params`` sets is searched at that value alone (as :func:`~tabmoe.tuning.tune`'s fixed
         parameters win over its search). ``n_jobs`` is the grid search's where there is one,
-        the estimator's otherwise (as in :meth:`make`)."""
+        the estimator's otherwise (as in :meth:`make`; CatBoost, which has no ``n_jobs``,
+        takes ``thread_count`` instead)."""
         if self.paper_grid is None:
             extra = {} if n_jobs is None else {"n_jobs": n_jobs}
             return self.factory(**{**self.paper_params, **params, **extra})
