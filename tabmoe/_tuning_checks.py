@@ -308,7 +308,10 @@ def _check_parameter_names(model: Any, build: Any, space: Any, fixed: dict) -> N
     """ValueError naming the search-space or ``params`` keys the model does not take, before
     any trial (a misspelt name failed every trial, and stored those failures in the study).
 
-    An estimator's names are checked against its ``get_params(deep=True)``; a registry
+    A mapping space's names are its keys; a ``suggest(trial)`` function's, those of the
+    parameters it returns on a throwaway trial (:func:`_probe_space`: every trial of a
+    misspelt name failed, as for a mapping). An estimator's names are checked against its
+    ``get_params(deep=True)``; a registry
     spec's or a factory's against the signature of what builds the model, and where that
     takes ``**kwargs``, a registry spec's against the parameters of the model its ``make``
     builds (bare names: ``C`` for ``estimator__C``; an alias such as XGBoost's ``eta`` is
@@ -318,7 +321,11 @@ def _check_parameter_names(model: Any, build: Any, space: Any, fixed: dict) -> N
 
     from sklearn.base import BaseEstimator
 
-    in_space = set(space) if isinstance(space, dict) else set()
+    if callable(space):  # a suggest(trial) function: the names of one suggestion
+        suggested = (_probe_space(space) or (None, None))[1]
+        in_space = {k for k in suggested if isinstance(k, str)} if isinstance(suggested, Mapping) else set()
+    else:
+        in_space = set(space) if isinstance(space, dict) else set()
     names = in_space | set(fixed)
     if not names:
         return
@@ -436,28 +443,15 @@ def _check_study_space(study: Any, suggest: Any) -> None:
     so continuing the study would fail every trial and spend its budget on the failures. The
     space is read from one suggestion on a throwaway trial.
     """
-    import warnings
-
     import optuna
 
     held: dict[str, Any] = {}
     for trial in study.get_trials(deepcopy=False):
         for name, distribution in trial.distributions.items():
             held.setdefault(name, distribution)
-    if not held:
+    if not held or (probed := _probe_space(suggest)) is None:
         return
-    level = optuna.logging.get_verbosity()
-    optuna.logging.set_verbosity(optuna.logging.WARNING)  # no "A new study created" line
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            probe = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0)).ask()
-            suggest(probe)
-    except Exception:  # noqa: BLE001 - a space failing here fails its trials, which say why
-        return
-    finally:
-        optuna.logging.set_verbosity(level)
-    for name, new in probe.distributions.items():
+    for name, new in probed[0].distributions.items():
         if name not in held:
             continue
         try:
@@ -468,3 +462,24 @@ def _check_study_space(study: Any, suggest: Any) -> None:
                 f"{held[name]}, not {new}: Optuna would fail every trial ({exc}); continue it with "
                 f"its search space (widening a float or int range is allowed) or give another study_name"
             ) from None
+
+
+def _probe_space(suggest: Any) -> tuple[Any, Any] | None:
+    """(a throwaway trial, what ``suggest`` returned on it): one suggestion of the search
+    space, drawn by a seeded random sampler in a study of its own (the study being tuned
+    is not touched); None when the space raises there (its trials fail, saying why)."""
+    import warnings
+
+    import optuna
+
+    level = optuna.logging.get_verbosity()
+    optuna.logging.set_verbosity(optuna.logging.WARNING)  # no "A new study created" line
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            probe = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0)).ask()
+            return probe, suggest(probe)
+    except Exception:  # noqa: BLE001 - a space failing here fails its trials, which say why
+        return None
+    finally:
+        optuna.logging.set_verbosity(level)

@@ -19,7 +19,7 @@ from tabmoe import TabularMoEClassifier
 from tabmoe.baselines.reference import logistic_regression
 from tabmoe.bench.suites import load_suite
 from tabmoe.metrics import score_estimator
-from tabmoe.registry import get_model
+from tabmoe.registry import MODELS, get_model
 from tabmoe.tuning import open_storage, set_random_states, tune
 
 
@@ -359,6 +359,12 @@ def test_bad_search_spaces_are_named(data):
         # its default depth), the scikit-learn references failed every trial
         ("xgboost", None, {"max_dept": 3}, r"xgboost has no parameter\(s\) \['max_dept'\] \(in params\)"),
         ("random_forest", {"max_dept": [2, 3]}, None, r"random_forest has no parameter\(s\) \['max_dept'\] \(in the search space\)"),
+        # a suggest(trial) function's names (those of one suggestion): only a mapping's were
+        # checked, and every trial failed on the name, spending the stored study's budget
+        (LogisticRegression(), lambda t: {"Cc": t.suggest_float("Cc", 0.1, 10.0, log=True)}, None,
+         r"LogisticRegression has no parameter\(s\) \['Cc'\] \(in the search space\)"),
+        ("random_forest", lambda t: {"max_dept": t.suggest_int("max_dept", 2, 3)}, None,
+         r"random_forest has no parameter\(s\) \['max_dept'\] \(in the search space\)"),
     ],
 )
 def test_misspelt_parameter_names_are_named_before_the_study_starts(tmp_path, data, model, space, params, message):
@@ -821,3 +827,15 @@ def test_a_registry_specs_parameters_pass_the_name_check(data, model, params):
     result = tune(get_model(model), X, y, {next(iter(params)): [next(iter(params.values()))]},
                   validation=val, n_trials=1, params=dict(list(params.items())[1:]))
     assert np.isfinite(result.best_score)
+
+
+@pytest.mark.parametrize("name", list(MODELS))
+def test_the_registry_search_spaces_pass_the_name_check(name):
+    """The registry's own suggest functions, whose names the check reads from one suggestion,
+    name only their models' parameters (else every tuned run of the benchmark would fail)."""
+    from tabmoe._tuning_checks import _check_parameter_names
+
+    spec = get_model(name)
+    if not spec.available():
+        pytest.skip(f"{name}: {spec.install_hint()}")
+    _check_parameter_names(spec, spec.make_default, spec.suggest, {})
