@@ -3,6 +3,7 @@ after fit is not saved or adapted as if it were the fitted one."""
 
 import numpy as np
 import pytest
+import torch
 from sklearn.exceptions import NotFittedError
 from sklearn.utils._param_validation import InvalidParameterError
 
@@ -118,3 +119,25 @@ def test_save_refuses_a_parameter_set_after_fit_that_load_would_refuse(data, tmp
     with pytest.raises(InvalidParameterError, match=rf"Cannot save: The '{name}' parameter"):
         clf.save(tmp_path / "m.tabmoe")
     np.testing.assert_array_equal(TabularMoEClassifier.load(tmp_path / "m.tabmoe").predict_proba(X), clf.predict_proba(X))
+
+
+@pytest.mark.parametrize("error", [FloatingPointError, KeyboardInterrupt])
+def test_an_adaptation_that_raises_leaves_the_network_in_eval_mode(data, monkeypatch, error):
+    """A diverged (or interrupted) adapt restored the weights but left ``module_`` in train
+    mode: with dropout, ``label_gates(clf.module_, ...)`` differed from call to call."""
+    from tabmoe.interpret.moe import label_gates
+    from tabmoe.nn.trainer import Trainer
+
+    X, y = data
+    clf = TabularMoEClassifier(**FAST, n_layers=2, dropout=0.5).fit(X, y)
+    tokens = torch.from_numpy(clf.train_sample_tokens_[:5, :-1])
+    expected = label_gates(clf.module_, tokens)
+    if error is KeyboardInterrupt:
+        def interrupted(*args, **kwargs):  # Ctrl-C in the middle of a step
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(Trainer, "_step", interrupted)
+    with pytest.raises(error):
+        clf.adapt(X, max_epochs=2, learning_rate=1e30)
+    assert not clf.module_.training
+    assert torch.equal(label_gates(clf.module_, tokens), expected)
