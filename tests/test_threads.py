@@ -129,3 +129,45 @@ def test_fits_in_threads_give_the_sequential_fits_probabilities():
     for clf in fitted:
         np.testing.assert_array_equal(clf.predict_proba(X), expected)
     assert torch.equal(torch.random.get_rng_state(), caller_state)
+
+
+def test_overlapping_blocks_in_threads_restore_the_callers_setting(restore_threads):
+    """A block entered in a thread while another ran read that block's n as its "before"
+    (torch's setting is process-wide) and, ending last, left it: two fits in threads with
+    n_jobs=1 and n_jobs=2 left a caller's 2 threads at 1."""
+    torch.set_num_threads(2)
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+    inside = {}
+
+    def first():
+        with _threads.torch_threads(1):
+            first_in.set()
+            assert second_in.wait(timeout=30)
+        first_out.set()
+
+    def second():
+        assert first_in.wait(timeout=30)
+        with _threads.torch_threads(3):
+            second_in.set()
+            assert first_out.wait(timeout=30)
+            inside["second"] = torch.get_num_threads()
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not any(t.is_alive() for t in threads)
+    assert inside["second"] == 3  # the first block's end did not take the second's threads
+    # OpenMP: a thread that has run a parallel region (pytest's) keeps its own setting; the
+    # one that a new thread (or a main thread that has run none) reads was left at 1
+    fresh = []
+    reader = threading.Thread(target=lambda: fresh.append(torch.get_num_threads()))
+    reader.start()
+    reader.join(timeout=30)
+    assert fresh == [2] and torch.get_num_threads() == 2
+    with _threads.torch_threads(1):  # nested in one thread: the outer block's setting after the inner
+        with _threads.torch_threads(3):
+            assert torch.get_num_threads() == 3
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == 2

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import numbers
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar, cast
 
@@ -33,17 +34,34 @@ def resolve_n_jobs(n_jobs: int | None) -> int:
     return max(1, int(effective_n_jobs(n_jobs)))
 
 
+#: Blocks of :func:`torch_threads` running now (in any thread), and the setting before the
+#: first of them: torch's setting is process-wide (a new thread starts from the last one set),
+#: so a block entered in a thread while another ran read that block's ``n`` as its "before",
+#: and, ending last, left it as the caller's setting (two fits in threads, n_jobs=1 and 2, left
+#: a caller's 2 threads at 1). The last block to end restores the setting from before the first.
+_BLOCKS = {"running": 0, "callers": 0}
+_BLOCKS_LOCK = threading.Lock()
+
+
 @contextlib.contextmanager
 def torch_threads(n: int) -> Iterator[None]:
-    """torch's intra-op threads set to ``n`` inside the block, the previous value after."""
-    before = torch.get_num_threads()
-    if n != before:
-        torch.set_num_threads(n)
+    """torch's intra-op threads set to ``n`` inside the block, the previous value after (the
+    caller's, from before the first block, once the last of overlapping blocks ends)."""
+    with _BLOCKS_LOCK:
+        before = torch.get_num_threads()
+        if n != before:
+            torch.set_num_threads(n)
+        if _BLOCKS["running"] == 0:
+            _BLOCKS["callers"] = before
+        _BLOCKS["running"] += 1
     try:
         yield
     finally:
-        if torch.get_num_threads() != before:
-            torch.set_num_threads(before)
+        with _BLOCKS_LOCK:
+            _BLOCKS["running"] -= 1
+            after = before if _BLOCKS["running"] else _BLOCKS["callers"]
+            if torch.get_num_threads() != after:
+                torch.set_num_threads(after)
 
 
 def scoped_threads(method: F) -> F:
