@@ -6,7 +6,8 @@ tabmoe.demo`` on a loaded 2-core machine was killed after 11 min at epoch 15 of 
 22 s with ``OMP_NUM_THREADS=1`` (reported in issue 16).
 So a fit or prediction uses ``n_jobs`` threads (``None``: one, unless a joblib
 ``parallel_config(n_jobs=...)`` context says otherwise; ``-1``: every core), and the caller's
-torch setting is restored afterwards.
+torch setting is restored afterwards. The same calls run outside a caller's ``torch.autocast``
+block (:func:`caller_autocast_off`): ``mixed_precision`` alone says where bf16 is used.
 """
 
 from __future__ import annotations
@@ -64,12 +65,29 @@ def torch_threads(n: int) -> Iterator[None]:
                 torch.set_num_threads(after)
 
 
+@contextlib.contextmanager
+def caller_autocast_off() -> Iterator[None]:
+    """A caller's ``torch.autocast`` block (CPU or CUDA) switched off inside the block: a fit
+    or prediction runs in bf16 where ``mixed_precision`` says so, not wherever it is called
+    from (a fit with ``mixed_precision=False`` inside ``torch.autocast("cpu")`` trained in bf16,
+    and its probabilities differed by up to 0.83; ``explain`` is documented as float32). Its
+    cache of cast weights is off too: nested in the caller's block, ``mixed_precision=True``'s
+    autocast kept it across optimiser steps (cleared only when the outermost block ends), and
+    trained on stale bf16 weights (probabilities 0.26 away from the same fit outside it)."""
+    with contextlib.ExitStack() as stack:
+        for device_type in ("cpu", "cuda"):
+            if torch.is_autocast_enabled(device_type):
+                stack.enter_context(torch.autocast(device_type, enabled=False, cache_enabled=False))
+        yield
+
+
 def scoped_threads(method: F) -> F:
-    """Run an estimator method with ``self.n_jobs`` torch threads (see the module doc)."""
+    """Run an estimator method with ``self.n_jobs`` torch threads (see the module doc),
+    outside a caller's autocast (:func:`caller_autocast_off`)."""
 
     @functools.wraps(method)
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-        with torch_threads(resolve_n_jobs(getattr(self, "n_jobs", None))):
+        with torch_threads(resolve_n_jobs(getattr(self, "n_jobs", None))), caller_autocast_off():
             return method(self, *args, **kwargs)
 
     return cast(F, wrapper)
