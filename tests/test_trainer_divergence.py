@@ -157,3 +157,19 @@ def test_a_fit_on_no_rows_still_says_it_made_no_step():
     data = {"x": torch.randn(0, 3), "y": torch.randn(0)}
     with pytest.raises(RuntimeError, match="no optimisation step"):
         Trainer(TrainerConfig(max_epochs=2, batch_size=8, early_stopping=False)).fit(torch.nn.Linear(3, 1), data, loss)
+
+
+@pytest.mark.parametrize("error", [KeyboardInterrupt, FloatingPointError])
+def test_a_fit_that_raises_leaves_the_module_in_eval_mode(error):
+    """A fit ends in eval mode; one that raised (Ctrl-C in a step, a divergence) left the
+    module in train mode: its dropout then drew at every later forward pass."""
+    module = torch.nn.Sequential(torch.nn.Linear(3, 1), torch.nn.Dropout(0.5))
+
+    def loss(module, batch):
+        if error is KeyboardInterrupt:
+            raise KeyboardInterrupt
+        return module(batch["x"]).sum() * math.inf, torch.tensor(4.0)
+
+    with pytest.raises(error):
+        Trainer(TrainerConfig(max_epochs=2, batch_size=4)).fit(module, {"x": torch.randn(4, 3)}, loss)
+    assert not module.training

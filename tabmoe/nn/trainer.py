@@ -570,8 +570,9 @@ class Trainer:
                     if cfg.early_stopping and bad_epochs >= patience:
                         result.stopped_early = True
                         break
-        finally:
+        finally:  # eval mode however the loop ends (an error, Ctrl-C), as after a fit
             bar.close()
+            module.eval()
         kept_best = cfg.early_stopping and best_state is not None
         if (diverged is None and result.history and not (kept_best and cfg.restore_best_weights)
                 and not self._usable(scored, train if validation is None else validation, val_loss_fn, result.history[-1])):
@@ -592,7 +593,6 @@ class Trainer:
                 module.load_state_dict(averaged.module.state_dict())
         if cfg.verbose:  # the bar does not stay: say what the fit did
             tqdm.write(_summary(cfg.description, result, best_loss))
-        module.eval()
         if result.n_steps == 0:
             raise RuntimeError(
                 "Training made no optimisation step (no rows with non-zero weight were seen)."
