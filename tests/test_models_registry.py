@@ -202,8 +202,24 @@ def test_ft_transformer_space_is_gorishniy_et_al():
         }
     )
     assert get_model("ft_transformer").suggest(trial)["d_block"] == 512
-    with pytest.raises(ValueError):
-        get_model("ft_transformer").suggest(optuna.trial.FixedTrial({"n_blocks": 5}))
+    # The ranges of the paper's appendix (residual dropout: the uniform part of its "0 or
+    # uniform"). Was pytest.raises(ValueError) around a FixedTrial({"n_blocks": 5}): that
+    # raised because d_block was not given, whatever the range of n_blocks (a FixedTrial only
+    # warns of a value out of range), so no range was checked.
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    asked = optuna.create_study().ask()
+    get_model("ft_transformer").suggest(asked)
+    Int, Float = optuna.distributions.IntDistribution, optuna.distributions.FloatDistribution
+    assert asked.distributions == {
+        "n_blocks": Int(1, 4),
+        "d_block": Int(64, 512, step=8),
+        "attention_dropout": Float(0.0, 0.5),
+        "ffn_d_hidden_multiplier": Float(2 / 3, 8 / 3),
+        "ffn_dropout": Float(0.0, 0.5),
+        "residual_dropout": Float(0.0, 0.2),
+        "learning_rate": Float(1e-5, 1e-3, log=True),
+        "weight_decay": Float(1e-6, 1e-3, log=True),
+    }
 
 
 @pytest.mark.parametrize("name", ["ft_transformer", "tab_transformer", "tabm"])
