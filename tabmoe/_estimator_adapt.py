@@ -138,7 +138,6 @@ class AdaptMixin:
             self._update_importances()  # interrupted here, the adapted weights stayed
         except BaseException:  # a diverged (or interrupted) adaptation leaves the fitted model as it was
             self.module_.load_state_dict(before)
-            self.module_.eval()  # the trainer raised in train mode: dropout on in label_gates(clf.module_, ...)
             vars(self).pop("adapt_history_", None)
             vars(self).update(recorded)
             raise

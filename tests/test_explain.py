@@ -14,6 +14,7 @@ from tabmoe.interpret.explain import MASK_COLUMN
 from tabmoe.interpret.moe import label_gates
 
 from .moe_data import toy_table
+from .test_resources import _LargestTensor
 
 
 def fit(**kw):
@@ -215,19 +216,6 @@ def test_one_pass_logits_and_gates_equal_the_separate_readings(kw):
     e = clf.explain(X)
     np.testing.assert_allclose(torch.softmax(torch.tensor(e.logits.to_numpy()), 1).numpy(),
                                clf.predict_proba(X), atol=1e-6)
-
-
-class _LargestTensor(torch.utils._python_dispatch.TorchDispatchMode):
-    """The most elements of any tensor an op returns while the mode is on."""
-
-    largest = 0
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        out = func(*args, **(kwargs or {}))
-        for t in out if isinstance(out, (tuple, list)) else [out]:
-            if isinstance(t, torch.Tensor):
-                self.largest = max(self.largest, t.numel())
-        return out
 
 
 @pytest.mark.parametrize("block", ["attention", "transformer"])

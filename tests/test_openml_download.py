@@ -27,6 +27,7 @@ from tabmoe.bench.suites import load_suite
 from tabmoe.data.openml import OpenMLCacheError, dataset_cache_dir, load_openml
 from tabmoe.data.sources import LoadContext, OpenMLSource
 
+from .test_openml_loading import _one_entry
 from .test_research_rules import import_benchmark
 
 PARQUET_URL = "http://openml1.win.tue.nl/dataset13/dataset_13.pq"
@@ -102,9 +103,7 @@ def test_a_download_reads_the_arff_as_the_offline_path_does(openml_cache, openml
 
 
 def test_the_cache_error_names_download_for_python_and_the_cli(openml_cache, tmp_path):
-    root = tmp_path / "cache"
-    entry = dataset_cache_dir(root, 13)
-    shutil.copytree(dataset_cache_dir(openml_cache, 13), entry)
+    root, entry = _one_entry(openml_cache, tmp_path, 13)
     (entry / "features.xml").unlink()
     with pytest.raises(OpenMLCacheError) as info:
         load_openml(13, cache_dir=root)

@@ -152,20 +152,27 @@ def test_sample_weight_and_groups_are_taken_as_grid_search_takes_them():
         np.testing.assert_array_equal(staged.predict_proba(Z), plain.predict_proba(Z))
 
 
-@pytest.mark.parametrize("score_request", [True, False])
-def test_sample_weight_under_metadata_routing_is_scored_as_grid_search_scores_it(score_request):
-    """With scikit-learn's metadata routing on, GridSearchCV's default scorer weights the fold
-    scores when the estimator's score requests sample_weight; the staged scorer, a plain
-    callable, requested nothing, so its scores went unweighted and the choice could differ."""
+def _routed_searches(fit_request: bool, score_request: bool) -> tuple:
+    """GridSearchCV and the staged search fitted with weights under metadata routing, the
+    estimator requesting them for fit and score as given; and the features they were fit on."""
     X, y = noisy_table()
     Z = pd.get_dummies(X).to_numpy(dtype=float)
     weights = np.random.default_rng(0).uniform(0.1, 3.0, len(y))
     grid = {"n_estimators": [2, 8, 4], "max_depth": [1, 2]}
     with sklearn.config_context(enable_metadata_routing=True):
-        gb = GradientBoostingClassifier(random_state=1).set_fit_request(sample_weight=True)
+        gb = GradientBoostingClassifier(random_state=1).set_fit_request(sample_weight=fit_request)
         gb.set_score_request(sample_weight=score_request)
         plain = GridSearchCV(gb, grid, cv=3).fit(Z, y, sample_weight=weights)
         staged = StagedGridSearchCV(gb, grid, staged_param="n_estimators", cv=3).fit(Z, y, sample_weight=weights)
+    return plain, staged, Z
+
+
+@pytest.mark.parametrize("score_request", [True, False])
+def test_sample_weight_under_metadata_routing_is_scored_as_grid_search_scores_it(score_request):
+    """With scikit-learn's metadata routing on, GridSearchCV's default scorer weights the fold
+    scores when the estimator's score requests sample_weight; the staged scorer, a plain
+    callable, requested nothing, so its scores went unweighted and the choice could differ."""
+    plain, staged, _ = _routed_searches(fit_request=True, score_request=score_request)
     np.testing.assert_array_equal(staged.cv_results_["mean_test_score"], plain.cv_results_["mean_test_score"])
     assert staged.best_params_ == plain.best_params_ and staged.best_score_ == plain.best_score_
 
@@ -174,15 +181,7 @@ def test_refit_under_metadata_routing_takes_what_fit_requests():
     """Under metadata routing GridSearchCV refits with the metadata the estimator's fit
     requests; the staged search passed every fit parameter to its refit, so weights meant for
     the scores only (set_fit_request(sample_weight=False)) weighted the refit."""
-    X, y = noisy_table()
-    Z = pd.get_dummies(X).to_numpy(dtype=float)
-    weights = np.random.default_rng(0).uniform(0.1, 3.0, len(y))
-    grid = {"n_estimators": [2, 8, 4], "max_depth": [1, 2]}
-    with sklearn.config_context(enable_metadata_routing=True):
-        gb = GradientBoostingClassifier(random_state=1).set_fit_request(sample_weight=False)
-        gb.set_score_request(sample_weight=True)
-        plain = GridSearchCV(gb, grid, cv=3).fit(Z, y, sample_weight=weights)
-        staged = StagedGridSearchCV(gb, grid, staged_param="n_estimators", cv=3).fit(Z, y, sample_weight=weights)
+    plain, staged, Z = _routed_searches(fit_request=False, score_request=True)
     assert staged.best_params_ == plain.best_params_
     np.testing.assert_array_equal(staged.predict_proba(Z), plain.predict_proba(Z))
 
