@@ -10,6 +10,7 @@ import torch.nn.functional as F
 from impute_unknown import ImputedUnknownClassifier
 from research_args import RESEARCH_PARAMS
 from row_scoring import RowScoredClassifier
+from separate_members import SeparateMembersClassifier
 from tied_heads import TIE_HEADS, TiedHeadsClassifier
 
 from tabmoe import TabularMoEClassifier
@@ -133,8 +134,16 @@ def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
     49-51, 59) :class:`TrainerOptionsClassifier`, ``row_weight`` > 0 (study 53)
     :class:`~row_scoring.RowScoredClassifier`, ``tie_heads`` (study 54)
     :class:`~tied_heads.TiedHeadsClassifier`, ``impute_unknown`` (study 55; alone)
-    :class:`~impute_unknown.ImputedUnknownClassifier`."""
+    :class:`~impute_unknown.ImputedUnknownClassifier`, ``separate_members`` > 1 (study 60; alone)
+    :class:`~separate_members.SeparateMembersClassifier`."""
     params = dict(params)
+    members = params.pop("separate_members", 1)
+    if isinstance(members, bool) or not isinstance(members, int) or members < 1:
+        raise SystemExit(f"separate_members must be an integer >= 1, got {members!r}")
+    if members > 1:
+        if set(params) & RESEARCH_PARAMS or params.get("n_members", 1) != 1:
+            raise SystemExit("separate_members does not combine with other research-only settings or n_members")
+        return SeparateMembersClassifier(params, random_state=seed, members=members)
     impute = params.pop("impute_unknown", False)
     if not isinstance(impute, bool):  # "true" or 1 fitted the plain estimator, said nothing
         raise SystemExit(f"impute_unknown must be True or False, got {impute!r}")
