@@ -400,3 +400,24 @@ def test_a_rule_column_given_as_a_number_for_a_text_name_says_to_quote_it(tmp_pa
     with pytest.raises(ValueError, match=rf"column {missing} not in table 'nums'; columns are \['1', '2', '3', 'y'\] "
                        rf"\(the column '{missing}' is named by text: quote a number in YAML: '{missing}'\)"):
         definition.make(0)
+
+
+@pytest.mark.parametrize("ood", [("True",), (1,), ("x",)])
+def test_a_values_split_on_a_bool_beside_the_number_it_equals_is_refused(ood):
+    """An object column holding True and 1 (a bool column concatenated with a 0/1 one):
+    pandas' unique and isin take them for one value, so ood_values=["True"] also put the rows
+    of 1 in OOD, and ood_values=[1] said 1 does not occur in the column."""
+    flags = pd.concat([pd.Series([True, False] * 10), pd.Series([1, 0] * 10), pd.Series(["x"] * 20)])
+    data = pd.DataFrame({"flag": flags.to_numpy(), "y": ["a", "b"] * 30})
+    assert data["flag"].dtype == object
+    table = Table(data=data, target="y", name="mixed", source="test")
+    with pytest.raises(ValueError, match=r"values split on 'flag': .*\[True, 1\] all equal to pandas; \[False, 0\]"):
+        ValueSplit("flag", ood_values=ood).assign(table)
+
+
+def test_a_values_split_on_bools_with_missing_values_still_matches():
+    """A bool column with a missing value is objects of bools alone: nothing to refuse."""
+    data = pd.DataFrame({"flag": np.array([True, False, None] * 20, dtype=object), "y": ["a", "b"] * 30})
+    table = Table(data=data, target="y", name="flags", source="test")
+    got = ValueSplit("flag", ood_values=("True",)).assign(table)
+    assert got.ood.sum() == 20 and len(got.ood) == 40

@@ -139,8 +139,9 @@ def _both_sides(ood: pd.Series, rule: str, what: str) -> None:
 def _present_values(column: pd.Series, name: str) -> dict[str, Any]:
     """Each value of ``column`` under its integer key and its plain string form ("1" and
     "1.0"). Distinct values sharing a form (the int ``1`` and the string ``"1"`` of an object
-    column) are refused: a rule matching by that form would keep one and silently drop the
-    other's rows."""
+    column) are refused, as are bools beside a number they equal: a rule matching by that
+    form would keep one and silently drop the other's rows (or, for ``True`` and ``1``, take
+    both)."""
     present: dict[str, Any] = {}
     clashes: dict[str, list] = {}
     for v in column.dropna().unique():
@@ -149,13 +150,30 @@ def _present_values(column: pd.Series, name: str) -> dict[str, Any]:
                 clashes.setdefault(key, [present[key]]).append(v)
             else:
                 present[key] = v
-    if clashes:
-        shown = "; ".join(f"{values!r} all read as {key!r}" for key, values in clashes.items())
+    shown = [f"{values!r} all read as {key!r}" for key, values in clashes.items()] + _bools_equal_to_numbers(column)
+    if shown:
+        shown = "; ".join(shown)
         raise ValueError(
             f"values split on {name!r}: the column holds distinct values that a values rule "
             f"cannot tell apart ({shown}); convert the column to one type first"
         )
     return present
+
+
+def _bools_equal_to_numbers(column: pd.Series) -> list[str]:
+    """Bools of an object ``column`` beside a number they equal (``True == 1``, ``False ==
+    0.0``), each shown with it: pandas' ``unique`` and ``isin`` take the two for one value,
+    so a rule listing ``"True"`` also took the rows of ``1`` (a bool column concatenated with
+    a 0/1 one), and ``1`` was "not in the column"."""
+    if column.dtype != object:
+        return []
+    values = column.dropna()
+    flag = np.fromiter((isinstance(v, bool | np.bool_) for v in values), dtype=bool, count=len(values))
+    if not flag.any() or flag.all():
+        return []
+    others = values[~flag].unique()
+    return [f"{[b, *(v for v in others if v == b)]!r} all equal to pandas"
+            for b in values[flag].unique() if any(v == b for v in others)]
 
 
 @dataclass(frozen=True)
@@ -167,7 +185,8 @@ class ValueSplit:
     integral numbers compare as integers, so ``1`` also matches ``1.0`` in an integer column
     read as float because of a missing value. A listed value absent from the column is an
     error (it catches typos), and so is a column holding distinct values of one string form
-    (the int ``1`` and the string ``"1"`` in an object column).
+    (the int ``1`` and the string ``"1"`` in an object column) or a bool beside a number it
+    equals (``True`` and ``1``, which pandas matches as one value).
     """
 
     column: str
