@@ -7,12 +7,23 @@ from typing import Any
 
 import numpy as np
 import torch
+from sklearn.utils._param_validation import InvalidParameterError, validate_parameter_constraints
 
 from .tokenizer import MISSING, UNKNOWN
 
 
 class TokenInputsMixin:
     """The rows ``TabularMoEClassifier`` feeds its network, from its fitted tokenizer."""
+
+    def _check_token_modes(self) -> None:
+        """InvalidParameterError for a ``missing`` or ``unknown`` that ``set_params`` set to
+        neither mode after fit: read where rows are, it was taken for "token" in silence."""
+        names = ("missing", "unknown")
+        try:
+            validate_parameter_constraints({k: self._parameter_constraints[k] for k in names},
+                                           {k: getattr(self, k) for k in names}, type(self).__name__)
+        except InvalidParameterError as exc:
+            raise InvalidParameterError(f"{exc} (set by set_params after fit, read where the model reads rows)") from None
 
     def _unseen_note(self) -> str:
         """How this model reads values unseen at fit: it ends the tokenizer's warning."""

@@ -180,6 +180,9 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TokenI
     unknown : {"token", "exclude"}
         ``"token"``: a category unseen at fit (or rarer than ``min_frequency``) is the UNKNOWN
         token. ``"exclude"``: it is left out of the attention, as an absent column.
+        Both are read whenever rows are read: ``set_params`` after fit changes how the fitted
+        network reads them (predict, explain, adapt) without a refit; an invalid value is
+        refused there as at fit.
     label_smoothing : float
         Training (``fit``, ``adapt``) only: targets of every scored column put ``1 -
         label_smoothing`` on the true value, the rest spread evenly over its values (default 0).
@@ -577,6 +580,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TokenI
     def _prepare_X(self, X: Any) -> pd.DataFrame:
         """Validated frame in the fitted column order; absent columns -> NaN (``"exclude"``)."""
         check_is_fitted(self)
+        self._check_token_modes()
         labels = getattr(self.tokenizer_, "_column_labels", None)
         X = fitted_columns(X, getattr(self, "feature_names_in_", None), labels, self.missing)
         return validated_frame(self, X, labels)

@@ -104,3 +104,24 @@ def test_feature_dropout_only_in_training_and_changes_the_fit():
     assert a[0] == b[0] and a[1] == b[1]
     with pytest.raises(ValueError, match="feature_dropout"):
         MaskedFeatureObjective(feature_dropout=1.0)
+
+
+@pytest.mark.parametrize("name", ["missing", "unknown"])
+def test_a_reading_mode_set_after_fit_is_read_and_an_invalid_one_refused(name):
+    """missing and unknown are read where rows are read (predict, explain, adapt): set_params
+    after fit changes the fitted network's reading; a typo ("exlcude") was read as "token"
+    in silence by predict and explain (adapt and save refused it)."""
+    clf, X, _ = fit()
+    rows = X.assign(size=np.nan, color="never seen").iloc[:20]
+    with pytest.warns(UserWarning, match="not seen during fit"):
+        as_token = clf.predict_proba(rows)
+    clf.set_params(**{name: "exclude"})
+    with pytest.warns(UserWarning, match="not seen during fit"):
+        assert not np.allclose(clf.predict_proba(rows), as_token)
+    clf.set_params(**{name: "exlcude"})
+    for read in (clf.predict_proba, clf.explain):
+        with pytest.raises(ValueError, match=rf"'{name}' parameter .* Got 'exlcude' .*set_params after fit"):
+            read(rows)
+    clf.set_params(**{name: "token"})
+    with pytest.warns(UserWarning, match="not seen during fit"):
+        np.testing.assert_array_equal(clf.predict_proba(rows), as_token)
