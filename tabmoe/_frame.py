@@ -216,9 +216,10 @@ def fitted_columns(X: Any, names: np.ndarray | None, labels: list[str] | None, m
             f"got {listed(got, shown)}; missing='exclude' accepts absent columns, not reordered ones."
         )
     position = {label: j for j, label in enumerate(got)}
-    parts = [X.iloc[:, position[label]] if label in position else pd.Series(np.nan, index=X.index)
-             for label in fitted]
-    frame = pd.concat(parts, axis=1, ignore_index=True)
+    # X's columns taken by position, an absent one a float64 NaN column (reindex's -1): one
+    # take per block, where a Series per column and their concat took 1.6 s at 16,000 columns
+    take = [position.get(label, -1) for label in fitted]
+    frame = X.set_axis(pd.RangeIndex(len(got)), axis=1).reindex(columns=take)
     values = X.columns.tolist()  # Python values: X.columns[j] may be a numpy int, of another repr
     frame.columns = pd.Index(
         [values[position[label]] if label in position else names[j] if names is not None
@@ -271,7 +272,8 @@ def check_other_columns(X: pd.DataFrame, other: Any, by_label: bool, what: str) 
         else:
             if sorted(got) != sorted(fitted):
                 return  # string names, or other labels than a fit on an array's: by position
-    absent, extra = [v for v in fitted if v not in got], [v for v in got if v not in fitted]
+    known, given = set(fitted), set(got)  # (a list scan per label: 4.3 s at 16,000 columns)
+    absent, extra = [v for v in fitted if v not in given], [v for v in got if v not in known]
     detail = "; ".join([f"lacks {listed(absent)}"] * bool(absent) + [f"{listed(extra)} not in X"] * bool(extra))
     raise ValueError(
         f"{what} must have the same columns as X, in the same order: X has {listed(fitted)}, "

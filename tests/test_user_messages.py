@@ -82,6 +82,40 @@ def test_exclude_predicts_without_some_fitted_columns_but_not_without_all():
         clf.predict_proba(pd.DataFrame(index=range(3)))
 
 
+@pytest.mark.parametrize("labels", [list("abcdefgh"), [0, 1, 2, 3, 4, 5, 6, 7, 8][1:], [("t", 1), ("t", 2), 3, 4, 5, 6, 7, 8]])
+@pytest.mark.parametrize("kept", [[1, 3, 7], [0], [0, 1, 2, 3, 4, 5, 6]])
+def test_exclude_rebuilds_the_fitted_columns_with_their_dtypes_and_labels(labels, kept):
+    """missing="exclude": X's columns come back by position among the fitted ones (dtypes,
+    values, labels, index kept), each absent one float64 NaN (a positional take, not a Series
+    per column)."""
+    from tabmoe._frame import fitted_columns, label_reprs
+
+    X = pd.DataFrame({
+        0: [1, 2, 3], 1: pd.Categorical(["x", "y", None]), 2: pd.to_datetime(["2020", "2021", None]).tz_localize("UTC"),
+        3: pd.array([1, None, 3], dtype="Int64"), 4: np.array(["p", None, "q"], dtype=object),
+        5: pd.array(["u", "v", None], dtype="string"), 6: [True, False, True], 7: [1.5, 2.5, np.nan],
+    }, index=[5, 5, 7]).set_axis(pd.Index(labels, dtype=object, tupleize_cols=False), axis=1)
+    strings = all(isinstance(v, str) for v in labels)
+    names = np.asarray(labels, dtype=object) if strings else None
+    got = fitted_columns(X.iloc[:, kept], names, None if strings else label_reprs(X.columns), "exclude")
+    assert got.columns.tolist() == labels and got.index.tolist() == [5, 5, 7]
+    for j in range(8):
+        if j in kept:
+            pd.testing.assert_series_equal(got.iloc[:, j], X.iloc[:, j])
+        else:
+            assert got.iloc[:, j].dtype == np.float64 and got.iloc[:, j].isna().all()
+
+
+def test_other_columns_named_absent_and_extra_in_their_order():
+    """check_other_columns names the columns X_val lacks and those X lacks, in order (by a set,
+    not a scan of the list per label)."""
+    from tabmoe._frame import check_other_columns
+
+    X = pd.DataFrame(np.zeros((2, 5)), columns=list("abcde"))
+    with pytest.raises(ValueError, match=re.escape("(lacks ['b', 'd']; ['z', 'y'] not in X)")):
+        check_other_columns(X, X[["a", "c", "e"]].assign(z=0, y=0), True, "X_val")
+
+
 @pytest.mark.parametrize("missing", ["token", "exclude"])
 def test_reordered_columns_are_refused_with_or_without_exclude(missing):
     # with missing='exclude' a reordered subset was realigned by name while the reordered full
