@@ -234,7 +234,7 @@ def test_a_polars_frame_is_read_as_the_pandas_frame_it_holds():
     # scikit-learn reads a polars frame's column names, but it was tokenized as np.asarray
     # of it: every predict warned "X has feature names, but ColumnTokenizer was fitted
     # without feature names"
-    pl = pytest.importorskip("polars")  # not a dependency (181 MB installed): runs where present
+    pl = pytest.importorskip("polars")  # extra "dev" (181 MB installed), not a dependency
     frame = _frame().assign(code=lambda f: np.where(np.arange(len(f)) % 3 == 0, "p", "q"))
     y = np.where(frame["cat"] == "x", "yes", "no")
     expected = TabularMoEClassifier(max_epochs=2, random_state=0, device="cpu").fit(frame, y)

@@ -322,7 +322,7 @@ def test_pyarrow_tables_are_tuned_as_their_frames(data):
 
 def test_polars_frames_are_tuned_as_their_pandas_frames(data):
     # cv folds of a polars frame were np.asarray of it (unnamed objects), the refit a frame
-    pl = pytest.importorskip("polars")  # not a dependency (181 MB installed): runs where present
+    pl = pytest.importorskip("polars")  # extra "dev" (181 MB installed), not a dependency
     pytest.importorskip("pyarrow")  # polars frames are read through pyarrow (extra "data")
     X, y, (X_val, y_val) = data
     args = {"search_space": {"estimator__C": [0.5]}, "n_trials": 1, "random_state": 0}
