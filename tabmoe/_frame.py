@@ -176,9 +176,15 @@ def fitted_columns(X: Any, names: np.ndarray | None, labels: list[str] | None, m
     those in the fitted order (else a ValueError, as for a permuted full set). ``missing``:
     the estimator's, whose hint the error gives; None for a tokenizer. Other
     frames (equal, permuted) come back as they are, for scikit-learn's and the tokenizer's
-    checks."""
+    checks. A pyarrow Table or polars frame is matched by its names as the frame
+    :func:`to_frame` reads (it comes back as that frame)."""
     if not isinstance(X, pd.DataFrame):
-        return X
+        table = as_arrow_table(X)
+        if table is None:
+            return X
+        # read as a frame, whose names scikit-learn checks too: absent columns were its
+        # "Feature names seen at fit time, yet now missing", even with missing="exclude"
+        X = to_frame(table)
     check_unique_columns(X.columns)  # matched by label, a duplicate would be one of two columns
     if names is not None:  # compared as values, not reprs: a numpy str equals its str
         fitted, got = list(names), X.columns.tolist()
