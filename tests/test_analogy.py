@@ -211,6 +211,26 @@ def test_a_frame_of_questions_is_read_by_rows():
         analogy_scores(emb, words, [0])
 
 
+@pytest.mark.parametrize("kind", ["pyarrow", "polars"])
+def test_a_polars_frame_or_pyarrow_table_of_questions_is_read_by_rows(kind):
+    """Iterating a polars frame gives its columns: a frame of four questions had each
+    column taken as a question (top1 0.0 where its rows score 1.0, without a word), other
+    frames failed ("got shape: (600,) Series: 'a' ..."); a pyarrow Table, not iterable,
+    was refused."""
+    if kind == "polars":
+        pl = pytest.importorskip("polars")  # extra "dev" (181 MB installed), not a dependency
+        as_kind = pl.from_pandas
+    else:
+        pa = pytest.importorskip("pyarrow")  # an optional dependency (extra "data")
+        def as_kind(frame):
+            return pa.Table.from_pandas(frame, preserve_index=False)
+    emb, words, questions = planted()
+    for rows in (questions[:4], questions):
+        expected = analogy_scores(emb, words, rows)
+        got = analogy_scores(emb, words, as_kind(pd.DataFrame(rows, columns=list("abcd"))))
+        assert (got.n_questions, got.top1, got.predictions) == (expected.n_questions, expected.top1, expected.predictions)
+
+
 def test_arguments_that_are_not_sequences_or_hashable_words_are_named():
     """``analogy_scores(np.eye(2), None, [])`` raised "'NoneType' object is not iterable",
     an unhashable word "unhashable type: 'list'", ``model_vocabulary(clf.module_)``

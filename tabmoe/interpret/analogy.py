@@ -23,6 +23,7 @@ import pandas as pd
 import torch
 from sklearn.utils.validation import check_is_fitted
 
+from .._frame import as_arrow_table
 from ..nn.ensemble import StackedModel
 from .moe import MixtureOfExperts
 
@@ -46,8 +47,8 @@ def analogy_scores(
 ) -> AnalogyResult:
     """Score analogy ``questions`` (a, b, c, d) on ``embeddings`` (V, dim) named by ``vocabulary`` (V,).
 
-    ``questions``: an iterable of 4-word sequences, or a DataFrame of four columns with one
-    question per row.
+    ``questions``: an iterable of 4-word sequences, or a DataFrame (pandas, polars, a
+    pyarrow Table) of four columns with one question per row.
 
     Rows must be finite (ValueError naming them otherwise); they are normalised to unit
     length first (zero rows stay zero and never rank first). A question with no candidate
@@ -60,6 +61,10 @@ def analogy_scores(
     if isinstance(embeddings, torch.Tensor):  # numpy reads CPU tensors only, without grad or bf16
         embeddings = embeddings.detach().to("cpu", torch.float64)
     emb = torch.as_tensor(np.asarray(embeddings, dtype=np.float64))
+    if (table := as_arrow_table(questions)) is not None:
+        # a polars DataFrame or pyarrow Table, read by rows as a pandas frame: iterating a
+        # polars frame gives its columns, each taken as a question (of four rows: silently)
+        questions = zip(*(column.to_pylist() for column in table.columns), strict=True)
     if emb.ndim != 2:
         raise ValueError(f"embeddings must be a 2-d (V, dim) matrix, got shape {tuple(emb.shape)}.")
     for name, arg, what in (("vocabulary", vocabulary, "V words"), ("questions", questions, "(a, b, c, d) questions")):
