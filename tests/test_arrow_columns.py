@@ -248,13 +248,16 @@ def test_a_polars_frame_is_read_as_the_pandas_frame_it_holds():
     np.testing.assert_array_equal(clf.tokenizer_.is_categorical_, expected.tokenizer_.is_categorical_)
 
 
-def test_a_reordered_table_as_eval_set_or_unlabeled_rows_is_named():
+@pytest.mark.parametrize("kind", ["pyarrow", "polars"])
+def test_a_reordered_table_as_eval_set_or_unlabeled_rows_is_named(kind):
     # read by name since pyarrow Tables are read as frames, but the check of eval_set's
     # X_val and X_unlabeled skipped anything but a DataFrame: scikit-learn's "The feature
     # names should match those that were passed during fit", naming neither argument
     frame = _frame()
     y = np.where(frame["cat"] == "x", "yes", "no")
     reordered = pa.Table.from_pandas(frame.iloc[:30][["wait", "day", "cat"]], preserve_index=False)
+    if kind == "polars":  # as the changelog says of a polars frame too
+        reordered = pytest.importorskip("polars").from_arrow(reordered)  # extra "dev"
     clf = TabularMoEClassifier(max_epochs=1, random_state=0, device="cpu")
     with pytest.raises(ValueError, match=r"^eval_set's X_val must have the same columns as X, in the same order"):
         clf.fit(frame, y, eval_set=(reordered, y[:30]))
@@ -305,3 +308,52 @@ def test_columns_absent_from_a_table_or_polars_frame_are_named_and_excluded_as_a
     message = re.escape("Column(s) ['wait'] seen during fit are absent from X. Create the estimator with missing='exclude'")
     with pytest.raises(ValueError, match=message):
         default.predict(as_kind(partial))
+
+
+def _polars_frame(pl, n=120, seed=0):
+    """A polars frame of the dtypes a polars table holds: text, categoricals, enums and
+    booleans with nulls, integers and floats with nulls (and a NaN), dates, zoned
+    datetimes and durations; and the labels."""
+    r = np.random.default_rng(seed)
+    cat = r.choice(["x", "y", "z"], n)
+    gap = np.arange(n) % 7 == 0  # null rows
+    def nulls(values):
+        return [None if g else v for g, v in zip(gap, values, strict=True)]
+    frame = pl.DataFrame({
+        "text": nulls(cat.tolist()),
+        "categorical": pl.Series(nulls(cat[::-1].tolist()), dtype=pl.Categorical),
+        "enum": pl.Series(r.choice(["lo", "mid", "hi"], n).tolist(), dtype=pl.Enum(["lo", "mid", "hi"])),
+        "flag": nulls((r.random(n) > 0.5).tolist()),
+        "count": nulls(r.integers(0, 60, n).tolist()),
+        "price": [float("nan") if i == 3 else v for i, v in enumerate(nulls(r.normal(size=n).tolist()))],
+        "day": nulls([dt.date(2020, 1, 1) + dt.timedelta(days=int(d)) for d in r.integers(0, 900, n)]),
+        "at": pl.Series([dt.datetime(2020, 1, 1) + dt.timedelta(hours=int(h)) for h in r.integers(0, 9000, n)]).dt.replace_time_zone("Europe/Paris"),
+        "wait": [dt.timedelta(minutes=int(m)) for m in r.integers(0, 9000, n)],
+    })
+    return frame, np.where(cat == "x", "yes", "no")
+
+
+def test_polars_dtypes_fit_predict_explain_and_save_as_the_table_they_export(tmp_path):
+    # what the changelog says a polars frame is: "read as the pyarrow Table it exports"
+    # (pandas' own to_pandas() orders a Categorical's tokens otherwise: by its categories,
+    # the table's dictionary by sorted values); each column of its kind (docs/guide/columns.md)
+    pl = pytest.importorskip("polars")  # extra "dev" (181 MB installed), not a dependency
+    frame, y = _polars_frame(pl)
+    table = frame.to_arrow()
+    expected = TabularMoEClassifier(max_epochs=2, random_state=0, device="cpu").fit(table, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf = TabularMoEClassifier(max_epochs=2, random_state=0, device="cpu").fit(frame, y)
+        proba = clf.predict_proba(frame)
+        np.testing.assert_array_equal(proba, expected.predict_proba(table))
+        np.testing.assert_array_equal(clf.predict(frame), expected.predict(table))
+        pd.testing.assert_frame_equal(clf.explain(frame[:5]).gates, expected.explain(table.slice(0, 5)).gates)
+        clf.save(tmp_path / "polars.tabmoe")
+        loaded = TabularMoEClassifier.load(tmp_path / "polars.tabmoe")
+        np.testing.assert_array_equal(loaded.predict_proba(frame), proba)
+    assert clf.feature_names_in_.tolist() == frame.columns
+    np.testing.assert_array_equal(clf.tokenizer_.is_categorical_, [True] * 4 + [False] * 5)
+    # a batch whose column is all null is of polars' Null dtype: read as missing values
+    blank = frame.with_columns(pl.lit(None).alias("price"), pl.lit(None).alias("text"))
+    missing = frame.to_pandas().assign(price=np.nan, text=None)
+    np.testing.assert_array_equal(loaded.predict_proba(blank), loaded.predict_proba(missing))
