@@ -43,6 +43,13 @@ def to_frame(X: Any) -> pd.DataFrame:
             # (1.5 -> '1.5', True -> 'True'), so numeric columns became categories, unless a
             # None somewhere made the array object. Each value keeps its type as objects.
             arr = np.asarray(X, dtype=object)
+        if arr.ndim == 0 and arr.dtype == object:  # not array-like: numpy made it one object
+            # e.g. a polars LazyFrame, which was "got 0D array ... array.reshape(-1, 1)"
+            lazy = ": a lazy frame, collect() it first" if callable(getattr(X, "collect", None)) else ""
+            raise ValueError(
+                f"Expected 2D array or DataFrame, got {type(X).__module__}.{type(X).__qualname__}, "
+                f"which numpy reads as one value{lazy}."
+            )
         if arr.ndim != 2:
             raise ValueError(
                 f"Expected 2D array, got {arr.ndim}D array instead. Reshape your data either "

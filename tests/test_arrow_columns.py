@@ -357,3 +357,21 @@ def test_polars_dtypes_fit_predict_explain_and_save_as_the_table_they_export(tmp
     blank = frame.with_columns(pl.lit(None).alias("price"), pl.lit(None).alias("text"))
     missing = frame.to_pandas().assign(price=np.nan, text=None)
     np.testing.assert_array_equal(loaded.predict_proba(blank), loaded.predict_proba(missing))
+
+
+def test_a_lazy_polars_frame_is_named_not_read_as_a_0d_array():
+    # np.asarray of a LazyFrame is one object: "Expected 2D array, got 0D array instead.
+    # Reshape your data either using array.reshape(-1, 1) ...", which it cannot be
+    pl = pytest.importorskip("polars")  # extra "dev" (181 MB installed), not a dependency
+    frame = _frame()
+    y = np.where(frame["cat"] == "x", "yes", "no")
+    lazy = pl.from_pandas(frame).lazy()
+    message = r"^Expected 2D array or DataFrame, got polars\..*LazyFrame, which numpy reads as one value: a lazy frame, collect\(\) it first\.$"
+    with pytest.raises(ValueError, match=message):
+        TabularMoEClassifier(max_epochs=1, device="cpu").fit(lazy, y)
+    clf = TabularMoEClassifier(max_epochs=1, random_state=0, device="cpu").fit(lazy.collect(), y)
+    for method in (clf.predict, clf.predict_proba, clf.explain):
+        with pytest.raises(ValueError, match=message):
+            method(lazy)
+    with pytest.raises(ValueError, match=r"^Expected 2D array or DataFrame, got builtins\.object, which numpy reads as one value\.$"):
+        clf.predict(object())
