@@ -417,6 +417,39 @@ def test_corrupted_failure_file_and_stale_temporaries(runner, tmp_path):
     assert not torn.exists() and not leftovers(results) and not failure.exists()
 
 
+def test_stray_files_in_the_results_folder_are_not_runs(runner, tmp_path):
+    """A user's notes.json (or any JSON file not at a record's place) under runs/<suite>/
+    was a corrupt record of a made-up run (`tiny//notes`), listed as failed by `report`,
+    and `run` renamed it to notes.json.corrupt saying "run tiny//notes is redone"; a text
+    file under failures/ was a failed run named by its first line. They are ignored, with
+    a warning naming each, and left as they are."""
+    suite = tiny_suite(tmp_path)
+    results = tmp_path / "results"
+    assert run(runner, suite, results, "--no-report").exit_code == 0
+    strays = {
+        results / "runs/tiny/notes.json": b'{"note": "ran on the new box"}',
+        results / "runs/tiny/price/summary.json": b'{"a": 1}',
+        results / "runs/tiny/price/logistic_regression/mynotes.json": b"[1]",
+        results / "failures/tiny/todo.txt": b"my notes\nrerun on Monday",
+    }
+    for path, data in strays.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    report = runner.invoke(main, ["report", str(suite), "--results", str(results)])
+    assert report.exit_code == 0, report.output
+    for path in strays:
+        assert f"warning: ignoring {path}: not a run's" in report.output
+    assert "corrupted" not in report.output
+    assert "Failed or unfinished" not in (results / "report.md").read_text()
+    again = run(runner, suite, results)
+    assert again.exit_code == 0, again.output
+    assert "1 planned, 1 already finished, 0 run now, 0 failed" in again.output
+    assert again.output.count("warning: ignoring") == len(strays)  # once, not again by the report
+    assert "corrupted" not in again.output and "Failed or unfinished" not in (results / "report.md").read_text()
+    assert {path: path.read_bytes() for path in strays} == strays  # left where they were
+    assert not list(results.rglob("*.corrupt"))
+
+
 
 def test_stale_study_journal_lock_is_cleared_before_any_run(runner, tmp_path):
     """A worker killed (or Ctrl-C'd) while it held Optuna's journal lock leaves

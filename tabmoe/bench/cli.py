@@ -414,7 +414,7 @@ def run_command(
                     if any(spec.tuned for spec in specs):
                         raise
                     click.echo(f"warning: {exc}", err=True)
-            for warning in store.recover(loaded.name):
+            for warning in [*store.ignored(loaded.name), *store.recover(loaded.name)]:
                 click.echo(f"warning: {warning}", err=True)
             summary = run_plan(specs, store, jobs=jobs, scheduler=scheduler, force=force, progress=progress)
             if report and summary.aborted is None:
@@ -502,6 +502,8 @@ def _write_report(suite: Any, store: Any, out: Path, planned: list[str] | None =
 
     records, corrupt = store.scan(suite.name)
     failures = store.failures(suite.name)
+    for warning in store.ignored(suite.name) if planned is None else ():  # run warned already
+        click.echo(f"warning: {warning}", err=True)
     for item in corrupt:
         click.echo(f"warning: skipping corrupted {item.location} ({item.reason}); `tabmoe-bench run` "
                    "sets it aside and redoes the run", err=True)

@@ -1,13 +1,15 @@
 """Where finished runs (and failures) are kept, so that a rerun skips what is done.
 
 Two stores with one interface (``finished``, ``records``, ``scan``, ``recover``, ``probe``,
-``write``, ``write_failure``, ``failures``):
+``write``, ``write_failure``, ``failures``, ``ignored``):
 
 * :class:`DirectoryStore` (the embedded default): one JSON file per finished run,
   ``<results>/runs/<suite>/<split>/<model>/<protocol>-seed<k>.json``, written to a temporary
   file in the same folder, flushed, fsynced and renamed over the target (``os.replace``), so
   a reader — or a rerun after SIGKILL — sees either the whole record or none of it.
   Failures go to ``<results>/failures/...txt`` (traceback), removed once the run succeeds.
+  Any other file there (a user's ``notes.json``) is no run's: ``ignored`` names it, and
+  nothing counts, reads or moves it.
 * :class:`SQLStore` (``--storage URL``): tables ``tabmoe_runs`` / ``tabmoe_failures`` in any
   SQLAlchemy database (PostgreSQL shared by several machines, SQLite); each write is one
   transaction, the run id is the primary key.
@@ -34,6 +36,7 @@ import json
 import math
 import os
 import platform
+import re
 import tempfile
 import uuid
 from collections.abc import Iterator
@@ -49,6 +52,9 @@ LOCK_FILE = ".lock"
 
 #: Keys every record has (a stored document without them is corrupt).
 RECORD_KEYS = ("run_id", "suite", "split", "model", "protocol", "seed")
+#: Where a record (or failure) file of a run lies below ``runs/<suite>/`` (``failures/<suite>/``),
+#: without its suffix: any other file there is not a run's (a user's notes.json) and is ignored.
+_RUN_PLACE = re.compile(r"[^/]+/[^/]+/[^/]+-seed[0-9]+", re.ASCII)
 
 
 class ResultsLocked(RuntimeError):
@@ -117,6 +123,10 @@ class RunStore(Protocol):
     def failures(self, suite: str) -> dict[str, str]:
         """run_id -> error text of the runs whose last attempt failed."""
 
+    def ignored(self, suite: str) -> list[str]:
+        """One warning line for each stored item of ``suite`` that is not a run's (never
+        counted, read, or moved aside): a stray file in the results folder."""
+
     def close(self) -> None:
         """Release the store's database connections, if any (it reopens them if used again)."""
 
@@ -181,9 +191,22 @@ class DirectoryStore:
         suite, split, model, protocol, seed = run_id.split("/")
         return self.root / folder / _safe(suite) / _safe(split) / _safe(model) / f"{_safe(protocol)}-{_safe(seed)}{suffix}"
 
-    def _files(self, folder: str, suite: str, suffix: str) -> Iterator[Path]:
+    def _candidates(self, folder: str, suite: str, suffix: str) -> list[Path]:
         base = self.root / folder / _safe(suite)
-        return (p for p in sorted(base.rglob(f"*{suffix}")) if not p.name.startswith("."))
+        return [p for p in sorted(base.rglob(f"*{suffix}")) if not p.name.startswith(".")]
+
+    def _files(self, folder: str, suite: str, suffix: str) -> Iterator[Path]:
+        """The files of ``folder`` at the place of a run (``<split>/<model>/<protocol>-seed<k>``)."""
+        base = self.root / folder / _safe(suite)
+        return (p for p in self._candidates(folder, suite, suffix) if _RUN_PLACE.fullmatch(
+            p.relative_to(base).as_posix().removesuffix(suffix)))
+
+    def ignored(self, suite: str) -> list[str]:
+        return [f"ignoring {p}: not a run's {kind} file (those are {self.root / folder / _safe(suite)}"
+                f"/<split>/<model>/<protocol>-seed<k>{suffix}); not counted, read or moved"
+                for folder, suffix, kind in (("runs", ".json", "record"), ("failures", ".txt", "failure"))
+                for p in sorted(set(self._candidates(folder, suite, suffix))
+                                - set(self._files(folder, suite, suffix)))]
 
     def _run_id(self, path: Path) -> str:
         """The run a record file's place names (the inverse of :meth:`_path`)."""
@@ -400,6 +423,9 @@ class SQLStore:
 
     def finished(self, suite: str) -> dict[str, str]:
         return config_hashes(self.records(suite))
+
+    def ignored(self, suite: str) -> list[str]:
+        return []  # every row is keyed by its run id
 
     def recover(self, suite: str) -> list[str]:
         return [f"corrupted {item.location} ({item.reason}); the run is redone and its new record "
