@@ -575,6 +575,33 @@ def test_a_split_name_that_cannot_name_a_result_is_refused(runner, tmp_path, nam
     assert not (tmp_path / "r" / "runs").exists()
 
 
+@pytest.mark.parametrize("where, name", [
+    ("split", " price"), ("split", "price "), ("split", "price\u00a0"), ("suite", " tiny"),
+])
+def test_a_name_with_spaces_at_either_end_is_refused_when_the_suite_loads(runner, tmp_path, where, name):
+    """A split named " price" loaded, but `--splits " price"` (the command line strips the
+    names it is given) asked for "price": "suite has no split 'price'; splits are [' price']",
+    so it could not be selected; the markdown report showed it as "price". Refused at load,
+    naming it, before anything is written."""
+    import yaml
+
+    path = tiny_suite(tmp_path)
+    spec = yaml.safe_load(path.read_text())
+    if where == "split":
+        spec["splits"][0]["name"] = name
+    else:
+        spec["name"] = name
+    path.write_text(yaml.safe_dump(spec))
+    results = tmp_path / "r"
+    for args in (["run", str(path), "--results", str(results), "--no-progress", "--splits", name],
+                 ["shift-report", str(path)]):
+        result = runner.invoke(main, args)
+        assert result.exit_code == 2, result.output
+        assert f"name {name!r} must be a non-empty string" in result.output
+        assert "nor spaces at either end" in result.output
+    assert not results.exists()
+
+
 def test_a_record_the_store_would_refuse_is_a_failed_run_not_a_finished_one(tmp_path, monkeypatch):
     from tabmoe.bench import runner as runner_module
     from tabmoe.bench.plan import plan_runs

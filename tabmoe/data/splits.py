@@ -202,15 +202,17 @@ def _cap(index: pd.Index, y: pd.Series, cap: int | None, rng: np.random.RandomSt
 def check_name(name: Any, what: str) -> None:
     """A split or suite name is a path part of every stored result (``suite/split/...``):
     a non-empty string without ``/`` or control characters (a NUL byte failed the record's
-    write after the run, a newline split the failure file's run id), and not ``.`` or ``..``.
+    write after the run, a newline split the failure file's run id), without leading or
+    trailing spaces (the command line strips the names it is given: ``--splits " price"``
+    could not select a split ``" price"``), and not ``.`` or ``..``.
     (An unquoted ``2020`` in YAML is an int, which the stored record could not hold.)"""
     if (
         not isinstance(name, str) or not name.strip() or "/" in name or name in (".", "..")
-        or any(unicodedata.category(c) == "Cc" for c in name)
+        or any(unicodedata.category(c) == "Cc" for c in name) or name != name.strip()
     ):
         raise ValueError(
-            f"{what} {name!r} must be a non-empty string without '/' or control characters "
-            "(quote a number in YAML: '2020')."
+            f"{what} {name!r} must be a non-empty string without '/' or control characters, "
+            "nor spaces at either end (quote a number in YAML: '2020')."
         )
 
 
