@@ -43,14 +43,26 @@ def test_run_on_a_dask_cluster(cluster, tmp_path):
     assert again.exit_code == 0 and "8 already finished, 0 run now" in again.output
 
 
-def test_unreachable_scheduler_is_a_usage_error(tmp_path):
+@pytest.mark.parametrize("address, message", [
+    (None, "cannot reach the Dask scheduler at tcp://127.0.0.1:"),
+    ("garbage", "--scheduler 'garbage' is not a Dask scheduler address such as tcp://host:8786"),
+    ("http://127.0.0.1:8786", "--scheduler 'http://127.0.0.1:8786' is not a Dask scheduler address"),
+])
+def test_unreachable_scheduler_is_a_usage_error(tmp_path, address, message):
+    """Nothing is created: the results folder with its .lock, runs/ and failures/ was left
+    behind (the scheduler was reached only once the runs started), and a malformed address
+    was a traceback with exit code 1."""
     from .bench_helpers import free_port
 
+    pytest.importorskip("distributed")
     suite = tiny_suite(tmp_path)
-    result = CliRunner().invoke(main, ["run", str(suite), "--results", str(tmp_path / "r"),
-                                       "--scheduler", f"tcp://127.0.0.1:{free_port()}", "--no-progress"])
+    results = tmp_path / "r"
+    address = address or f"tcp://127.0.0.1:{free_port()}"
+    result = CliRunner().invoke(main, ["run", str(suite), "--results", str(results), "--scheduler",
+                                       address, "--no-progress", "--storage", f"sqlite:///{tmp_path}/db"])
     assert result.exit_code == 2, result.output
-    assert "cannot reach the Dask scheduler" in result.output
+    assert message in result.output and "Traceback" not in result.output
+    assert not results.exists() and not (tmp_path / "db").exists()
 
 
 @pytest.mark.slow  # loky worker processes importing torch

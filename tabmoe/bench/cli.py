@@ -375,6 +375,7 @@ def run_command(
     ID and OOD accuracy, balanced accuracy, log loss, ROC AUC, times, peak memory, versions,
     git revision) written atomically to RESULTS/runs/ (or the --storage database).
     """
+    from .engines import connect
     from .plan import Budget, parse_seed_list, plan_runs
     from .runner import last_line, run_plan
     from .storage import (
@@ -394,8 +395,6 @@ def run_command(
             {**loaded.tuning, **{k: v for k, v in (("n_trials", trials), ("timeout", timeout), ("metric", metric)) if v is not None}},
             f"suite {loaded.name!r} tuning",
         )
-        store = open_store(results, storage)
-        ctx.call_on_close(store.close)  # its database connections, at the end of the command
         specs = plan_runs(
             loaded, models=_names(model_names, "--models"),
             splits=_names(split_names, "--splits", {d.name for d in loaded.splits}),
@@ -403,6 +402,15 @@ def run_command(
             protocols=list(protocols) or None, budget=budget, openml_cache=openml_cache, threads=threads,
             study_storage=study_storage(results, storage), download=download,
         )
+        client = None
+        if scheduler is not None:  # before anything is created (results folder, lock, database)
+            try:
+                client = connect(scheduler)
+            except OSError as exc:
+                raise BadUsage(_plain(exc)) from exc
+            ctx.call_on_close(client.close)  # the scheduler and its workers keep running
+        store = open_store(results, storage)
+        ctx.call_on_close(store.close)  # its database connections, at the end of the command
     report_error = report_path = None
     try:
         with results_lock(results):
@@ -416,7 +424,7 @@ def run_command(
                     click.echo(f"warning: {exc}", err=True)
             for warning in [*store.ignored(loaded.name), *store.recover(loaded.name)]:
                 click.echo(f"warning: {warning}", err=True)
-            summary = run_plan(specs, store, jobs=jobs, scheduler=scheduler, force=force, progress=progress)
+            summary = run_plan(specs, store, jobs=jobs, scheduler=client, force=force, progress=progress)
             if report and summary.aborted is None:
                 report_path, report_error = _report_after_run(
                     loaded, store, results, [s.run_id for s in specs], budget
@@ -429,10 +437,6 @@ def run_command(
                    "resume.", err=True)
         ctx.exit(130)
     except StoreError as exc:  # before any run started (after, run_plan keeps it in the summary)
-        raise BadUsage(_plain(exc)) from exc
-    except OSError as exc:
-        if scheduler is None or "Dask scheduler" not in str(exc):
-            raise
         raise BadUsage(_plain(exc)) from exc
     if summary.stale:
         click.echo(

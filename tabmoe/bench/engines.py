@@ -17,7 +17,9 @@ completion order, so the caller stores each result the moment it exists:
   Kubernetes, ``dask scheduler`` + ``dask worker`` by hand), and ``LocalCluster`` gives tests
   a real multi-process cluster on loopback. Workers need tabmoe installed, the suite's data
   at the same paths, and (for tuned runs) a study storage they can reach: a ``--storage``
-  database URL, or the results folder on a shared file system.
+  database URL, or the results folder on a shared file system. ``scheduler`` may also be a
+  client of it (:func:`connect`), which the caller closes: ``tabmoe-bench run`` connects
+  before it creates anything in the results folder.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ def safe_execute(spec: RunSpec) -> Outcome:
         return spec.run_id, None, traceback.format_exc()
 
 
-def execute_all(specs: Iterable[RunSpec], *, jobs: int = 1, scheduler: str | None = None) -> Iterator[Outcome]:
+def execute_all(specs: Iterable[RunSpec], *, jobs: int = 1, scheduler: Any = None) -> Iterator[Outcome]:
     """Outcomes of ``specs`` as they finish (see the module docstring for the engines)."""
     specs = list(specs)
     if not specs:
@@ -120,19 +122,31 @@ def _local(specs: list[RunSpec], jobs: int) -> Iterator[Outcome]:
 
 
 def connect(scheduler: str, timeout: float = 5.0) -> Any:
-    """A Dask client of the scheduler at ``scheduler`` (OSError when it cannot be reached)."""
+    """A Dask client of the scheduler at ``scheduler`` (OSError when it cannot be reached,
+    ValueError when it is no address: checked first, since a Client that failed on one
+    hung 10 s when collected, then printed a TimeoutError)."""
     from distributed import Client
+    from distributed.comm import resolve_address
 
+    try:
+        resolve_address(scheduler)  # a host name that does not resolve: an OSError
+    except ValueError as exc:
+        raise ValueError(f"--scheduler {scheduler!r} is not a Dask scheduler address such as "
+                         f"tcp://host:8786 ({exc})") from None
+    except OSError as exc:
+        raise OSError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from exc
     try:
         return Client(scheduler, timeout=f"{timeout}s", set_as_default=False)
     except (OSError, TimeoutError) as exc:
         raise OSError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from exc
 
 
-def _dask(specs: list[RunSpec], scheduler: str) -> Iterator[Outcome]:
+def _dask(specs: list[RunSpec], scheduler: Any) -> Iterator[Outcome]:
+    """``scheduler``: its address (connected to here, closed at the end) or a client."""
     from distributed import as_completed
 
-    client = connect(scheduler)
+    own = isinstance(scheduler, str)
+    client = connect(scheduler) if own else scheduler
     try:
         futures = {client.submit(safe_execute, spec, pure=False): spec for spec in specs}
         # the client's own loop: as_completed's default is the process's default client, and
@@ -143,4 +157,5 @@ def _dask(specs: list[RunSpec], scheduler: str) -> Iterator[Outcome]:
             except Exception:  # the worker died (KilledWorker), or the task could not run
                 yield futures[future].run_id, None, traceback.format_exc()
     finally:
-        client.close()  # the scheduler and its workers keep running
+        if own:
+            client.close()  # the scheduler and its workers keep running

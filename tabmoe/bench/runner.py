@@ -27,6 +27,7 @@ import signal
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from tqdm.auto import tqdm
 
@@ -91,11 +92,12 @@ def run_plan(
     store: RunStore,
     *,
     jobs: int = 1,
-    scheduler: str | None = None,
+    scheduler: Any = None,
     force: bool = False,
     progress: bool = True,
 ) -> RunSummary:
-    """Execute the unfinished runs of ``specs`` and write each outcome to ``store``.
+    """Execute the unfinished runs of ``specs`` and write each outcome to ``store``
+    (``scheduler``: a Dask scheduler's address or a client of it, see :mod:`.engines`).
 
     A :class:`~tabmoe.bench.storage.StoreError` while reading what is finished propagates
     (nothing ran); one while saving an outcome ends the invocation (``summary.aborted``).
