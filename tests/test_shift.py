@@ -81,6 +81,23 @@ def test_unseen_labels_and_small_ood_are_flagged(table):
     assert any("small OOD test (30 rows)" in f for f in report.flags)
 
 
+def test_an_anti_learning_auc_is_flagged_at_the_threshold_it_states(table, monkeypatch):
+    """The flag fired below 0.45 but said "AUC 0.340 < 0.5", and a split below 0.45 whose
+    label TV was under 0.05 got NEGLIGIBLE SHIFT alone: docs/ood.md lists the flags apart."""
+    from tabmoe.data import shift
+
+    split = split_by(table, "coin", "heads")  # label TV < 0.05
+    for auc, flagged in ((0.34, True), (0.449, True), (0.45, False), (0.47, False)):
+        monkeypatch.setattr(shift, "covariate_auc", lambda *a, auc=auc, **k: (auc, 0.01))
+        report = shift_report(split)
+        assert report.label_tv < 0.05 and report.negligible
+        assert report.flags[0].startswith(f"NEGLIGIBLE SHIFT (AUC {auc:.3f} < 0.6")
+        anti = [f for f in report.flags if "anti-learns" in f]
+        assert anti == ([f"AUC {auc:.3f} < 0.45: ID and OOD share feature vectors (e.g. a factorial "
+                         "design) and cross-validation anti-learns; read as no covariate shift"]
+                        if flagged else [])
+
+
 def test_markdown(table):
     reports = [shift_report(split_by(table, "coin", "heads")), shift_report(split_by(table, "region", "north"))]
     text = markdown_table(reports)
