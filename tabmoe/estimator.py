@@ -26,7 +26,7 @@ from .nn._base import (
     predict_batch_rows,
     predict_chunk_rows,
 )
-from .nn._batching import cap_rows_for_heads, warn_attention_scores
+from .nn._batching import cap_rows_for_heads, max_rows_for_scores, warn_attention_scores
 from .nn._sizes import check_network_sizes
 from .nn.ensemble import MemberLoss, StackedModel
 from .nn.network import BLOCKS, GATES, TabularMoE
@@ -411,7 +411,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TokenI
         queries = k + 1 if masking == "leave_one_out" and k is not None and k < L - 1 else L
         copies = L if masking == "copies" else 1  # masked copies of each row
         factor = copies * (2 if self.gate == "tanhmax" else 1) * int(self.n_members)
-        warn_attention_scores(rows, int(self.n_heads), queries, L, factor, deeper=self.n_layers_ > 1)
+        warn_attention_scores(rows, int(self.n_heads), queries, L, factor)
         return rows
 
     _network_sizes = ("d_model", "n_heads", "ff_dim")  # refused as a bool (nn/_sizes.py)
@@ -564,18 +564,27 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TokenI
         self.train_sample_position_ = labelled["fraction"][keep].numpy() if "fraction" in labelled else None
         self._update_importances()
 
+    def _max_eval_rows(self) -> int:
+        """Rows a pass outside training holds at most: ``MAX_BATCH_SCORES`` attention scores,
+        heads x queries x positions a row (every position's query in a deeper network's first
+        layer, the label's alone in a one-layer network), twice for tanhmax, per member."""
+        L, slots = self.n_features_in_ + 1, 2 if self.gate == "tanhmax" else 1
+        queries = L if self.n_layers_ > 1 else 1
+        return max_rows_for_scores(int(self.n_heads) * queries * L * slots * int(self.n_members))
+
     def _predict_rows(self) -> int:
         """Rows a forward pass, by the widest activation a position holds: ``d_model``, and in
         a layer that computes every position's query (all but the last, which computes the
         label's) the ``ff_dim`` hidden layer and ``n_heads`` x positions attention scores
-        (twice that for tanhmax's signed slots); per member."""
+        (twice that for tanhmax's signed slots); per member. At most ``_max_eval_rows()``:
+        the 256-row floor of a wide table's batch held more than that budget of scores."""
         # int(): a numpy int16 d_model made 2**23 // width an OverflowError at the end of fit
         positions, width = self.n_features_in_ + 1, int(self.d_model)
         if self.n_layers_ > 1:
             slots = 2 if self.gate == "tanhmax" else 1
             hidden = int(self.ff_dim) if self.block == "transformer" else 0
             width = max(width, hidden, int(self.n_heads) * positions * slots)
-        return predict_batch_rows(positions, width * int(self.n_members))
+        return min(predict_batch_rows(positions, width * int(self.n_members)), self._max_eval_rows())
 
     def _prepare_X(self, X: Any) -> pd.DataFrame:
         """Validated frame in the fitted column order; absent columns -> NaN (``"exclude"``)."""

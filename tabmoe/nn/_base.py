@@ -481,19 +481,18 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
         learning-rate schedule, weight averaging, clipping); none by default."""
         return {}
 
+    def _max_eval_rows(self) -> int | None:
+        """Rows a validation batch holds at most (memory); None: the trainer's max(batch_size, 1024)."""
+        return None
+
     def _refit(self) -> bool:
         """Whether to retrain on every training row after early stopping on a hold-out: asked
         before training, only where early stopping holds rows of ``X`` out (where a refit
         would run; a subclass may refuse it there)."""
         return False
 
-    def _record_fit(
-        self,
-        result: TrainResult,
-        labelled: dict[str, torch.Tensor],
-        seed: int,
-        refit: TrainResult | None = None,
-    ) -> None:
+    def _record_fit(self, result: TrainResult, labelled: dict[str, torch.Tensor], seed: int,
+                    refit: TrainResult | None = None) -> None:
         """Set ``history_``, ``n_iter_``, ``best_epoch_`` and ``refit_history_`` from the
         trainer's results (``refit``: the retraining on every row, or None)."""
         self.history_ = result.history
@@ -566,6 +565,7 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
             n_iter_no_change=self.n_iter_no_change,
             tol=self.tol,
             **self._trainer_options(),
+            max_eval_rows=self._max_eval_rows(),
             device=inputs.device,
             seed=inputs.seed,
             verbose=self.verbose,

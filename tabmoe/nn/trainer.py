@@ -222,6 +222,8 @@ class TrainerConfig:
     # The loss_fn's sum is over this many ensemble members' losses (MemberLoss): the epoch's
     # train_loss, recorded and shown on the progress bar, is their mean
     n_members: int = 1
+    # Validation batches hold max(batch_size, 1024) rows, at most this many (None: no cap)
+    max_eval_rows: int | None = None
     device: torch.device = field(default_factory=lambda: torch.device("cpu"))
     seed: int = 0
     verbose: int = 0
@@ -310,9 +312,7 @@ def _to_device(data: Batch, device: torch.device) -> dict[str, Tensor]:
     return {k: v.to(device, non_blocking=True) for k, v in data.items()}
 
 
-def iterate_batches(
-    data: Batch, batch_size: int, generator: torch.Generator | None = None
-) -> Iterator[dict[str, Tensor]]:
+def iterate_batches(data: Batch, batch_size: int, generator: torch.Generator | None = None) -> Iterator[dict[str, Tensor]]:
     """Slices of ``data`` of ``batch_size`` rows; shuffled when a generator is given."""
     n = _n_rows(data)
     device = next(iter(data.values())).device
@@ -471,12 +471,11 @@ class Trainer:
     def evaluate(self, module: nn.Module, data: Batch, loss_fn: LossFn) -> float:
         """Weighted mean loss over ``data`` in eval mode."""
         module.eval()
-        total, weight = 0.0, 0.0
-        for batch in iterate_batches(data, max(self.config.batch_size, 1024)):
+        total, weight, rows = 0.0, 0.0, max(self.config.batch_size, 1024)
+        for batch in iterate_batches(data, min(rows, self.config.max_eval_rows or rows)):
             with self._autocast():
                 s, w = loss_fn(module, batch)
-            total += float(s)
-            weight += float(w)
+            total, weight = total + float(s), weight + float(w)
         return total / weight if weight > 0 else math.nan
 
     def fit(
