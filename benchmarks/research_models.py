@@ -104,11 +104,11 @@ def trainer_extra(params: dict) -> dict:
     settings at their trainer defaults are dropped, so a variant naming them is the plain
     estimator."""
     extra = {}
-    decay = float(params.pop("embedding_weight_decay", 0.0))
-    if not decay >= 0:  # NaN fails too
-        raise SystemExit(f"embedding_weight_decay must be >= 0, got {decay!r}")
+    decay = params.pop("embedding_weight_decay", 0.0)
+    if isinstance(decay, bool) or not isinstance(decay, (int, float)) or not decay >= 0:  # NaN fails too
+        raise SystemExit(f"embedding_weight_decay must be a number >= 0, got {decay!r}")  # True was read as 1.0
     if decay > 0:
-        extra["embedding_weight_decay"] = decay
+        extra["embedding_weight_decay"] = float(decay)
     start = params.pop("start_from_epoch", 0)
     if isinstance(start, bool) or not isinstance(start, int) or start < 0:
         raise SystemExit(f"start_from_epoch must be an integer >= 0, got {start!r}")

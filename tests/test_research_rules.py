@@ -173,6 +173,9 @@ def test_embedding_decay_variant_decays_the_token_tables_only(research):
     assert [g["weight_decay"] for g in optimizer.param_groups] == [0.1, 0.0, 10.0]
     with pytest.raises(SystemExit, match="embedding_weight_decay"):
         research.make_tabmoe({"embedding_weight_decay": float("nan")}, 0)
+    for bad in (True, False):  # True was read as 1.0 (a decay of 1), False as 0.0: bools are refused elsewhere
+        with pytest.raises(SystemExit, match=f"embedding_weight_decay must be a number >= 0, got {bad!r}"):
+            research.make_tabmoe({"embedding_weight_decay": bad}, 0)
 
 
 def _early_stopped_toy(max_epochs: int) -> tuple:
