@@ -281,6 +281,20 @@ def one_class_cell(rows: dict, keys: list) -> str:
     return str(single) if len(known) == len(keys) else f"{single} ({len(keys) - len(known)} unknown)"
 
 
+def over_pairs(values: np.ndarray, show=lambda v: f"{v.mean():.3f}") -> str:
+    """``show(values)`` of the pairs that have the part: "-" where none has it (the paper
+    simulation has no validation or ID-test part: "nan" was printed), " of k" after it where
+    k of them have it, as the log-loss cell says."""
+    finite = values[np.isfinite(values)]
+    if not len(finite):
+        return "-"
+    return show(finite) + ("" if len(finite) == len(values) else f" of {len(finite)}")
+
+
+def diff_sd(diff: np.ndarray) -> str:
+    return f"{diff.mean():+.4f} ({diff.std():.3f})"
+
+
 def split_cells(keys: list, *diffs: np.ndarray, tie: float = 0.005):
     """Per split of ``keys`` ((split, seed) pairs): the split, its pairs and, for each of
     ``diffs``, the table cells "mean | W/T/L" of its paired differences."""
@@ -362,16 +376,17 @@ def summary(args) -> int:
         fit = get(rows, "fit_seconds")
         epochs = get(rows, "epochs") / get(base, "epochs")  # paired, free of the machine's load
         epochs_ratio = f"{np.nanmedian(epochs):.2f}" if np.isfinite(epochs).any() else "-"
-        fit_ratio = np.nanmedian(fit / get(base, "fit_seconds"))
+        fit_ratio = fit / get(base, "fit_seconds")
+        fit_ratio = f"{np.nanmedian(fit_ratio):.2f}" if np.isfinite(fit_ratio).any() else "-"
         dl = get(rows, "validation_log_loss") - get(base, "validation_log_loss")  # study 30 on
         # None where a validation class is absent from training: over the pairs that have it, said
         dl, of = dl[np.isfinite(dl)], "" if np.isfinite(dl).all() else f" of {np.isfinite(dl).sum()}"
         log_loss_diff = f"{dl.mean():+.4f} ({int((dl < 0).sum())} lower{of})" if len(dl) else "-"
         print(
-            f"| {variant} | {len(keys)} | {get(rows, 'validation').mean():.3f} | {get(rows, 'id_test').mean():.3f} "
-            f"| {get(rows, 'ood_test').mean():.3f} | {dv.mean():+.4f} ({dv.std():.3f}) | {wtl(dv, tie)} "
-            f"| {do.mean():+.4f} ({do.std():.3f}) | {wtl(do, tie)} | {fit.mean():.1f} / {fit.max():.0f} "
-            f"| {epochs_ratio} | {fit_ratio:.2f} | {log_loss_diff} | {one_class_cell(rows, keys)} |"
+            f"| {variant} | {len(keys)} | {over_pairs(get(rows, 'validation'))} | {over_pairs(get(rows, 'id_test'))} "
+            f"| {over_pairs(get(rows, 'ood_test'))} | {over_pairs(dv, diff_sd)} | {wtl(dv, tie)} "
+            f"| {over_pairs(do, diff_sd)} | {wtl(do, tie)} | {over_pairs(fit, lambda v: f'{v.mean():.1f} / {v.max():.0f}')} "
+            f"| {epochs_ratio} | {fit_ratio} | {log_loss_diff} | {one_class_cell(rows, keys)} |"
         )
         if args.by_split:
             for split, n, (v, o) in split_cells(keys, dv, do, tie=tie):

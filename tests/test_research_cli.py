@@ -304,3 +304,25 @@ def test_run_refuses_a_misspelt_parameter_of_a_model_that_takes_any_keyword(rese
         research.main([*argv, "--variant", "a:", "--variant", f"b:{typo}=3"])
     assert not (tmp_path / "t.jsonl").exists()
     assert research.main([*argv, "--variant", f"b:{good}=3"]) == 0
+
+
+def _lines(tmp_path, monkeypatch, research, *lines: dict) -> None:
+    (tmp_path / "s.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    monkeypatch.setattr(research, "RESULTS", tmp_path)
+
+
+def test_summary_prints_a_dash_for_a_part_the_study_lacks(research, tmp_path, monkeypatch, capsys):
+    """The paper simulation's study (guard-paper-sim) has no validation or ID-test part: its
+    cells printed "nan" and "+nan (nan)" where W/T/L printed "-". A part some pairs lack is
+    over those that have it, said (" of k"), as the log-loss cell is."""
+    def line(variant, split, ood, validation=None):
+        return {"variant": variant, "split": split, "seed": 0, "validation": validation, "id_test": None,
+                "ood_test": ood, "fit_seconds": 1.0}
+    _lines(tmp_path, monkeypatch, research, line("base", "a", 0.5), line("base", "b", 0.5),
+           line("var", "a", 0.6), line("var", "b", 0.8), line("part", "a", 0.6, 0.9), line("part", "b", 0.6))
+    assert research.main(["summary", "--study", "s", "--baseline", "base", "--by-split"]) == 0
+    out = capsys.readouterr().out
+    assert "nan" not in out, out
+    assert "| var | 2 | - | - | 0.700 | - | - | +0.2000 (0.100) | 2/0/0 | 1.0 / 1 |" in out, out
+    assert "| part | 2 | 0.900 of 1 | - | 0.600 | - | - | +0.1000 (0.000) |" in out, out  # base has none
+
