@@ -295,6 +295,13 @@ def diff_sd(diff: np.ndarray) -> str:
     return f"{diff.mean():+.4f} ({diff.std():.3f})"
 
 
+def no_pairs(variant: str, rows: dict) -> None:
+    """Say on stderr that ``variant`` has no pair with the baseline: it was left out of the
+    table without a word, as if it had not been run."""
+    print(f"{variant}: left out, no pair with the baseline (none of its {len(rows)} (split, seed) "
+          f"line(s) has a baseline line on the same rows; splits {sorted({k[0] for k in rows})})", file=sys.stderr)
+
+
 def split_cells(keys: list, *diffs: np.ndarray, tie: float = 0.005):
     """Per split of ``keys`` ((split, seed) pairs): the split, its pairs and, for each of
     ``diffs``, the table cells "mean | W/T/L" of its paired differences."""
@@ -367,6 +374,7 @@ def summary(args) -> int:
             print(f"{variant}: {len(other_cpu)} pair(s) fitted on another CPU than the baseline's",
                   file=sys.stderr)
         if not keys:
+            no_pairs(variant, rows)
             continue
         def get(src: dict, part: str, keys: list = keys) -> np.ndarray:
             return np.array([np.nan if src[k].get(part) is None else src[k][part] for k in keys])
@@ -433,6 +441,7 @@ def held_out(args) -> int:
         # the held-out value is drawn from the training rows: on other rows, another value
         keys = paired_keys(variant, rows, base, ("n_train", "held_out_column", "held_out_value"))
         if not keys:
+            no_pairs(variant, rows)
             continue
         def get(src: dict, part: str, keys: list = keys) -> np.ndarray:
             return np.array([src[k][part] for k in keys], dtype=float)

@@ -326,3 +326,17 @@ def test_summary_prints_a_dash_for_a_part_the_study_lacks(research, tmp_path, mo
     assert "| var | 2 | - | - | 0.700 | - | - | +0.2000 (0.100) | 2/0/0 | 1.0 / 1 |" in out, out
     assert "| part | 2 | 0.900 of 1 | - | 0.600 | - | - | +0.1000 (0.000) |" in out, out  # base has none
 
+
+@pytest.mark.parametrize("command", ["summary", "held-out"])
+def test_a_variant_without_a_pair_is_named_not_dropped_silently(research, tmp_path, monkeypatch, capsys, command):
+    """A variant with no (split, seed) in common with the baseline (run on other splits or
+    seeds) was left out of the table without a word, as if it had not been run."""
+    held = {"held_out_token": 0.5, "held_out_exclude": 0.6, "held_out_rest": 0.9, "held_out_rows": 10}
+    def line(variant, split):
+        return {"variant": variant, "split": split, "seed": 0, "validation": 0.8, "id_test": 0.8,
+                "ood_test": 0.7, "fit_seconds": 1.0, **held}
+    _lines(tmp_path, monkeypatch, research, line("base", "a"), line("var", "a"), line("lonely", "c"))
+    assert research.main([command, "--study", "s", "--baseline", "base"]) == 0
+    out = capsys.readouterr()
+    assert "| var" in out.out and "lonely" not in out.out
+    assert "lonely: left out, no pair with the baseline" in out.err and "splits ['c']" in out.err, out.err
