@@ -84,7 +84,8 @@ def as_arrow_table(X: Any) -> Any:
     scikit-learn reads and which exports the Arrow stream interface (``__arrow_c_stream__``:
     a pyarrow Table, a polars DataFrame); None for anything else, arrays included. pyarrow,
     an optional dependency, is imported only for such an ``X``."""
-    if isinstance(X, np.ndarray) or not hasattr(type(X), "__arrow_c_stream__"):
+    # pandas' own frame exports the stream too (pandas >= 2.2): read as itself, not converted
+    if isinstance(X, np.ndarray | pd.DataFrame) or not hasattr(type(X), "__arrow_c_stream__"):
         return None
     if _get_feature_names(X) is None:  # not read as named columns: as an array, as scikit-learn
         return None

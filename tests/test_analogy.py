@@ -231,6 +231,28 @@ def test_a_polars_frame_or_pyarrow_table_of_questions_is_read_by_rows(kind):
         assert (got.n_questions, got.top1, got.predictions) == (expected.n_questions, expected.top1, expected.predictions)
 
 
+def test_a_pandas_frame_of_questions_is_read_as_itself_not_through_pyarrow(monkeypatch):
+    """pandas frames export the Arrow stream too (pandas >= 2.2): a frame of named columns
+    went through pyarrow, so words of mixed types in a column (an int and strings, a tuple)
+    failed ("ArrowInvalid: Could not convert 'a' with type str: tried to convert to int64")
+    where the same rows as a list score, and without pyarrow any named frame was "Reading a
+    pandas.DataFrame needs pyarrow ... or pass a pandas DataFrame"."""
+    import sys
+
+    rng = np.random.default_rng(0)
+    vocabulary = [1, "b", "c", "d", "a", ("t", 1), 2.5]
+    emb = rng.normal(size=(len(vocabulary), 3))
+    for rows in ([[1, "b", "c", "d"], ["a", "b", "c", "d"]], [[("t", 1), "b", "c", "d"]]):
+        expected = analogy_scores(emb, vocabulary, rows)
+        got = analogy_scores(emb, vocabulary, pd.DataFrame(rows, columns=list("abcd")))
+        assert (got.n_questions, got.top1, got.predictions) == (expected.n_questions, expected.top1, expected.predictions)
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # pyarrow is optional (extra "data")
+    emb, words, questions = planted()
+    expected = analogy_scores(emb, words, questions)
+    got = analogy_scores(emb, words, pd.DataFrame(questions, columns=list("abcd")))
+    assert (got.n_questions, got.top1, got.predictions) == (expected.n_questions, expected.top1, expected.predictions)
+
+
 def test_arguments_that_are_not_sequences_or_hashable_words_are_named():
     """``analogy_scores(np.eye(2), None, [])`` raised "'NoneType' object is not iterable",
     an unhashable word "unhashable type: 'list'", ``model_vocabulary(clf.module_)``
