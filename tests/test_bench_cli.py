@@ -393,7 +393,9 @@ def test_report_reads_a_database_without_creating_one(runner, tmp_path):
     # a database that `run` wrote is read back
     suite = tiny_suite(tmp_path)
     url = f"sqlite:///{tmp_path / 'runs.db'}"
-    assert runner.invoke(main, ["run", str(suite), "--storage", url, "--no-progress", "--no-report"]).exit_code == 0
+    # --results: the run's lock folder, which would otherwise be results/ under the tests' cwd
+    assert runner.invoke(main, ["run", str(suite), "--storage", url, "--results", str(tmp_path / "results"),
+                                "--no-progress", "--no-report"]).exit_code == 0
     result = runner.invoke(main, ["report", str(suite), "--storage", url, "--out", str(tmp_path / "out")])
     assert result.exit_code == 0 and (tmp_path / "out" / "report.md").is_file(), result.output
 
