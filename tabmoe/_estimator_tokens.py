@@ -23,7 +23,7 @@ class TokenInputsMixin:
             validate_parameter_constraints({k: self._parameter_constraints[k] for k in names},
                                            {k: getattr(self, k) for k in names}, type(self).__name__)
         except InvalidParameterError as exc:
-            raise InvalidParameterError(f"{exc} (set by set_params after fit, read where the model reads rows)") from None
+            raise InvalidParameterError(f"{exc} (set by set_params after fit)") from None
 
     def _unseen_note(self) -> str:
         """How this model reads values unseen at fit: it ends the tokenizer's warning."""

@@ -172,7 +172,7 @@ def _bools_equal_to_numbers(column: pd.Series) -> list[str]:
     if not flag.any() or flag.all():
         return []
     others = values[~flag].unique()
-    return [f"{[b, *(v for v in others if v == b)]!r} all equal to pandas"
+    return [f"pandas matches {[b, *(v for v in others if v == b)]!r} as one value"
             for b in values[flag].unique() if any(v == b for v in others)]
 
 
