@@ -99,24 +99,28 @@ class TrainerOptionsClassifier(TabularMoEClassifier):
 STOPPED = {"log_loss": TabularMoEClassifier, "error": ErrorStoppedClassifier, "objective": ObjectiveStoppedClassifier}
 
 
+def pop_number(params: dict, key: str, default, minimum, integer: bool = False):
+    """``params.pop(key, default)``, refused (naming it) unless a number (an integer where
+    ``integer``) at least ``minimum``: a bool (``True`` was read as 1.0) or NaN too."""
+    value = params.pop(key, default)
+    kinds = int if integer else (int, float)
+    if isinstance(value, bool) or not isinstance(value, kinds) or not value >= minimum:
+        raise SystemExit(f"{key} must be {'an integer' if integer else 'a number'} >= {minimum}, got {value!r}")
+    return value
+
+
 def trainer_extra(params: dict) -> dict:
     """Pop the research-only trainer settings of a variant out of ``params``, checked; the
     settings at their trainer defaults are dropped, so a variant naming them is the plain
     estimator."""
     extra = {}
-    decay = params.pop("embedding_weight_decay", 0.0)
-    if isinstance(decay, bool) or not isinstance(decay, (int, float)) or not decay >= 0:  # NaN fails too
-        raise SystemExit(f"embedding_weight_decay must be a number >= 0, got {decay!r}")  # True was read as 1.0
+    decay = pop_number(params, "embedding_weight_decay", 0.0, 0)
     if decay > 0:
         extra["embedding_weight_decay"] = float(decay)
-    start = params.pop("start_from_epoch", 0)
-    if isinstance(start, bool) or not isinstance(start, int) or start < 0:
-        raise SystemExit(f"start_from_epoch must be an integer >= 0, got {start!r}")
+    start = pop_number(params, "start_from_epoch", 0, 0, integer=True)
     if start > 0:
         extra["start_from_epoch"] = start
-    rate = params.pop("patience_rate", 0.0)
-    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not rate >= 0:
-        raise SystemExit(f"patience_rate must be a number >= 0, got {rate!r}")
+    rate = pop_number(params, "patience_rate", 0.0, 0)
     if rate > 0:
         extra["patience_rate"] = float(rate)
     restore = params.pop("restore_best_weights", True)
@@ -137,9 +141,7 @@ def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
     :class:`~impute_unknown.ImputedUnknownClassifier`, ``separate_members`` > 1 (study 60; alone)
     :class:`~separate_members.SeparateMembersClassifier`."""
     params = dict(params)
-    members = params.pop("separate_members", 1)
-    if isinstance(members, bool) or not isinstance(members, int) or members < 1:
-        raise SystemExit(f"separate_members must be an integer >= 1, got {members!r}")
+    members = pop_number(params, "separate_members", 1, 1, integer=True)
     if members > 1:
         if set(params) & RESEARCH_PARAMS or params.get("n_members", 1) != 1:
             raise SystemExit("separate_members does not combine with other research-only settings or n_members")
@@ -157,9 +159,7 @@ def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
     extra = trainer_extra(params)
     if extra and stop_on != "log_loss":
         raise SystemExit(f"stop_on={stop_on} does not combine with {', '.join(extra)}")
-    row_weight = params.pop("row_weight", 0)
-    if isinstance(row_weight, bool) or not isinstance(row_weight, (int, float)) or not row_weight >= 0:
-        raise SystemExit(f"row_weight must be a number >= 0, got {row_weight!r}")
+    row_weight = pop_number(params, "row_weight", 0, 0)
     tie = params.pop("tie_heads", "none")
     if tie not in TIE_HEADS:
         raise SystemExit(f"tie_heads must be one of {', '.join(TIE_HEADS)}, got {tie!r}")

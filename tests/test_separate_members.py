@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from tabmoe import TabularMoEClassifier
@@ -12,22 +11,9 @@ from tabmoe import TabularMoEClassifier
 from .test_research_rules import import_benchmark
 
 
-@pytest.fixture(scope="module")
-def table():
-    rng = np.random.RandomState(3)
-    n = 240
-    y = rng.randint(0, 3, n)
-    X = pd.DataFrame({
-        "a": np.where(rng.rand(n) < 0.7, y, rng.randint(0, 3, n)).astype(str),
-        "b": rng.choice(list("xyz"), n),
-        "c": rng.randn(n) + y,
-    })
-    return X, np.array(["lo", "mid", "hi"])[y]
-
-
-def test_members_are_separate_fits_and_probabilities_their_mean(table):
+def test_members_are_separate_fits_and_probabilities_their_mean(mixed_frame):
     mod = import_benchmark("separate_members")
-    X, y = table
+    X, y = mixed_frame
     params = {"max_epochs": 4, "device": "cpu", "n_jobs": 1}
     ens = mod.SeparateMembersClassifier(params, random_state=5, members=2).fit(X, y)
     alone = TabularMoEClassifier(**params, random_state=5).fit(X, y)

@@ -129,14 +129,11 @@ def connect(scheduler: str, timeout: float = 5.0) -> Any:
     from distributed.comm import resolve_address
 
     try:
-        resolve_address(scheduler)  # a host name that does not resolve: an OSError
+        resolve_address(scheduler)  # ValueError: no address; OSError: a host that does not resolve
+        return Client(scheduler, timeout=f"{timeout}s", set_as_default=False)
     except ValueError as exc:
         raise ValueError(f"--scheduler {scheduler!r} is not a Dask scheduler address such as "
                          f"tcp://host:8786 ({exc})") from None
-    except OSError as exc:
-        raise OSError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from exc
-    try:
-        return Client(scheduler, timeout=f"{timeout}s", set_as_default=False)
     except (OSError, TimeoutError) as exc:
         raise OSError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from exc
 

@@ -191,22 +191,18 @@ class DirectoryStore:
         suite, split, model, protocol, seed = run_id.split("/")
         return self.root / folder / _safe(suite) / _safe(split) / _safe(model) / f"{_safe(protocol)}-{_safe(seed)}{suffix}"
 
-    def _candidates(self, folder: str, suite: str, suffix: str) -> list[Path]:
+    def _scan(self, folder: str, suite: str, suffix: str, at_run_place: bool = True) -> Iterator[Path]:
+        """The files of ``folder`` at the place of a run (``<split>/<model>/<protocol>-seed<k>``),
+        or (``at_run_place=False``) the others, which are no run's."""
         base = self.root / folder / _safe(suite)
-        return [p for p in sorted(base.rglob(f"*{suffix}")) if not p.name.startswith(".")]
-
-    def _files(self, folder: str, suite: str, suffix: str) -> Iterator[Path]:
-        """The files of ``folder`` at the place of a run (``<split>/<model>/<protocol>-seed<k>``)."""
-        base = self.root / folder / _safe(suite)
-        return (p for p in self._candidates(folder, suite, suffix) if _RUN_PLACE.fullmatch(
-            p.relative_to(base).as_posix().removesuffix(suffix)))
+        return (p for p in sorted(base.rglob(f"*{suffix}")) if not p.name.startswith(".")
+                and bool(_RUN_PLACE.fullmatch(p.relative_to(base).as_posix().removesuffix(suffix))) == at_run_place)
 
     def ignored(self, suite: str) -> list[str]:
         return [f"ignoring {p}: not a run's {kind} file (those are {self.root / folder / _safe(suite)}"
                 f"/<split>/<model>/<protocol>-seed<k>{suffix}); not counted, read or moved"
                 for folder, suffix, kind in (("runs", ".json", "record"), ("failures", ".txt", "failure"))
-                for p in sorted(set(self._candidates(folder, suite, suffix))
-                                - set(self._files(folder, suite, suffix)))]
+                for p in self._scan(folder, suite, suffix, at_run_place=False)]
 
     def _run_id(self, path: Path) -> str:
         """The run a record file's place names (the inverse of :meth:`_path`)."""
@@ -239,7 +235,7 @@ class DirectoryStore:
 
     def scan(self, suite: str) -> tuple[list[dict[str, Any]], list[Corrupt]]:
         records, corrupt = [], []
-        for path in self._files("runs", suite, ".json"):
+        for path in self._scan("runs", suite, ".json"):
             try:
                 records.append(self._load(path))
             except ValueError as exc:
@@ -308,7 +304,7 @@ class DirectoryStore:
 
     def failures(self, suite: str) -> dict[str, str]:
         out = {}
-        for path in self._files("failures", suite, ".txt"):
+        for path in self._scan("failures", suite, ".txt"):
             with contextlib.suppress(OSError):
                 run_id, _, error = path.read_text(encoding="utf8", errors="replace").partition("\n")
                 out[run_id] = error
