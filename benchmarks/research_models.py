@@ -12,6 +12,7 @@ from research_args import RESEARCH_PARAMS
 from row_scoring import RowScoredClassifier
 from separate_members import SeparateMembersClassifier
 from tied_heads import TIE_HEADS, TiedHeadsClassifier
+from tree_bins import TreeBinsClassifier
 
 from tabmoe import TabularMoEClassifier
 from tabmoe._paper_config import AUTO_VALIDATION_FRACTION, AUTO_VALIDATION_ROWS
@@ -139,8 +140,16 @@ def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
     :class:`~row_scoring.RowScoredClassifier`, ``tie_heads`` (study 54)
     :class:`~tied_heads.TiedHeadsClassifier`, ``impute_unknown`` (study 55; alone)
     :class:`~impute_unknown.ImputedUnknownClassifier`, ``separate_members`` > 1 (study 60; alone)
-    :class:`~separate_members.SeparateMembersClassifier`."""
+    :class:`~separate_members.SeparateMembersClassifier`, ``tree_bins`` = a leaf's rows > 0 (study
+    61; alone) :class:`~tree_bins.TreeBinsClassifier`."""
     params = dict(params)
+    leaf = pop_number(params, "tree_bins", 0, 0, integer=True)
+    if leaf > 0:
+        if set(params) & RESEARCH_PARAMS:
+            raise SystemExit("tree_bins does not combine with other research-only settings")
+        model = TreeBinsClassifier(**params, random_state=seed)
+        model.min_samples_leaf = leaf
+        return model
     members = pop_number(params, "separate_members", 1, 1, integer=True)
     if members > 1:
         if set(params) & RESEARCH_PARAMS or params.get("n_members", 1) != 1:

@@ -468,16 +468,16 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TokenI
         """Resolve ``n_layers_``; fit ``tokenizer_`` (on ``X`` and ``X_unlabeled``) and ``label_token_ids_``."""
         self._resolve_n_layers(inputs.n_weighted)
         unlabeled = self._unlabeled_frame(inputs.frame, X_unlabeled)
-        self.tokenizer_ = ColumnTokenizer(
-            categorical_features=self.categorical_features,
-            n_bins=self.n_bins,
-            min_frequency=self.min_frequency,
-            vocabulary=self.vocabulary,
-        ).fit(inputs.frame if unlabeled is None else concat_rows(inputs.frame, unlabeled))
+        rows = inputs.frame if unlabeled is None else concat_rows(inputs.frame, unlabeled)
+        self.tokenizer_ = self._new_tokenizer().fit(rows)
         self.label_token_ids_ = self.tokenizer_.label_token_ids(self.classes_)
         self._warn_unsaveable()
         self.numeric_embedding_ = self.numeric_embedding  # the network's, whatever set_params does
         return unlabeled
+
+    def _new_tokenizer(self) -> ColumnTokenizer:  # a hook: study 61's research subclass
+        return ColumnTokenizer(categorical_features=self.categorical_features, n_bins=self.n_bins,
+                               min_frequency=self.min_frequency, vocabulary=self.vocabulary)
 
     def _training_rows(self, X: Any, y_codes: np.ndarray, weight: np.ndarray) -> dict[str, torch.Tensor]:
         return self._rows(self._tokens(X, y_codes), weight, self._positions(X))
