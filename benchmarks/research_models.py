@@ -11,6 +11,7 @@ from impute_unknown import ImputedUnknownClassifier
 from research_args import RESEARCH_PARAMS
 from row_scoring import RowScoredClassifier
 from separate_members import SeparateMembersClassifier
+from swap_noise import SwapNoiseClassifier
 from tied_heads import TIE_HEADS, TiedHeadsClassifier
 from tree_bins import TreeBinsClassifier
 
@@ -141,8 +142,16 @@ def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
     :class:`~tied_heads.TiedHeadsClassifier`, ``impute_unknown`` (study 55; alone)
     :class:`~impute_unknown.ImputedUnknownClassifier`, ``separate_members`` > 1 (study 60; alone)
     :class:`~separate_members.SeparateMembersClassifier`, ``tree_bins`` = a leaf's rows > 0 (study
-    61; alone) :class:`~tree_bins.TreeBinsClassifier`."""
+    61; alone) :class:`~tree_bins.TreeBinsClassifier`, ``swap_rate`` > 0 (study 62; alone)
+    :class:`~swap_noise.SwapNoiseClassifier`."""
     params = dict(params)
+    swap = pop_number(params, "swap_rate", 0.0, 0)
+    if swap > 0:
+        if set(params) & RESEARCH_PARAMS or swap >= 1:
+            raise SystemExit("swap_rate must be below 1 and does not combine with other research-only settings")
+        model = SwapNoiseClassifier(**params, random_state=seed)
+        model.swap_rate = float(swap)
+        return model
     leaf = pop_number(params, "tree_bins", 0, 0, integer=True)
     if leaf > 0:
         if set(params) & RESEARCH_PARAMS:

@@ -96,9 +96,7 @@ class MaskedFeatureObjective:
         tokens, attend, fraction = batch["tokens"].long(), batch.get("attend"), batch.get("fraction")
         if self.feature_dropout > 0 and model.training:
             attend = drop_features(tokens.shape, self.feature_dropout, tokens.device, attend)
-        inputs = tokens
-        if self.unknown_rate > 0 and model.training:
-            inputs = replace_with_unknown(tokens, self.unknown_rate)
+        inputs = self.corrupt(tokens) if model.training else tokens
         inflate = None
         if self.masking == "leave_one_out":
             query = self.scored_positions(tokens.shape[1], tokens.device) if model.training else None
@@ -121,6 +119,11 @@ class MaskedFeatureObjective:
             valid = valid & attend
         position_weight = self.position_weights(tokens.shape[1], tokens.device)
         return weighted_sum(nll, valid, batch["weight"], position_weight, inflate)
+
+    def corrupt(self, tokens: Tensor) -> Tensor:
+        """(B, L) training inputs from the true tokens, which stay the targets: UNKNOWN in
+        place of values at ``unknown_rate`` (a hook: study 62's research-only swap noise)."""
+        return replace_with_unknown(tokens, self.unknown_rate) if self.unknown_rate > 0 else tokens
 
     def scored_positions(self, n_columns: int, device: torch.device) -> Tensor | None:
         """(Q,) positions one training batch scores: the label and ``max_scored_features``
