@@ -27,9 +27,14 @@ def resolve_rules(params: dict, n_rows: int, n_columns: int) -> dict:
       features share the rest, i.e. weight ``(1 - S) / (S * (L - 1))`` per feature;
     * ``validation_fraction="floor:P"``: study 29's hold-out (10% of the rows, at most 100)
       but never fewer than a share P of the rows (study 30), as a number of rows;
+    * ``n_bins="rice:F"``: F times the Rice rule's bins, ``max(2, round(F * 2 n^(1/3)))`` for
+      the ``n`` rows given to fit (``"rice:1"`` is ``n_bins="auto"``; study 63);
     * ``stop_on="error"`` / ``"objective"`` is read by :func:`make_tabmoe` (studies 46, 58).
     """
     out = dict(params)
+    rule = out.get("n_bins")
+    if isinstance(rule, str) and rule.startswith("rice:"):
+        out["n_bins"] = max(2, round(float(rule[5:]) * 2 * n_rows ** (1 / 3)))
     rule = out.get("batch_size")
     if isinstance(rule, str) and rule.startswith("rows/"):
         d, lo, hi = (int(x) for x in rule[5:].split(":"))

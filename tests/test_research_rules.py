@@ -50,6 +50,17 @@ def test_a_larger_floor_stops_at_the_plain_share(research):
     assert rows == 200  # never more than AUTO_VALIDATION_FRACTION of the rows (not the 100 cap)
 
 
+@pytest.mark.parametrize("n_rows", [15, 125, 559, 1000, 2099, 10_000])
+def test_rice_rule_scales_the_auto_bins(research, n_rows):
+    # Study 63's variants: "rice:1" must be exactly n_bins="auto" (the pairs' baseline).
+    from tabmoe._numeric import auto_bins
+
+    bins = [research.resolve_rules({"n_bins": f"rice:{f}"}, n_rows, 5)["n_bins"] for f in (1, 0.5, 2)]
+    assert bins[0] == auto_bins(n_rows)
+    assert bins[1] == max(2, round(n_rows ** (1 / 3)))
+    assert bins[2] == max(2, round(4 * n_rows ** (1 / 3))) and bins[2] >= bins[0] >= bins[1] >= 2
+
+
 def test_plain_values_pass_through(research):
     params = {"validation_fraction": 0.1, "batch_size": 64, "feature_loss_weight": 0.1}
     assert research.resolve_rules(params, 5000, 10) == params
