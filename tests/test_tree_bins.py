@@ -48,6 +48,29 @@ def test_edges_are_the_trees_thresholds_on_the_finite_values():
     assert model.predict_proba(X).shape == (len(X), 2)
 
 
+def test_the_leaf_size_and_the_bin_count_reach_the_tree():
+    # A noisy label: the tree splits until a bound stops it (the table above splits once,
+    # whatever the leaf size or the bin count, so a bound dropped on the way passed there).
+    mod = import_benchmark("tree_bins")
+    rng = np.random.RandomState(1)
+    values = rng.normal(size=2000)
+    target = (values + rng.normal(size=2000) > 0).astype(int)
+    values[::50] = np.nan
+    finite = ~np.isnan(values)
+    counts = {}
+    for n_bins, leaf in ((10, 16), (40, 64), (40, 400)):
+        edges = mod.tree_edges(values, target, n_bins, leaf)
+        tree = DecisionTreeClassifier(
+            max_leaf_nodes=n_bins, min_samples_leaf=leaf, min_impurity_decrease=mod.MIN_IMPURITY_DECREASE,
+            random_state=0,
+        ).fit(values[finite, None], target[finite])
+        split = tree.tree_.children_left != tree.tree_.children_right
+        np.testing.assert_allclose(edges, np.unique(tree.tree_.threshold[split]))
+        counts[n_bins, leaf] = len(edges) + 1
+    assert counts[10, 16] == 10  # the bin count binds: at most n_bins bins
+    assert counts[40, 400] < counts[40, 64] < 40  # the leaf size binds
+
+
 def test_the_hook_leaves_the_plain_fit_as_it_was():
     # The plain tokenizer's hook is the quantile rule: a fit through it equals one before it.
     from tabmoe._numeric import _bin_edges
