@@ -67,3 +67,33 @@ def test_make_tabmoe_builds_it_and_refuses_bad_values():
     for bad_params in ({"swap_rate": 1.0}, {"swap_rate": 0.1, "tree_bins": 16}):
         with pytest.raises(SystemExit, match="below 1 and does not combine"):
             research.make_tabmoe(bad_params, 0)
+
+
+def test_the_swap_follows_the_unknown_replacement():
+    mod = import_benchmark("swap_noise")
+    from tabmoe.nn.objective import replace_with_unknown
+
+    tokens = torch.randint(5, 50, (64, 4))
+    torch.manual_seed(2)
+    hooked = mod.SwapNoiseObjective(unknown_rate=0.3, swap_rate=0.4).corrupt(tokens)
+    torch.manual_seed(2)
+    assert torch.equal(hooked, mod.swap_cells(replace_with_unknown(tokens, 0.3), 0.4))
+
+
+def test_validation_reads_clean_rows(mixed_frame):
+    # Early stopping's loss (the module in eval mode) is the plain objective's: neither the
+    # swap nor the UNKNOWN replacement reaches it; in training both do.
+    from tabmoe.nn._base import encode_targets
+
+    mod = import_benchmark("swap_noise")
+    X, y = mixed_frame
+    model = TabularMoEClassifier(max_epochs=2, device="cpu", n_jobs=1, random_state=0).fit(X, y)
+    batch = model._rows(model._tokens(X, encode_targets(model.classes_, y)), np.ones(len(X)))
+    noisy, plain = mod.SwapNoiseObjective(unknown_rate=0.5, swap_rate=0.9), MaskedFeatureObjective()
+    calls = []
+    noisy.corrupt = lambda tokens: calls.append(tokens) or mod.SwapNoiseObjective.corrupt(noisy, tokens)
+    with torch.no_grad():
+        assert torch.equal(noisy(model.module_.eval(), batch)[0], plain(model.module_.eval(), batch)[0])
+        assert calls == []
+        noisy(model.module_.train(), batch)
+    assert len(calls) == 1
