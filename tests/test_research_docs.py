@@ -29,6 +29,10 @@ CASES = [
       for v in ("row01", "row1")],
     ("## FT-Transformer at its authors'", ["--study", "r-ftt-schedule", "--baseline", "ftt"],
      "ftt256p16", False),
+    *[("## Study 61:", ["--study", "r56-embedding-init,r61-tree-bins", "--baseline", "def56", "--seeds", "0-9"],
+       v, False) for v in ("tree64", "tree16")],
+    *[("## Study 62:", ["--study", "r56-embedding-init,r62-swap-noise", "--baseline", "def56", "--seeds", "0-9"],
+       v, False) for v in ("swap05", "swap15")],
 ]
 
 
