@@ -3,11 +3,11 @@
 A denoising autoencoder's corruption for tables (the "swap noise" of the Porto Seguro
 competition's winning solution, and of many tabular self-supervised methods since): each
 feature cell of a training row is, with probability ``swap_rate``, replaced by the same
-column's value in another row of the batch, drawn uniformly. The targets stay the true
-values, so every column (the label included) learns to be predicted from a context in
-which some cells hold plausible but wrong values: a regulariser whose corruptions are
-values the column really takes, where ``unknown_rate`` puts the never-seen UNKNOWN and
-``feature_dropout`` removes the cell. The label column itself is never swapped.
+column's value in a row of the batch drawn uniformly (itself included). The targets stay
+the true values, so every column (the label included) learns to be predicted from a
+context in which some cells hold plausible but wrong values: a regulariser whose
+corruptions are values the column really takes, where ``unknown_rate`` puts the
+never-seen UNKNOWN and ``feature_dropout`` removes the cell. The label column itself is never swapped.
 Prediction, validation and early stopping read clean rows.
 """
 
