@@ -52,8 +52,10 @@ class SwapNoiseClassifier(TabularMoEClassifier):
     swap_rate: float = 0.1  # set on the instance; clone/get_params drop it
 
     def _objective(self, masking: str, warmup_epochs: int = 0):
-        if self.n_members != 1 or self.missing != "token":
-            raise ValueError("swap noise is built for one member and missing='token' (no absent cells)")
+        if self.n_members != 1 or self.missing != "token" or self.numeric_embedding == "piecewise":
+            # piecewise: a swapped token would keep its own row's position in the bin
+            raise ValueError("swap noise is built for one member, missing='token' (no absent cells) and "
+                             "numeric_embedding other than 'piecewise'")
         plain = super()._objective(masking, warmup_epochs)
         fields = {name: getattr(plain, name) for name in plain.__dataclass_fields__ if not name.startswith("_")}
         return SwapNoiseObjective(**fields, swap_rate=self.swap_rate)

@@ -13,6 +13,10 @@ edges change: the tokens, the thermometer embedding and the network are the defa
 The tree sees every row given to ``fit``, the early-stopping hold-out (at most 100 rows)
 included, as the quantile edges do; the ID-validation rows a study scores are not given to
 ``fit``.
+
+Needs ``rtdl_num_embeddings`` (installed with the ``baselines`` extra, through ``tabm``).
+Its edges are float32 (sklearn's trees fit in float32): a column whose distinct values
+collapse in float32 (1e10 + 0.01 k) is refused by it; none of the suite's columns does.
 """
 
 from __future__ import annotations
@@ -21,7 +25,6 @@ from typing import Any
 
 import numpy as np
 import torch
-from rtdl_num_embeddings import compute_bins
 
 from tabmoe import TabularMoEClassifier
 from tabmoe._numeric import _bin_edges
@@ -35,6 +38,10 @@ def tree_edges(values: np.ndarray, target: np.ndarray, n_bins: int, min_samples_
     """Inner edges of a numeric column: a tree's split thresholds on its finite ``values``
     (labels ``target``, class codes), at most ``n_bins`` bins; the quantile rule's edges
     where the column has at most ``n_bins`` distinct values (one bin per value)."""
+    # Imported here: research.py imports this module for every command (summary too), and
+    # rtdl_num_embeddings comes only with the baselines' extra (through tabm).
+    from rtdl_num_embeddings import compute_bins
+
     finite = ~np.isnan(values)
     if np.unique(values[finite]).size <= n_bins:
         return _bin_edges(values, n_bins)

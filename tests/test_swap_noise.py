@@ -50,9 +50,9 @@ def test_the_classifier_trains_with_it_and_keeps_the_other_settings(mixed_frame)
     noisy = model.predict_proba(X)
     clean = TabularMoEClassifier(**params, random_state=0).fit(X, y).predict_proba(X)
     assert not np.allclose(noisy, clean)  # the noise reached training
-    with pytest.raises(ValueError, match="missing='token'"):
-        bad = mod.SwapNoiseClassifier(missing="exclude")
-        bad._objective("leave_one_out")
+    for bad in ({"missing": "exclude"}, {"numeric_embedding": "piecewise"}, {"n_members": 2}):
+        with pytest.raises(ValueError, match="built for one member"):
+            mod.SwapNoiseClassifier(**bad)._objective("leave_one_out")
 
 
 def test_make_tabmoe_builds_it_and_refuses_bad_values():

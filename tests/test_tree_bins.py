@@ -27,6 +27,7 @@ def _table(n: int = 600) -> tuple[pd.DataFrame, np.ndarray]:
 
 
 def test_edges_are_the_trees_thresholds_on_the_finite_values():
+    pytest.importorskip("rtdl_num_embeddings", reason="the baselines extra (through tabm)")
     mod = import_benchmark("tree_bins")
     X, y = _table()
     model = mod.TreeBinsClassifier(**PARAMS, random_state=0)
@@ -49,6 +50,7 @@ def test_edges_are_the_trees_thresholds_on_the_finite_values():
 
 
 def test_the_leaf_size_and_the_bin_count_reach_the_tree():
+    pytest.importorskip("rtdl_num_embeddings", reason="the baselines extra (through tabm)")
     # A noisy label: the tree splits until a bound stops it (the table above splits once,
     # whatever the leaf size or the bin count, so a bound dropped on the way passed there).
     mod = import_benchmark("tree_bins")
