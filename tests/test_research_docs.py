@@ -33,6 +33,8 @@ CASES = [
        v, False) for v in ("tree64", "tree16")],
     *[("## Study 62:", ["--study", "r56-embedding-init,r62-swap-noise", "--baseline", "def56", "--seeds", "0-9"],
        v, False) for v in ("swap05", "swap15")],
+    *[("## Study 63:", ["--study", "r56-embedding-init,r63-rice-scale", "--baseline", "def56", "--seeds", "0-9"],
+       v, False) for v in ("rice05", "rice2")],
 ]
 
 
