@@ -61,6 +61,12 @@ def test_rice_rule_scales_the_auto_bins(research, n_rows):
     assert bins[2] == max(2, round(4 * n_rows ** (1 / 3))) and bins[2] >= bins[0] >= bins[1] >= 2
 
 
+@pytest.mark.parametrize("factor", ["0", "-1", "nan"])
+def test_rice_rule_refuses_a_factor_not_above_zero(research, factor):
+    with pytest.raises(ValueError, match="must be above 0"):
+        research.resolve_rules({"n_bins": f"rice:{factor}"}, 1000, 5)
+
+
 def test_plain_values_pass_through(research):
     params = {"validation_fraction": 0.1, "batch_size": 64, "feature_loss_weight": 0.1}
     assert research.resolve_rules(params, 5000, 10) == params
