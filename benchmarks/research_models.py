@@ -34,9 +34,10 @@ def resolve_rules(params: dict, n_rows: int, n_columns: int) -> dict:
     out = dict(params)
     rule = out.get("n_bins")
     if isinstance(rule, str) and rule.startswith("rice:"):
-        if not float(rule[5:]) > 0:  # (a factor of 0 or below was 2 bins, said nothing)
+        factor = float(rule[5:])
+        if not factor > 0:  # (a factor of 0 or below was 2 bins, said nothing)
             raise ValueError(f"n_bins={rule!r}: the factor must be above 0")
-        out["n_bins"] = max(2, round(float(rule[5:]) * 2 * n_rows ** (1 / 3)))
+        out["n_bins"] = max(2, round(factor * 2 * n_rows ** (1 / 3)))
     rule = out.get("batch_size")
     if isinstance(rule, str) and rule.startswith("rows/"):
         d, lo, hi = (int(x) for x in rule[5:].split(":"))

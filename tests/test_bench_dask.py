@@ -54,7 +54,7 @@ def test_unreachable_scheduler_is_a_usage_error(tmp_path, address, message):
     was a traceback with exit code 1."""
     from .bench_helpers import free_port
 
-    pytest.importorskip("distributed")
+    pytest.importorskip("distributed")  # extra "bench": the message comes from its client
     suite = tiny_suite(tmp_path)
     results = tmp_path / "r"
     address = address or f"tcp://127.0.0.1:{free_port()}"
