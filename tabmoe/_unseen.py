@@ -1,5 +1,6 @@
-"""Categorical values not seen at fit, gathered over one ``transform`` and warned about
-once per column (the tokenizer maps them to UNKNOWN)."""
+"""Values not seen at fit, gathered over one ``transform`` and warned about once per column
+(the tokenizer maps them to UNKNOWN): a categorical value outside the column's categories,
+or a finite number in a numeric column that held no finite number at fit."""
 
 from __future__ import annotations
 
@@ -34,11 +35,15 @@ class UnseenValues:
         self.counts: dict[int, int] = {}
         self.names: dict[int, Any] = {}
         self.examples: dict[int, list] = {}
+        self.numeric: set[int] = set()
 
-    def add(self, j: int, name: Any, values: np.ndarray) -> None:
-        """Record the unseen ``values`` (object array) of column ``j`` in one batch."""
+    def add(self, j: int, name: Any, values: np.ndarray, numeric: bool = False) -> None:
+        """Record the unseen ``values`` (object array) of column ``j`` in one batch;
+        ``numeric``: numbers in a numeric column that held none at fit."""
         self.counts[j] = self.counts.get(j, 0) + len(values)
         self.names[j] = name
+        if numeric:
+            self.numeric.add(j)
         seen = self.examples.get(j, [])
         if len(seen) < self.N_EXAMPLES:
             candidates = [*seen, *pd.unique(values)[: self.N_EXAMPLES]]
@@ -56,9 +61,23 @@ class UnseenValues:
             # as text at fit and as numbers now); Series.astype(str) fails on a lone surrogate
             # under pyarrow; a long one is cut
             examples = "[" + ", ".join(_example(v) for v in self.examples[j]) + "]"
+            if j in self.numeric:  # the tokenizer maps them to UNKNOWN, TableEncoder to missing
+                kind, reading = "number(s)", ", where the column held none (every value missing), and are read as unseen"
+            else:
+                kind, reading = "value(s)", " and map to the UNKNOWN token"
             warnings.warn(
-                f"Column {self.names[j]!r}: {count} value(s) ({count / n_rows:.1%} of rows) "
-                f"were not seen during fit and map to the UNKNOWN token (e.g. {examples}).{' ' + note if note else ''}",
+                f"Column {self.names[j]!r}: {count} {kind} ({count / n_rows:.1%} of rows) "
+                f"were not seen during fit{reading} (e.g. {examples}).{' ' + note if note else ''}",
                 UserWarning,
                 stacklevel=user_stacklevel(),  # the user's call (predict, transform, ...)
             )
+
+
+def unseen_numbers(values: np.ndarray, ranges: list | None, j: int) -> np.ndarray:
+    """(n,) bool: the finite ``values`` of numeric column ``j`` when its fit held no finite
+    number (``ranges[j]`` is None: all missing; infinity is refused): no bin was trained on one,
+    so they are read as unseen, as a categorical column's new value is. False everywhere for a
+    tokenizer saved before ``value_range_`` existed."""
+    if ranges is None or ranges[j] is not None:
+        return np.zeros(len(values), dtype=bool)
+    return np.isfinite(values)

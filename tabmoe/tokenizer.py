@@ -17,7 +17,8 @@ distinct values gets one bin per value, and a value on which two or more of the 
 fall (the zeros of a mostly-zero column) a bin of its own: one that holds two quantile steps
 of the rows or more always does, the column's minimum or maximum from one step on; inside
 the range, a value holding between one and two steps may share its bin with the values
-above it. NaN / None / NaT map to MISSING.
+above it. NaN / None / NaT map to MISSING; a number in a column that held none at fit, to
+UNKNOWN (warned about as an unseen value).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, validate_data
 
 from ._bin_position import bin_position, check_value_range, value_range
+from ._category_index import category_codes, concat_objects, sorted_values
 from ._column_warnings import (
     ColumnChecks,
     ColumnWarning,
@@ -50,7 +52,7 @@ from ._frame import (
     validated_frame,
 )
 from ._numeric import _bin_edges, auto_bins, numeric_kind, numeric_values, time_zone, values_dtype
-from ._unseen import UnseenValues
+from ._unseen import UnseenValues, unseen_numbers
 
 # Re-exported: the frame helpers are documented here (docs/api/tokenizer.md).
 __all__ = [
@@ -62,41 +64,6 @@ __all__ = [
 MASK, MISSING, UNKNOWN = 0, 1, 2
 N_SPECIAL = 3
 SPECIAL_TOKENS = {"MASK": MASK, "MISSING": MISSING, "UNKNOWN": UNKNOWN}
-
-
-def _sorted_values(values: pd.Index) -> pd.Index:
-    """Sort category values; mixed types sort by (type name, str) so order is deterministic."""
-    try:
-        return values.sort_values()
-    except TypeError:
-        keys = [(type(v).__name__, str(v)) for v in values]
-        order = sorted(range(len(values)), key=keys.__getitem__)
-        return values[order]
-
-
-def _concat_objects(indexes: list[pd.Index]) -> pd.Index:
-    """Concatenate as an object Index. ``Index.append`` re-infers the dtype: str values become a
-    pyarrow string index (which cannot hold a lone surrogate) and Timedeltas a timedelta64[ns]
-    one (which overflows beyond +-292 years)."""
-    arrays = [index.to_numpy(dtype=object) for index in indexes]
-    return pd.Index(np.concatenate(arrays) if arrays else [], dtype=object)
-
-
-def _category_codes(index: pd.Index, column: pd.Series) -> np.ndarray:
-    """Position in ``index`` of each row of a pandas categorical ``column`` (-1: absent or
-    missing): each category is looked up once, then rows are indexed by their integer codes.
-    Only the categories the rows use are looked up when the dtype has more categories than
-    there are rows: a batch of a column whose dtype lists 10^6 categories costs its rows, not
-    10^6 lookups (predict tokenizes a few thousand rows at a time)."""
-    categories, cat_codes = column.cat.categories, column.cat.codes.to_numpy()
-    present = cat_codes >= 0  # (a column may have no categories at all)
-    codes = np.full(len(cat_codes), -1, dtype=np.intp)
-    if len(categories) > len(cat_codes):
-        used, rows = np.unique(cat_codes[present], return_inverse=True)
-        codes[present] = index.get_indexer(pd.Index(categories[used], dtype=object))[rows]
-    else:
-        codes[present] = index.get_indexer(pd.Index(categories, dtype=object))[cat_codes[present]]
-    return codes
 
 
 def _smallest_int_dtype(n_tokens: int) -> np.dtype:
@@ -288,13 +255,13 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
             # object values: DatetimeIndex.isin(CategoricalIndex) is all False (pandas 3.1).
             kept = order[order.isin(values[keep].astype(object))]
         else:
-            kept = _sorted_values(pd.Index(values[keep], dtype=object))
+            kept = sorted_values(pd.Index(values[keep], dtype=object))
         return pd.Index(kept, dtype=object), pd.Index(values[~keep], dtype=object)
 
     def _fit_shared_space(self) -> None:
-        union = _concat_objects([c for c in self.categories_ if c is not None])
+        union = concat_objects([c for c in self.categories_ if c is not None])
         # Index.unique, not pd.unique: pandas 3.0's pd.unique merges "" and "\x00" in object arrays.
-        self.shared_values_ = _sorted_values(union.unique())
+        self.shared_values_ = sorted_values(union.unique())
         n = len(self.shared_values_)
         self.n_tokens_per_column_ = np.full(len(self.categories_), n, dtype=np.int64)
         self.offsets_ = np.full(len(self.categories_), N_SPECIAL, dtype=np.int64)
@@ -309,7 +276,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
             ids = N_SPECIAL + self.shared_values_.get_indexer(kept)
         else:
             ids = self.offsets_[j] + np.arange(len(kept))
-        index = _concat_objects([kept, rare])
+        index = concat_objects([kept, rare])
         token = np.concatenate([ids, np.full(len(rare), UNKNOWN)]).astype(np.int64)
         return index, token
 
@@ -375,11 +342,16 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
             values = self._numeric_values(j, column, name)
             tokens = self.offsets_[j] + np.searchsorted(self.bin_edges_[j], values, side="right")
             tokens[np.isnan(values)] = MISSING
+            # A number in a column that held none at fit: no bin was trained on one.
+            unseen = unseen_numbers(values, getattr(self, "value_range_", None), j)
+            if unseen.any():
+                tokens[unseen] = UNKNOWN
+                unseen_values.add(j, name, column[unseen].to_numpy(dtype=object), numeric=True)
             return tokens
         index, token = self._lookup[j]
         try:
             if isinstance(column.dtype, pd.CategoricalDtype):
-                codes = _category_codes(index, column)
+                codes = category_codes(index, column)
             else:
                 # An object-dtype target: a plain array of Timedeltas/Timestamps would be
                 # inferred as a datetime-like index and cast to ns, which overflows outside

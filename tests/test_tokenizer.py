@@ -1,3 +1,5 @@
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -600,3 +602,30 @@ def test_token_id_reads_missing_and_rare_values_as_transform_does():
                             ("rare", UNKNOWN), ("a", ids[0])):
         assert tok.token_id(0, value) == expected, value
     assert ids[7] == MISSING and ids[6] == UNKNOWN and tok.token_id(0, "zzz") is None
+
+
+def test_a_number_in_a_numeric_column_missing_at_fit_is_unseen_and_warned_about(tmp_path):
+    # Was: it took the column's one bin token, never trained, in silence, where a categorical
+    # column's new value is warned about and maps to UNKNOWN.
+    tok = ColumnTokenizer().fit(pd.DataFrame({"a": ["x", "y", "x"], "n": [np.nan] * 3}))
+    X = pd.DataFrame({"a": ["x", "y", "x", "y"], "n": [1.5, np.nan, -2.0, 1e9]})
+    with pytest.warns(UserWarning) as caught:
+        tokens = tok.transform(X)
+    assert tokens[:, 1].tolist() == [UNKNOWN, MISSING, UNKNOWN, UNKNOWN]
+    assert [str(w.message) for w in caught] == [
+        "Column 'n': 3 number(s) (75.0% of rows) were not seen during fit, where the column held "
+        "none (every value missing), and are read as unseen (e.g. [1.5, -2.0, 1000000000.0])."
+    ]
+    # A column that held numbers keeps binning values beyond its range, unwarned.
+    seen = ColumnTokenizer().fit(pd.DataFrame({"n": [0.0, 1.0, np.nan]}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert seen.transform(pd.DataFrame({"n": [-5.0, 7.0]}))[:, 0].tolist() == [3, 4]
+    # Through a model, and after a save and load.
+    X_fit = pd.DataFrame({"a": ["x", "y"] * 20, "n": np.nan})
+    clf = TabularMoEClassifier(max_epochs=1, random_state=0).fit(X_fit, [0, 1] * 20)
+    path = tmp_path / "m.tabmoe"
+    clf.save(path)
+    for model in (clf, TabularMoEClassifier.load(path)):
+        with pytest.warns(UserWarning, match=r"Column 'n': 3 number\(s\)"):
+            assert model.tokenizer_.transform(X)[:, 1].tolist() == [UNKNOWN, MISSING, UNKNOWN, UNKNOWN]

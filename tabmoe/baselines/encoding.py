@@ -19,7 +19,9 @@ naming the column) are standardised with the training mean and standard deviatio
 becomes 0 (the training mean) and every numeric column that had NaN at fit gets a 0/1
 missing indicator appended (``SimpleImputer(add_indicator=True)``). Standard scaling keeps
 values outside the training range where they are, which matters under distribution shift
-(a quantile transform would clip them to the training extremes).
+(a quantile transform would clip them to the training extremes). A numeric column missing in
+every row at fit has no mean: a number in it is read as missing (0 and the indicator set), and
+the tokenizer warns of it as a value unseen at fit.
 """
 
 from __future__ import annotations
