@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import torch
 
 from tabmoe import TabularMoEClassifier
 from tabmoe.interpret.analogy import analogy_scores, model_vocabulary
@@ -270,3 +271,25 @@ def test_arguments_that_are_not_sequences_or_hashable_words_are_named():
     with pytest.raises(TypeError, match=r"^model_vocabulary takes the fitted TabularMoEClassifier \(clf\), "
                                         r"not TabularMoE\.$"):
         model_vocabulary(clf.module_)
+
+
+def test_model_vocabulary_gives_the_experts_of_a_linear_term_model():
+    """A one-layer linear_term=True model has experts alpha[w, j] = W_V (e_w + p_j) + b_V (its
+    linear term is a term of the label's output): model_vocabulary(clf, "experts") refused it
+    with MixtureOfExperts.from_model's error about label logits, which it does not read."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.choice(list("xyz"), 60), "b": rng.normal(size=60)})
+    y = rng.choice([0, 1], 60)
+    clf = TabularMoEClassifier(
+        n_layers=1, linear_term=True, d_model=8, n_heads=2, ff_dim=8, max_epochs=1, random_state=0
+    ).fit(X, y)
+    rows, names = model_vocabulary(clf, "experts")
+    module, tok = clf.module_, clf.tokenizer_
+    with torch.no_grad():
+        value, table = module.blocks[0].attention.value, module.token_table()
+        expected = np.concatenate([
+            value(table[torch.as_tensor(tok.output_token_ids(j))] + module.column_embedding[j]).numpy()
+            for j in range(2)
+        ])
+    assert names == model_vocabulary(clf, "tokens")[1]
+    np.testing.assert_allclose(rows, expected, rtol=1e-5, atol=1e-6)

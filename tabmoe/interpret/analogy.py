@@ -25,7 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._frame import as_arrow_table
 from ..nn.ensemble import StackedModel
-from .moe import MixtureOfExperts
+from .moe import value_experts
 
 
 @dataclass
@@ -161,7 +161,8 @@ def model_vocabulary(
     ``"tokens"``: the value-token embeddings (V_values, d_model) — with a shared vocabulary
     one row per value (named by the value), else one per (column, value); with
     ``numeric_embedding="piecewise"`` a bin's row is its embedding at the bin's upper bound.
-    ``"experts"`` (one-layer models): ``alpha[w, j]`` for every column j and each of its
+    ``"experts"`` (one-layer models, ``linear_term=True`` included; not
+    ``numeric_embedding="piecewise"``): ``alpha[w, j]`` for every column j and each of its
     values w, heads concatenated: (sum_j n_j, H * K). Names are ``"column=value"``, a
     numeric column's values named by their bin (``"age=bin3"``).
     ``member`` picks the ensemble member.
@@ -192,11 +193,13 @@ def model_vocabulary(
             return np.concatenate(rows), names
         if kind != "experts":
             raise ValueError(f"kind must be 'tokens' or 'experts', got {kind!r}.")
-        moe = MixtureOfExperts.from_model(module)
+        # value_experts, not MixtureOfExperts.from_model: a linear_term=True model has experts
+        # (from_model refuses it for its label logits, which this does not read)
+        token_experts, column_experts = value_experts(module)
         rows, names = [], []
         for j, col in enumerate(columns):
-            ids = torch.as_tensor(tok.output_token_ids(j), device=moe.token_experts.device)
-            alpha = moe.token_experts[:, ids] + moe.column_experts[:, j : j + 1]  # (H, n_j, K)
+            ids = torch.as_tensor(tok.output_token_ids(j), device=token_experts.device)
+            alpha = token_experts[:, ids] + column_experts[:, j : j + 1]  # (H, n_j, K)
             rows.append(alpha.transpose(0, 1).flatten(1).cpu().numpy())
             names += [f"{col}={v}" for v in _value_names(clf, j)]
         return np.concatenate(rows), names

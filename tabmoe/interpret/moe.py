@@ -135,6 +135,44 @@ def _per_head(linear: torch.nn.Linear, x: Tensor, n_heads: int, bias: bool) -> T
     return y.unflatten(-1, (n_heads, -1)).transpose(0, 1)
 
 
+def _check_expert_form(model: object, caller: str) -> None:
+    """A TypeError for anything but a TabularMoE, a ValueError for a network whose experts
+    are not one per (value, column): deeper, or ``numeric_embedding="piecewise"``."""
+    if not isinstance(model, TabularMoE):  # the estimator read "got ... n_layers=auto"
+        raise TypeError(
+            f"{caller} takes a TabularMoE module, got {type(model).__name__}: "
+            "for a fitted TabularMoEClassifier pass clf.module_, for an ensemble "
+            "(n_members > 1) clf.module_.member(m)."
+        )
+    if model.n_layers != 1:
+        raise ValueError(
+            "The (value, column) expert form exists for one-layer TabularMoE modules only "
+            f"(got n_layers={model.n_layers}). "
+            "For deeper models use tabmoe.interpret.moe.label_gates (last-layer gates). The "
+            "estimator's n_layers='auto' fits two layers above 10,000 training rows; "
+            "n_layers=1 keeps the expert form."
+        )
+    if getattr(model, "piecewise", False):
+        raise ValueError(
+            "The (value, column) expert form needs one embedding per token; a model fitted "
+            "with numeric_embedding='piecewise' embeds each numeric value by its position in "
+            "its bin. Use tabmoe.interpret.moe.label_gates for its gates."
+        )
+
+
+@torch.no_grad()
+def value_experts(model: TabularMoE) -> tuple[Tensor, Tensor]:
+    """The experts ``alpha[h, w, j]`` of a one-layer network in their two additive parts,
+    ``(token_experts (H, V, K), column_experts (H, L, K))``, as :class:`MixtureOfExperts`
+    stores them. A ``linear_term=True`` network has them too (its linear term is a term of
+    the label's output, beside the attention), so unlike :meth:`MixtureOfExperts.from_model`
+    this reads them off such a network; deeper and piecewise networks are refused as there."""
+    _check_expert_form(model, "value_experts")
+    att = model.blocks[0].attention
+    emb, pos = model.token_table(), model.column_embedding  # (V, d), (L, d)
+    return _per_head(att.value, emb, att.n_heads, bias=False), _per_head(att.value, pos, att.n_heads, bias=True)
+
+
 @dataclass
 class MixtureOfExperts:
     """The CBOW-MoE parameters of a one-layer :class:`~tabmoe.nn.network.TabularMoE`.
@@ -170,31 +208,13 @@ class MixtureOfExperts:
         with ``linear_term=True`` or ``numeric_embedding="piecewise"``, or another number of
         names.
         """
-        if not isinstance(model, TabularMoE):  # the estimator read "got ... n_layers=auto"
-            raise TypeError(
-                f"MixtureOfExperts.from_model takes a TabularMoE module, got {type(model).__name__}: "
-                "for a fitted TabularMoEClassifier pass clf.module_, for an ensemble "
-                "(n_members > 1) clf.module_.member(m)."
-            )
-        if model.n_layers != 1:
-            raise ValueError(
-                "The (value, column) expert form exists for one-layer TabularMoE modules only "
-                f"(got n_layers={model.n_layers}). "
-                "For deeper models use tabmoe.interpret.moe.label_gates (last-layer gates). The "
-                "estimator's n_layers='auto' fits two layers above 10,000 training rows; "
-                "n_layers=1 keeps the expert form."
-            )
+        _check_expert_form(model, "MixtureOfExperts.from_model")
         if getattr(model, "linear", None) is not None:
             raise ValueError(
                 "The (value, column) expert form leaves out the linear term of a model fitted "
                 "with linear_term=True: its label logits are not the MoE's alone."
             )
-        if getattr(model, "piecewise", False):
-            raise ValueError(
-                "The (value, column) expert form needs one embedding per token; a model fitted "
-                "with numeric_embedding='piecewise' embeds each numeric value by its position in "
-                "its bin. Use tabmoe.interpret.moe.label_gates for its gates."
-            )
+        token_experts, column_experts = value_experts(model)  # the checks of depth and piecewise
         block = model.blocks[0]
         att = block.attention
         h = att.n_heads
@@ -206,8 +226,8 @@ class MixtureOfExperts:
         if len(names) != model.n_columns:
             raise ValueError(f"column_names has {len(names)} entries for {model.n_columns} columns.")
         return cls(
-            token_experts=_per_head(att.value, emb, h, bias=False),
-            column_experts=_per_head(att.value, pos, h, bias=True),
+            token_experts=token_experts,
+            column_experts=column_experts,
             token_keys=_per_head(att.key, emb, h, bias=False),
             column_keys=_per_head(att.key, pos, h, bias=True),
             queries=_per_head(att.query, emb[MASK] + pos, h, bias=True) / math.sqrt(att.key_dim),
