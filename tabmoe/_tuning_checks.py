@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import numbers
+import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -14,6 +15,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
 from ._frame import as_arrow_table
+from ._stack import user_stacklevel
 from .metrics import _labels
 
 
@@ -326,6 +328,15 @@ def _check_parameter_names(model: Any, build: Any, space: Any, fixed: dict) -> N
         in_space = {k for k in suggested if isinstance(k, str)} if isinstance(suggested, Mapping) else set()
     else:
         in_space = set(space) if isinstance(space, dict) else set()
+    both = sorted(str(k) for k in in_space & set(fixed))
+    if both:
+        warnings.warn(
+            f"params {both} are in the search space too: params apply over every trial's "
+            "suggestions, so the search does not vary them and best_params' values for them "
+            "were never fitted; pass a search_space without them to fix them, or leave them out "
+            "of params to search them.",
+            UserWarning, stacklevel=user_stacklevel(),
+        )
     names = in_space | set(fixed)
     if not names:
         return

@@ -307,7 +307,8 @@ def tune(
         Seconds for this call; trials start only before it runs out. At least one of
         ``n_trials`` and ``timeout`` must be set.
     params : mapping, optional
-        Fixed estimator parameters, applied over every trial's suggestions. Each estimator
+        Fixed estimator parameters, applied over every trial's suggestions (a name the search
+        space suggests too is warned about: the search cannot vary it). Each estimator
         gets its own copy of them and of the suggested values (``clone(value, safe=False)``,
         as scikit-learn's searches do), so an estimator given as a parameter is never fitted
         in place.

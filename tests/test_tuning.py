@@ -81,6 +81,23 @@ def test_factory_with_optuna_distributions_and_fixed_params(data):
     assert set(result.best_params) == {"C", "fit_intercept"}
 
 
+def test_a_parameter_both_fixed_and_searched_is_warned_about(data):
+    # Was silent: params won over the suggestions, every trial fitted the same C, and
+    # best_params reported a C that was never fitted.
+    X, y, val = data
+    space = {"estimator__C": [0.001, 100.0]}
+    with pytest.warns(UserWarning, match=r"params \['estimator__C'\] are in the search space too") as caught:
+        result = tune(logistic_regression(), X, y, space, validation=val,
+                      params={"estimator__C": 1.0}, n_trials=2, random_state=0)
+    assert len([w for w in caught if "search space too" in str(w.message)]) == 1
+    assert caught[0].filename == __file__  # the user's call, not tabmoe's internals
+    assert result.best_estimator.estimator_.C == 1.0
+    with warnings.catch_warnings():  # apart, as before, unwarned
+        warnings.filterwarnings("error", message=".*search space too")
+        tune(logistic_regression(), X, y, space, validation=val,
+             params={"estimator__max_iter": 200}, n_trials=1, random_state=0)
+
+
 def test_failing_trials_do_not_stop_the_study(data):
     X, y, val = data
 
