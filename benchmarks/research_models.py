@@ -95,7 +95,8 @@ class TrainerOptionsClassifier(TabularMoEClassifier):
     decay on the token embeddings, which ``weight_decay`` leaves out by rtdl's rule (study
     49); ``start_from_epoch``, epochs before early stopping watches the hold-out (study 50);
     ``restore_best_weights=False``, the last epoch's weights kept when early stopping ends
-    the fit (study 51); ``patience_rate``, AutoGluon's adaptive patience (study 59)."""
+    the fit (study 51); ``patience_rate``, AutoGluon's adaptive patience (study 59);
+    ``adam_beta2``, AdamW's second-moment decay, 0.999 in the estimator (study 64)."""
 
     # Set on the instance after construction, not an __init__ parameter: clone/get_params
     # drop it (research.py never clones).
@@ -133,6 +134,11 @@ def trainer_extra(params: dict) -> dict:
     rate = pop_number(params, "patience_rate", 0.0, 0)
     if rate > 0:
         extra["patience_rate"] = float(rate)
+    beta2 = pop_number(params, "adam_beta2", 0.999, 0)
+    if not beta2 < 1:
+        raise SystemExit(f"adam_beta2 must be in [0, 1), got {beta2!r}")
+    if beta2 != 0.999:
+        extra["betas"] = (0.9, float(beta2))
     restore = params.pop("restore_best_weights", True)
     if not isinstance(restore, bool):
         raise SystemExit(f"restore_best_weights must be True or False, got {restore!r}")
@@ -145,7 +151,7 @@ def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
     """The estimator of a variant; the research-only ``stop_on="error"`` (study 46) picks
     :class:`ErrorStoppedClassifier`, ``stop_on="objective"`` (study 58)
     :class:`ObjectiveStoppedClassifier`, the trainer settings of :func:`trainer_extra` (studies
-    49-51, 59) :class:`TrainerOptionsClassifier`, ``row_weight`` > 0 (study 53)
+    49-51, 59, 64) :class:`TrainerOptionsClassifier`, ``row_weight`` > 0 (study 53)
     :class:`~row_scoring.RowScoredClassifier`, ``tie_heads`` (study 54)
     :class:`~tied_heads.TiedHeadsClassifier`, ``impute_unknown`` (study 55; alone)
     :class:`~impute_unknown.ImputedUnknownClassifier`, ``separate_members`` > 1 (study 60; alone)

@@ -226,6 +226,33 @@ def test_start_from_epoch_variant_reaches_the_trainer(research):
         research.make_tabmoe({"start_from_epoch": 3, "stop_on": "error"}, 0)
 
 
+def test_adam_beta2_variant_reaches_the_optimizer(research, monkeypatch):
+    """Study 64: ``adam_beta2`` reaches AdamW as (0.9, beta2) and changes the fit; 0.999 is
+    the plain estimator."""
+    import torch
+
+    from tabmoe import TabularMoEClassifier
+
+    X, y, small = _early_stopped_toy(max_epochs=3)
+    seen = []
+    real = torch.optim.AdamW
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs["betas"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(torch.optim, "AdamW", spy)
+    model = research.make_tabmoe({**small, "adam_beta2": 0.95}, 0).fit(X, y)
+    plain = research.make_tabmoe({**small, "adam_beta2": 0.999}, 0)
+    assert type(plain) is TabularMoEClassifier
+    plain.fit(X, y)
+    assert seen == [(0.9, 0.95), (0.9, 0.999)]
+    assert not np.allclose(model.predict_proba(X), plain.predict_proba(X))
+    for bad in (1.0, 1.5, -0.1, "x", True, float("nan")):
+        with pytest.raises(SystemExit, match="adam_beta2"):
+            research.make_tabmoe({"adam_beta2": bad}, 0)
+
+
 def test_objective_stopping_watches_the_whole_objective(research):
     """Study 58: early stopping reads the hold-out's training objective (the label's log loss
     and 0.1 x each feature's, a weighted mean over the columns), so each epoch's val_loss
