@@ -35,6 +35,8 @@ CASES = [
        v, False) for v in ("swap05", "swap15")],
     *[("## Study 63:", ["--study", "r56-embedding-init,r63-rice-scale", "--baseline", "def56", "--seeds", "0-9"],
        v, False) for v in ("rice05", "rice2")],
+    *[("## Study 64:", ["--study", "r56-embedding-init,r64-adam-beta2", "--baseline", "def56", "--seeds", "0-9"],
+       v, False) for v in ("b99", "b95")],
 ]
 
 
