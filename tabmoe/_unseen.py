@@ -26,7 +26,8 @@ def _example(value: Any) -> str:
 
 
 class UnseenValues:
-    """Categorical values not seen at fit, per column, gathered over the row batches of one
+    """Values not seen at fit (categorical ones, or numbers in a numeric column missing in
+    every row at fit), per column, gathered over the row batches of one
     ``transform``: one warning per column for all the rows (count, rate, first 3 values)."""
 
     N_EXAMPLES = 3
@@ -61,12 +62,12 @@ class UnseenValues:
             # as text at fit and as numbers now); Series.astype(str) fails on a lone surrogate
             # under pyarrow; a long one is cut
             examples = "[" + ", ".join(_example(v) for v in self.examples[j]) + "]"
-            if j in self.numeric:  # the tokenizer maps them to UNKNOWN, TableEncoder to missing
-                kind, reading = "number(s)", ", where the column held none (every value missing), and are read as unseen"
-            else:
-                kind, reading = "value(s)", " and map to the UNKNOWN token"
+            # Numbers: the tokenizer maps them to UNKNOWN, TableEncoder's numeric block reads
+            # them as missing, so the reading is left to the caller's note and the docs.
+            reading = (", where the column was missing in every row" if j in self.numeric
+                       else " and map to the UNKNOWN token")
             warnings.warn(
-                f"Column {self.names[j]!r}: {count} {kind} ({count / n_rows:.1%} of rows) "
+                f"Column {self.names[j]!r}: {count} value(s) ({count / n_rows:.1%} of rows) "
                 f"were not seen during fit{reading} (e.g. {examples}).{' ' + note if note else ''}",
                 UserWarning,
                 stacklevel=user_stacklevel(),  # the user's call (predict, transform, ...)

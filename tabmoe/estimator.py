@@ -178,8 +178,9 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TokenI
         tuples) are left out of the attention — no imputation — at fit, predict, explain and
         adapt (``fit``'s ``X`` and ``eval_set`` hold every column; absent ones are NaN there).
     unknown : {"token", "exclude"}
-        ``"token"``: a category unseen at fit (or rarer than ``min_frequency``) is the UNKNOWN
-        token. ``"exclude"``: it is left out of the attention, as an absent column.
+        ``"token"``: a category unseen at fit (or rarer than ``min_frequency``; or a number in
+        a numeric column missing in every training row) is the UNKNOWN token.
+        ``"exclude"``: it is left out of the attention, as an absent column.
         Both are read whenever rows are read: ``set_params`` after fit changes how the fitted
         network reads them (predict, explain, adapt) without a refit; an invalid value is
         refused there as at fit.

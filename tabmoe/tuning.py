@@ -308,7 +308,9 @@ def tune(
         ``n_trials`` and ``timeout`` must be set.
     params : mapping, optional
         Fixed estimator parameters, applied over every trial's suggestions (a name the search
-        space suggests too is warned about: the search cannot vary it). Each estimator
+        space suggests too is warned about: the search cannot vary it; a ``suggest(trial)``
+        function's names are those of one probe trial, so a conditional name can go
+        unwarned). Each estimator
         gets its own copy of them and of the suggested values (``clone(value, safe=False)``,
         as scikit-learn's searches do), so an estimator given as a parameter is never fitted
         in place.

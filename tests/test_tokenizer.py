@@ -613,8 +613,8 @@ def test_a_number_in_a_numeric_column_missing_at_fit_is_unseen_and_warned_about(
         tokens = tok.transform(X)
     assert tokens[:, 1].tolist() == [UNKNOWN, MISSING, UNKNOWN, UNKNOWN]
     assert [str(w.message) for w in caught] == [
-        "Column 'n': 3 number(s) (75.0% of rows) were not seen during fit, where the column held "
-        "none (every value missing), and are read as unseen (e.g. [1.5, -2.0, 1000000000.0])."
+        "Column 'n': 3 value(s) (75.0% of rows) were not seen during fit, where the column was "
+        "missing in every row (e.g. [1.5, -2.0, 1000000000.0])."
     ]
     # A column that held numbers keeps binning values beyond its range, unwarned.
     seen = ColumnTokenizer().fit(pd.DataFrame({"n": [0.0, 1.0, np.nan]}))
@@ -627,5 +627,5 @@ def test_a_number_in_a_numeric_column_missing_at_fit_is_unseen_and_warned_about(
     path = tmp_path / "m.tabmoe"
     clf.save(path)
     for model in (clf, TabularMoEClassifier.load(path)):
-        with pytest.warns(UserWarning, match=r"Column 'n': 3 number\(s\)"):
+        with pytest.warns(UserWarning, match=r"Column 'n': 3 value\(s\).*missing in every row"):
             assert model.tokenizer_.transform(X)[:, 1].tolist() == [UNKNOWN, MISSING, UNKNOWN, UNKNOWN]
