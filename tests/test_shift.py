@@ -252,3 +252,20 @@ def test_markdown_escapes_a_pipe_in_a_name(table):
     row = markdown_table([report]).splitlines()[2]
     assert row.startswith("| a\\|b |") and len(row.replace("\\|", "").split("|")) == 13 + 2
     assert markdown_labels(report).startswith("a|b: label distribution")
+
+
+@pytest.mark.parametrize("n_id, n_ood", [(20, 20), (24, 24), (40, 5)])
+def test_too_few_rows_for_a_tree_to_split_give_no_score_not_a_negligible_one(n_id, n_ood):
+    """With under 40 training rows in a fold the trees (leaves of at least 20 rows) never
+    split: 20 ID rows and 20 OOD rows 10 SD apart scored AUC 0.5 (SD 0), which the shift
+    report called a NEGLIGIBLE SHIFT. No score now, as with fewer than ``cv`` rows a side."""
+    rng = np.random.default_rng(0)
+    X_id, X_ood = pd.DataFrame({"x": rng.normal(0, 1, n_id)}), pd.DataFrame({"x": rng.normal(10, 1, n_ood)})
+    assert np.isnan(covariate_auc(X_id, X_ood)).all()
+    assert covariate_auc(pd.concat([X_id] * 2), pd.concat([X_ood] * 2))[0] > 0.75  # 40 a fold: scored
+    data = pd.DataFrame({"x": np.r_[X_id["x"], X_ood["x"]], "side": ["id"] * n_id + ["ood"] * n_ood,
+                         "label": ["a", "b"] * ((n_id + n_ood) // 2) + ["a"] * ((n_id + n_ood) % 2)})
+    report = shift_report(split_by(Table(data, "label", "tiny", "test"), "side", "ood",
+                                   validation_size=0.2, id_test_size=0.2))
+    assert np.isnan(report.auc) and not report.negligible
+    assert any(f.startswith("too few rows for a 5-fold covariate score") for f in report.flags)

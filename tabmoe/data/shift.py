@@ -13,7 +13,9 @@
   of 16,000 rows, 8 of them OOD: AUC 0.5 and 0.621 after 100 trees under scikit-learn
   1.9.1; 1.8 stopped one at 56 trees with AUC 0.001). 0.5 = indistinguishable, 1 =
   separable. At most ``max_rows`` rows are used (seeded): the smaller side whole up to
-  half of them, the larger side the rest.
+  half of them, the larger side the rest. No score (NaN, flagged "too few rows") when a
+  side has fewer than ``cv`` rows or a fold trains on fewer than 40 (two leaves of
+  ``min_samples_leaf`` = 20: below that no tree splits and the AUC is 0.5 by construction).
 * A split is flagged *negligible* when AUC < 0.6 and TV < 0.05: it would test nothing
   out-of-distribution. Also flagged, each on its own: an AUC below 0.45 (the classifier
   anti-learns: ID and OOD share feature vectors; read as no covariate shift), OOD labels
@@ -125,6 +127,11 @@ def covariate_auc(
 ) -> tuple[float, float]:
     """Mean and SD over folds of the cross-validated ROC AUC of ID-vs-OOD classification.
 
+    NaN (and NaN) when a side has fewer than ``cv`` rows, or some fold trains on fewer
+    than 40 rows: the trees split no leaf under 20 rows (``min_samples_leaf``), so every
+    such fold scored 0.5 whatever the shift (20 ID rows and 20 OOD rows 10 SD apart:
+    AUC 0.5, called negligible).
+
     ``n_threads`` caps the OpenMP threads of the gradient boosting (``None``: no cap). One
     thread is the default because OpenMP threads competing for a busy CPU slowed a 600-row
     report from 0.5 s to 3-4 s on the 2-core development machine.
@@ -154,6 +161,8 @@ def covariate_auc(
         random_state=random_state,
     )
     folds = list(StratifiedKFold(cv, shuffle=True, random_state=random_state).split(X, d))
+    if min(len(train) for train, _ in folds) < 2 * model.min_samples_leaf:
+        return float("nan"), float("nan")  # no tree can split: a constant score of 0.5
     X = _fillable_in_every_fold(X, folds)
     with threadpool_limits(limits=n_threads):
         scores = cross_val_score(model, X, d, cv=folds, scoring="roc_auc", error_score="raise")
@@ -236,7 +245,9 @@ def shift_report(
     if id_frame.shape[1] == len(drop):
         flags.append("no feature columns besides the label and the domain column: no covariate score")
     elif np.isnan(auc):
-        flags.append(f"too few rows for a {cv}-fold covariate score")
+        flags.append(
+            f"too few rows for a {cv}-fold covariate score ({cv} per side and 40 training rows per fold)"
+        )
     else:  # each flag on its own (docs/ood.md): an anti-learning AUC says why it is so low
         if auc < NEGLIGIBLE_AUC and tv < NEGLIGIBLE_TV:
             flags.append(f"NEGLIGIBLE SHIFT (AUC {auc:.3f} < {NEGLIGIBLE_AUC}, label TV {tv:.3f} < {NEGLIGIBLE_TV})")
