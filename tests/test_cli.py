@@ -73,3 +73,15 @@ def test_help_explains_every_option(runner, args):
     for param in command.params:
         if param.param_type_name == "option":
             assert param.help and len(param.help) > 20, param.name
+
+
+def test_max_rows_help_describes_the_subsample_drawn(runner):
+    """--max-rows's help said "stratified subsample of ID + OOD rows", but covariate_auc keeps
+    the smaller side whole up to half of the rows (3,000 ID rows against 30,000 OOD ones
+    under 20,000: all 3,000 ID rows, 15% of those kept, not their 9%)."""
+    from tabmoe.data.shift import _subsample
+
+    assert [len(rows) for rows in _subsample(3_000, 30_000, 20_000, 0)] == [3_000, 17_000]
+    text = " ".join(runner.invoke(main, ["shift-report", "--help"]).output.split())
+    assert "stratified" not in text
+    assert "the smaller side (ID or OOD) whole up to half of them, the larger side the rest" in text

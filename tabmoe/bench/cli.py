@@ -206,7 +206,8 @@ def suites_command(ctx: click.Context) -> None:
 @click.option("--cv", type=click.IntRange(2), default=5, show_default=True,
               help="Folds of the cross-validated ID-vs-OOD classifier behind the covariate AUC.")
 @click.option("--max-rows", type=click.IntRange(100), default=20_000, show_default=True,
-              help="Rows used for the covariate AUC (stratified subsample of ID + OOD rows).")
+              help="Most rows used for the covariate AUC: the smaller side (ID or OOD) whole up "
+              "to half of them, the larger side the rest (seeded; not proportional).")
 @click.option("--threads", type=click.IntRange(1), default=1, show_default=True,
               help="OpenMP threads of that classifier; 1 is fastest on a busy shared machine.")
 @click.option("--labels/--no-labels", default=False, show_default=True,
