@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.metrics import balanced_accuracy_score, log_loss, roc_auc_score
+from sklearn.utils.validation import _num_samples
 
 #: name -> whether greater is better. The tuner's ``metric`` is one of these.
 METRICS: dict[str, bool] = {
@@ -130,4 +131,11 @@ def classification_scores(y_true: Any, proba: np.ndarray, classes: np.ndarray) -
 
 def score_estimator(estimator: Any, X: Any, y: Any) -> dict[str, Any]:
     """:func:`classification_scores` of a fitted classifier on (X, y)."""
+    try:
+        n_rows = _num_samples(X)
+    except TypeError:  # no length to compare: the shape check below still holds
+        n_rows = None
+    n_labels = len(_labels(y))
+    if n_rows is not None and n_rows != n_labels:  # else "predict_proba returned shape (40, 2), expected (30, 2)"
+        raise ValueError(f"X has {n_rows} rows but y has {n_labels} labels: they must have one row per label.")
     return classification_scores(y, estimator.predict_proba(X), estimator.classes_)

@@ -194,3 +194,24 @@ def test_missing_labels_are_refused_alike(y):
     classes = np.array([0.0, 1.0]) if isinstance(y, np.ndarray) else np.array(["a", "b"])
     with pytest.raises(ValueError, match=r"1 missing label\(s\).*position\(s\) \[1\]"):
         classification_scores(y, proba, classes)
+
+
+
+def test_x_and_y_of_different_lengths_are_named_as_such():
+    """score_estimator on X of 40 rows and 30 labels said "predict_proba returned shape
+    (40, 2), expected (30, 2)", blaming the model for a mismatch of X and y."""
+    import pandas as pd
+    from sklearn.linear_model import LogisticRegression
+
+    from tabmoe.metrics import score_estimator
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2))
+    y = (X[:, 0] > 0).astype(int)
+    model = LogisticRegression().fit(X, y)
+    for X_, y_ in ((X, y[:30]), (pd.DataFrame(X), pd.Series(y[:30])), (X.tolist(), y[:30].tolist())):
+        with pytest.raises(ValueError, match="X has 40 rows but y has 30 labels"):
+            score_estimator(model, X_, y_)
+    with pytest.raises(ValueError, match="X has 30 rows but y has 40 labels"):
+        score_estimator(model, X[:30], y)
+    assert score_estimator(model, X, y)["n"] == 40
