@@ -207,6 +207,26 @@ def test_a_user_home_tilde_is_expanded_in_the_auto_mpg_paths(tmp_path, monkeypat
     assert default_auto_mpg_path() == tmp_path / "mpg.csv"
 
 
+def test_a_user_home_tilde_in_a_suites_auto_mpg_path_is_not_read_under_the_suite_folder(tmp_path, monkeypatch):
+    """A suite's `{auto_mpg: {path: ~/mpg.csv}}` was joined to the suite's folder before `~`
+    was expanded: "auto-mpg CSV not found at <suite dir>/~/mpg.csv"."""
+    import shutil
+
+    from tabmoe.data.paper import default_auto_mpg_path
+    from tabmoe.data.sources import LoadContext, source_from_dict
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    shutil.copy(default_auto_mpg_path(), tmp_path / "mpg.csv")
+    suite_dir = tmp_path / "suites"
+    suite_dir.mkdir()
+    source = source_from_dict({"auto_mpg": {"path": "~/mpg.csv"}}, base_dir=suite_dir)
+    assert source.path == str(tmp_path / "mpg.csv")
+    assert len(source.load(LoadContext()).data) == 385
+    # a relative path is still read from the suite's folder
+    shutil.copy(default_auto_mpg_path(), suite_dir / "mpg.csv")
+    assert source_from_dict({"auto_mpg": {"path": "mpg.csv"}}, base_dir=suite_dir).path == str(suite_dir / "mpg.csv")
+
+
 @pytest.mark.parametrize("name", ["trail.csv", "trail.csv.gz"])
 def test_a_csv_with_a_delimiter_at_the_end_of_each_row_keeps_its_columns(tmp_path, name):
     """pandas read rows one (empty) field longer than the header as row names plus data: the

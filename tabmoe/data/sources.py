@@ -215,6 +215,9 @@ def source_from_dict(spec: dict[str, Any], *, base_dir: Path | None = None, wher
         fields["path"] = os.fspath(fields["path"])
     if fields.get("path") is not None and not isinstance(fields["path"], str):
         raise ValueError(f"{where}.auto_mpg: path must be a path (text) or null, got {fields['path']!r}")
-    if fields.get("path") is not None and base_dir is not None and not Path(fields["path"]).is_absolute():
-        fields["path"] = str((base_dir / fields["path"]).resolve())
+    if fields.get("path") is not None:  # "~/x.csv": the user's home, not <suite dir>/~/x.csv
+        path = Path(fields["path"]).expanduser()
+        if base_dir is not None and not path.is_absolute():
+            path = (base_dir / path).resolve()
+        fields["path"] = str(path)
     return build(AutoMpgSource, fields, f"{where}.auto_mpg")
