@@ -175,6 +175,29 @@ def test_file_and_path_entries_of_the_wrong_type_are_named():
     assert auto.splits[0].data.path == "/data/a.csv"
 
 
+def test_a_rules_or_simulations_own_check_names_the_split_of_the_suite():
+    """A rule's (or the simulation's) own checks named no split: of three cluster splits of a
+    suite, "cluster split: ood_clusters [3] must be distinct size ranks in 0..2" said not which."""
+    base = {"name": "x", "seeds": [0]}
+    car = {"file": "t.csv", "target": "class"}
+    for data, rule, message in (
+        (car, {"by": "cluster", "n_clusters": 3, "ood_clusters": [3]},
+         r"^split 'b': cluster split: ood_clusters \[3\] must be distinct size ranks in 0\.\.2"),
+        (car, {"by": "values", "column": "buying", "ood_values": "vhigh"},
+         r"^split 'b': values split on 'buying': ood_values must be a list, got 'vhigh'"),
+        (car, {"by": "time", "ood_fraction": 1},
+         r"^split 'b': time split: ood_fraction must be a number in \(0, 1\), got 1"),
+        ({"simulation": {"num_corefea": 9, "corr": 0.5, "x_noise": 0.0}}, {"by": "time"},
+         r"^split 'b': simulation: num_corefea must be an integer in \[0, 5\], got 9"),
+    ):
+        good = {"name": "a", "data": car, "split": {"by": "cluster", "n_clusters": 3, "ood_clusters": [2]}}
+        with pytest.raises(ValueError, match=message):
+            suite_from_dict({**base, "splits": [good, {"name": "b", "data": data, "split": rule}]})
+    # errors that named the split already are not named twice
+    with pytest.raises(ValueError, match=r"^split 'b'.split \(by: values\): unknown key\(s\) \['ood_valus'\]"):
+        suite_from_dict({**base, "splits": [{"name": "b", "data": car, "split": {"by": "values", "column": "c", "ood_valus": ["v"]}}]})
+
+
 def test_merge_keys_still_load_and_may_be_overridden(tmp_path):
     """`<<: *anchor` is YAML's way to share settings; the duplicate-key loader failed on it
     ("could not determine a constructor for the tag 'tag:yaml.org,2002:merge'")."""

@@ -351,8 +351,13 @@ class SplitDefinition:
         for key in ("data", "split"):
             if key not in fields:
                 raise ValueError(f"{where}: missing {key!r}")
-        fields["data"] = source_from_dict(fields["data"], base_dir=base_dir, where=f"{where}.data")
-        fields["rule"] = rule_from_dict(fields.pop("split"), where=f"{where}.split", base_dir=base_dir)
+        try:
+            fields["data"] = source_from_dict(fields["data"], base_dir=base_dir, where=f"{where}.data")
+            fields["rule"] = rule_from_dict(fields.pop("split"), where=f"{where}.split", base_dir=base_dir)
+        except ValueError as exc:  # a rule's own check ("cluster split: ood_clusters [3] ...") named no split
+            if str(exc).startswith(where):
+                raise
+            raise ValueError(f"{where}: {exc}") from None
         if "rationale" in fields and fields["rationale"] is None:  # an empty `rationale:`
             fields["rationale"] = ""
         if fields.get("seeds") is not None:
