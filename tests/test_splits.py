@@ -219,6 +219,17 @@ def test_a_rule_error_at_make_names_the_split(table):
         define(ValueSplit("region", ood_values=("nowhere",))).make(0, table=table)
 
 
+def test_a_load_error_at_make_names_the_split(tmp_path):
+    """Two splits of one file with different targets: `tabmoe-bench shift-report` said only
+    "target column 'klass' not in .../t.csv; columns are [...]", naming no split."""
+    path = tmp_path / "t.csv"
+    path.write_text("g,x,class\n" + "".join(f"{'ab'[i % 2]},{i},{'pq'[i % 3 % 2]}\n" for i in range(40)))
+    bad = SplitDefinition("wrong-target", FileSource(str(path), target="klass"), ValueSplit("g", ood_values=("a",)))
+    with pytest.raises(ValueError, match=r"^split 'wrong-target': target column 'klass' not in .*t\.csv; columns are"):
+        bad.make(0)
+    assert len(dataclasses.replace(bad, data=FileSource(str(path), target="class")).make(0).ood_test) == 20
+
+
 def _broken(split, **changes):
     return dataclasses.replace(split, **changes)
 

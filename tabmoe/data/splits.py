@@ -272,7 +272,11 @@ class SplitDefinition:
         if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral) or not 0 <= seed <= MAX_SEED:
             # numpy's words named neither ("Cannot cast scalar from dtype('float64')...")
             raise ValueError(f"split {self.name!r}: seed must be an integer in [0, 2**32), got {seed!r}")
-        table = table if table is not None else self.load(seed=seed, openml_cache=openml_cache, download=download)
+        if table is None:
+            try:
+                table = self.load(seed=seed, openml_cache=openml_cache, download=download)
+            except ValueError as exc:  # "target column 'klass' not in car.csv": of which split?
+                raise ValueError(f"split {self.name!r}: {exc}") from exc
         try:
             assignment = self.rule.assign(table)
         except ValueError as exc:  # the rule's message names its column, not the split
