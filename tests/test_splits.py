@@ -132,6 +132,18 @@ def test_time_split_row_order_and_column(table):
         define(TimeSplit("region")).make(0, table=table)
 
 
+def test_a_time_split_whose_cut_falls_on_the_earliest_time_says_why_it_has_no_id_rows():
+    """80 of 100 rows in 2019: ood_fraction 0.3 put the cut on 2019, every row tied at it went
+    to OOD, and the error said only "time split on 'year': no ID rows"."""
+    data = pd.DataFrame({"year": [2019] * 80 + [2020] * 20, "x": np.arange(100) % 7, "y": ["a", "b"] * 50})
+    table = Table(data, "y", "years", "test")
+    assert len(define(TimeSplit("year", ood_fraction=0.2)).make(0, table=table).ood_test) == 20
+    with pytest.raises(ValueError, match=r"^split 't': time split on 'year': no ID rows: 80 of 100 rows share the "
+                                         r"earliest time 2019, where the cut for ood_fraction 0\.3 falls, and rows "
+                                         r"tied at the cut all go to OOD; only 20 rows \(20\.0%\) are later$"):
+        define(TimeSplit("year", ood_fraction=0.3)).make(0, table=table)
+
+
 def test_cluster_split_is_deterministic_and_ranked_by_size(table):
     rule = ClusterSplit(n_clusters=3, ood_clusters=(2,), columns=("region", "age"), random_state=1)
     a = define(rule).make(0, table=table)

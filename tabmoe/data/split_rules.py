@@ -355,6 +355,15 @@ class TimeSplit:
         # OOD 28 rows of 90 (no ood_fraction of 0.2 is affected below 2,000,000 rows)
         cut = ordered_key.iloc[min(len(key) - 1, math.floor(round(len(key) * (1 - self.ood_fraction), 9)))]
         ood = key >= cut
+        if ood.all():  # else "no ID rows", for an ood_fraction of 0.3 with 80% of rows tied first
+            first = table.data.loc[ordered_key.index[0], self.column]
+            tied = int((key == cut).sum())
+            raise ValueError(
+                f"time split on {self.column!r}: no ID rows: {tied} of {len(key)} rows share the "
+                f"earliest time {first}, where the cut for ood_fraction {self.ood_fraction:g} "
+                f"falls, and rows tied at the cut all go to OOD; only {len(key) - tied} rows "
+                f"({(len(key) - tied) / len(key):.1%}) are later"
+            )
         _both_sides(ood, "time", repr(self.column or "row order"))
         return Assignment(key, ood, self.column, ordered=True, label=self.column or "row order")
 
