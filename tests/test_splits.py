@@ -187,6 +187,21 @@ def test_a_cluster_reference_pins_the_clusters_whatever_kmeans_gives(table, tmp_
                        base_dir=tmp_path)
 
 
+def test_a_cluster_reference_under_the_users_home_is_found(table, tmp_path, monkeypatch):
+    """A suite's `reference: ~/toy.clusters.txt` was read as "<suite dir>/~/toy.clusters.txt"
+    ("reference file not found"), and `ClusterSplit(reference="~/...")` as a folder named `~`."""
+    rule = ClusterSplit(n_clusters=3, ood_clusters=(2,), columns=("region", "age"), random_state=1)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    write_reference(tmp_path / "toy.clusters.txt", rule.compute_ranks(table), "toy")
+    suite_dir = tmp_path / "suites"
+    suite_dir.mkdir()
+    loaded = rule_from_dict({"by": "cluster", "n_clusters": 3, "ood_clusters": [2], "reference": "~/toy.clusters.txt"},
+                            base_dir=suite_dir)
+    assert loaded.reference == str((tmp_path / "toy.clusters.txt").resolve())
+    in_python = dataclasses.replace(rule, reference="~/toy.clusters.txt")
+    assert define(in_python).make(0, table=table).ood_test.index.equals(define(rule).make(0, table=table).ood_test.index)
+
+
 def test_seeds_change_id_partition_not_ood_set(table):
     definition = define(ValueSplit("region", ood_values=("north",)))
     a, b, c = definition.make(0, table=table), definition.make(0, table=table), definition.make(1, table=table)

@@ -23,7 +23,7 @@ import pandas as pd
 def resolve_reference(value: Any, base_dir: Any, where: str) -> str:
     """A suite's ``reference`` as an absolute path (relative ones from ``base_dir``), which
     must exist."""
-    path = Path(str(value))
+    path = Path(str(value)).expanduser()  # "~/r.txt": the user's home, not <suite dir>/~/r.txt
     path = path if path.is_absolute() or base_dir is None else Path(base_dir) / path
     if not path.is_file():
         raise ValueError(f"{where}: reference file not found: {path}")
@@ -43,6 +43,7 @@ def read_reference(path: str | Path, n_rows: int, n_clusters: int, fingerprint: 
     """The size ranks stored in ``path`` (one integer per line, ``#`` comments), checked
     against the table's fingerprint (when the file and the caller both give one), row count
     and the rule's number of clusters."""
+    path = Path(path).expanduser()  # a ClusterSplit(reference="~/r.txt") built in Python
     try:
         ranks = np.loadtxt(path, dtype=np.int64, comments="#", ndmin=1)
         stated = [line.split(_TABLE, 1)[1].strip() for line in Path(path).read_text().splitlines()
