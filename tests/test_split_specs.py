@@ -269,6 +269,24 @@ def test_a_time_split_on_a_column_that_is_no_time_says_what_a_time_column_is(val
         TimeSplit(column="when").assign(table)
 
 
+@pytest.mark.parametrize(
+    "values, advice",
+    [
+        (pd.date_range("2020-01-01", periods=20), r"for the latest rows in time use a time split \(by: time, column: 'when'\)$"),
+        (pd.to_timedelta(np.arange(20), unit="h"), r"convert it to numbers first$"),
+    ],
+)
+def test_a_threshold_split_on_datetimes_or_durations_gives_advice_that_fits_them(values, advice):
+    """A threshold split on a datetime64 (or timedelta64) column was told "use a values split
+    for nominal columns": such a column is not nominal, and a values split does not cut it."""
+    data = pd.DataFrame({"when": values, "x": np.arange(20.0), "y": ["p", "q"] * 10})
+    table = Table(data=data, target="y", name="dates", source="test")
+    with pytest.raises(ValueError, match=r"^threshold split: column 'when' has dtype \w+64\[\w+\], not numeric; " + advice):
+        ThresholdSplit(column="when", quantile=0.8).assign(table)
+    with pytest.raises(ValueError, match=r"has dtype category, not numeric; use a values split for nominal columns$"):
+        ThresholdSplit(column="when", quantile=0.8).assign(Table(data.astype({"when": "category"}), "y", "dates", "test"))
+
+
 @pytest.mark.parametrize("seed", [1.5, -1, 2**32, "0", True])
 def test_a_bad_seed_given_to_make_is_named_with_the_split(seed, empty_column_table):
     """numpy's "Cannot cast scalar from dtype('float64') to dtype('int64')" (1.5) and "Seed

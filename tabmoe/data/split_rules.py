@@ -80,10 +80,13 @@ def _column(table: Table, name: str, rule: str) -> pd.Series:
 
 def _numeric(column: pd.Series, rule: str) -> pd.Series:
     if is_categorical_dtype(column.dtype) or not pd.api.types.is_numeric_dtype(column.dtype):
-        raise ValueError(
-            f"{rule} split: column {column.name!r} has dtype {column.dtype}, not numeric; "
-            "use a values split for nominal columns"
+        # "use a values split for nominal columns" misled on a datetime or timedelta column
+        advice = (
+            "use a values split for nominal columns" if is_categorical_dtype(column.dtype) else
+            f"for the latest rows in time use a time split (by: time, column: {column.name!r})"
+            if pd.api.types.is_datetime64_any_dtype(column.dtype) else "convert it to numbers first"
         )
+        raise ValueError(f"{rule} split: column {column.name!r} has dtype {column.dtype}, not numeric; {advice}")
     return column.astype(float)
 
 
