@@ -236,6 +236,8 @@ def write_file(payload: dict, path: str | os.PathLike) -> None:
     # a bytes path (load reads one) failed: "Can't mix strings and bytes"; "~/m.tabmoe" was
     # a folder "~" under the working directory, as tabmoe's data paths were before
     path = os.path.expanduser(os.fsdecode(path))
+    if not path:  # abspath("") is the working folder: the temporary file went to its parent
+        raise FileNotFoundError("Cannot save the model to '': the path is empty; give a file name.")
     folder = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise IsADirectoryError(f"Cannot save the model to {path!r}: it is a folder; give a file name.")

@@ -823,6 +823,24 @@ def test_save_errors_name_the_path_in_plain_words(saved, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]
 
 
+def test_save_to_an_empty_path_says_so(saved, tmp_path, monkeypatch):
+    """save("") wrote its temporary file in the parent of the working folder (abspath("") is
+    the working folder, whose dirname was taken as the target's folder), then failed to
+    rename it: "writing it failed (No such file or directory)", or, where that parent is not
+    writable, "no permission to write in its folder", naming neither. Now refused up front."""
+    _, clf, _ = saved
+    (tmp_path / "work").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    opened = []
+    real_open = os.open
+    monkeypatch.setattr(os, "open", lambda name, *args: opened.append(name) or real_open(name, *args))
+    for path in ["", b""]:
+        with pytest.raises(FileNotFoundError, match=r"Cannot save the model to '': the path is empty; give a file name"):
+            clf.save(path)
+    assert opened == []
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["work"]
+
+
 def test_save_takes_a_bytes_path_as_load_does(saved, tmp_path):
     # open() and load take bytes paths; save failed with "Can't mix strings and bytes in path components"
     path, clf, X = saved
