@@ -404,7 +404,8 @@ def _read(path: str) -> dict:
     if version != FORMAT_VERSION:
         versions = payload.get("versions", "{}")
         raise IncompatibleFileError(
-            f"{path!r} has file format version {version} (written by {versions}); "
+            # repr: a version "1" (a str) read "has file format version 1 ...; this tabmoe reads version 1"
+            f"{path!r} has file format version {version!r} (written by {versions}); "
             f"this tabmoe reads version {FORMAT_VERSION}. Re-save it with a matching tabmoe."
         )
     oversized = _oversized_tensor(payload)
