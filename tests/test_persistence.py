@@ -219,6 +219,21 @@ def test_round_trip_of_a_period_column_read_as_instants(tmp_path):
     np.testing.assert_array_equal(loaded.predict_proba(days), proba)
 
 
+def test_security_policy_names_every_type_of_category_that_saves(saved):
+    """SECURITY.md said a model whose categories are not "str, int, float, bool, timestamps
+    or timedeltas" cannot be saved: periods and intervals (pd.cut's) save, as the fixture's
+    do, and the guide says; a reader converted such columns to text for nothing."""
+    path, clf, _ = saved
+    loaded = TabularMoEClassifier.load(path)
+    kinds = {type(v).__name__ for values in loaded.tokenizer_.categories_ if values is not None for v in values}
+    assert {"Period", "Interval", "Timestamp", "Timedelta"} <= kinds
+    text = " ".join((REPO / "SECURITY.md").read_text(encoding="utf8").split())
+    start = text.index("A model whose categories are not")
+    sentence = text[start : text.index("cannot be saved", start)]
+    for kind in ("str", "int", "float", "bool", "timestamps", "timedeltas", "periods", "intervals"):
+        assert kind in sentence.split("(e.g.")[0], (kind, sentence)
+
+
 def test_file_records_format_versions_and_checksum(saved):
     path, _, _ = saved
     payload = torch.load(path, weights_only=True)
