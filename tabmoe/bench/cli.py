@@ -227,8 +227,9 @@ def shift_report_command(
 ) -> None:
     """Print the shift report of SUITE (a suite name or a .yaml path) as a Markdown table.
 
-    Columns: part sizes, rows excluded (no domain value or no label), label TV distance ID
-    vs OOD, and the cross-validated ROC AUC of a classifier telling ID from OOD rows.
+    Columns: part sizes, rows excluded (no domain value, no label, or a value in neither
+    list of a values split), label TV distance ID vs OOD, and the cross-validated ROC AUC of
+    a classifier telling ID from OOD rows.
     Splits with AUC < 0.6 and TV < 0.05 are flagged NEGLIGIBLE SHIFT.
     """
     from ..data._spec import MAX_SEED
