@@ -226,6 +226,26 @@ def test_class_weight_dict_of_digit_string_labels(name):
         clf.set_params(class_weight={1: 3.0}).fit(X, y)
 
 
+@pytest.mark.parametrize("scale", [1e200, 1e-200])
+def test_class_weight_times_sample_weight_beyond_float64_trains(name, scale):
+    # sample weights 1e200 times class weights 1e200 overflowed to inf: refused as "class_weight
+    # must be finite" (it was); 1e-200 times 1e-200 underflowed to 0: "gives every row weight
+    # 0". Each factor's scale is free: the fit is the fit with weights 1 and {"yes": 2}.
+    clf = with_class_weight(name)
+    X, y = frame()
+    big = clf.set_params(class_weight={"no": scale, "yes": 2 * scale}).fit(X, y, sample_weight=np.full(len(y), scale))
+    unit = CLASSIFIER_FACTORIES[name]().set_params(class_weight={"no": 1.0, "yes": 2.0}).fit(X, y)
+    np.testing.assert_allclose(big.predict_proba(X), unit.predict_proba(X), atol=1e-6)
+
+
+def test_class_weight_that_is_no_number_is_named(name):
+    # numpy's "could not convert string to float: 'abc'" named no parameter
+    clf = with_class_weight(name)
+    X, y = frame()
+    with pytest.raises(ValueError, match=r"class_weight's weights must be numbers: got \{'yes': 'abc'\}"):
+        clf.set_params(class_weight={"yes": "abc"}).fit(X, y)
+
+
 def test_class_weight_leaving_every_row_weight_zero_is_refused_naming_it(name):
     # tabmoe's default early stopping named validation_fraction ("set early_stopping=False"),
     # which then failed with "Training made no optimisation step"

@@ -35,7 +35,7 @@ from .. import _paper_config as defaults
 from .._frame import check_other_columns
 from .._stack import user_stacklevel, warnings_about
 from ..tokenizer import to_frame
-from ._class_weight import class_weight_rows
+from ._class_weight import class_weighted
 from ._threads import scoped_threads
 from .trainer import LossFn, Trainer, TrainerConfig, TrainResult, autocast, resolve_device, seeded
 
@@ -303,11 +303,7 @@ def start_fit(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> FitI
     weight = np.array(_check_sample_weight(sample_weight, frame, dtype=np.float64, ensure_non_negative=True))
     class_weight = getattr(estimator, "class_weight", None)
     if class_weight is not None:
-        weight = weight * class_weight_rows(class_weight, estimator.classes_, y_codes)
-        # a negative loss weight would make training maximise the loss; a NaN one (not caught
-        # by the trainer's divergence check: the batch weight is NaN) left every weight NaN
-        if not np.isfinite(weight).all() or (weight < 0).any():
-            raise ValueError(f"class_weight must be finite and not negative: got {class_weight!r}.")
+        weight = class_weighted(weight, class_weight, estimator.classes_, y_codes)  # checked there
         # every row weight 0 (sample_weight alone: scikit-learn's check above) trained nothing:
         # "no optimisation step", or, with early stopping, validation_fraction was named
         if not (weight > 0).any():

@@ -1,4 +1,5 @@
-"""The labels of a ``class_weight`` dict, checked against the classes of ``y``."""
+"""The labels of a ``class_weight`` dict, checked against the classes of ``y``, and the row
+weights it gives times ``sample_weight``."""
 
 from __future__ import annotations
 
@@ -38,3 +39,33 @@ def class_weight_rows(weights: Any, classes: np.ndarray, y_codes: np.ndarray) ->
     if codes is not None:
         weights = {int(code): weights[label] for label, code in zip(weights, codes, strict=True) if code >= 0}
     return compute_sample_weight(weights, y_codes)
+
+
+def class_weighted(weight: np.ndarray, weights: Any, classes: np.ndarray, y_codes: np.ndarray) -> np.ndarray:
+    """``weight`` (checked sample weights) times each row's :func:`class_weight_rows`. A
+    ValueError naming ``class_weight`` for weights that are not numbers (numpy's "could not
+    convert string to float: 'abc'" named nothing), not finite or negative (a negative loss
+    weight maximises the loss; a NaN one left every weight NaN). Where the product leaves
+    float64's range, each factor is first scaled by a power of two (the loss is a weighted
+    mean, so the scale is free): sample weights 1e200 times class weights 1e200 overflowed to
+    inf and were refused as "class_weight must be finite", 1e-200 times 1e-200 as "gives
+    every row weight 0"."""
+    class_weight_codes("class_weight", weights, classes, strict=False)  # labels not in y, named
+    try:
+        rows = class_weight_rows(weights, classes, y_codes)
+    except (TypeError, ValueError) as exc:
+        words = str(exc).rstrip(".")
+        raise ValueError(f"class_weight's weights must be numbers: got {weights!r} ({words}).") from None
+    if not np.isfinite(rows).all() or (rows < 0).any():
+        raise ValueError(f"class_weight must be finite and not negative: got {weights!r}.")
+    with np.errstate(over="ignore", under="ignore"):
+        product = weight * rows
+        if (~np.isfinite(product) | ((product == 0) & (weight > 0) & (rows > 0))).any():
+            product = _scaled(weight) * _scaled(rows)
+    return product
+
+
+def _scaled(weight: np.ndarray) -> np.ndarray:
+    """``weight`` times the power of two that brings its largest into [1, 2) (0s as they are)."""
+    top = float(weight.max())
+    return weight if top <= 0 else np.ldexp(weight, 1 - np.frexp(top)[1])
