@@ -160,7 +160,10 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TokenI
         ``clip_grad_norm_``), in ``fit`` and ``adapt``; None (default): no clipping
         (docs/research.md#study-39).
     tol : float
+        Least decrease of the validation loss that counts as an improvement (default 1e-4).
     class_weight : dict, "balanced" or None
+        Per-class weights multiplying ``sample_weight`` (``"balanced"``: scikit-learn's
+        ``n_samples / (n_classes * counts)``); only their relative size matters.
     device : str
         ``"auto"`` (CUDA when available), ``"cpu"``, ``"cuda"``, ``"cuda:1"``, ...
     random_state : int, RandomState or None
