@@ -72,13 +72,3 @@ class UnseenValues:
                 UserWarning,
                 stacklevel=user_stacklevel(),  # the user's call (predict, transform, ...)
             )
-
-
-def unseen_numbers(values: np.ndarray, ranges: list | None, j: int) -> np.ndarray:
-    """(n,) bool: the finite ``values`` of numeric column ``j`` when its fit held no finite
-    number (``ranges[j]`` is None: all missing; infinity is refused): no bin was trained on one,
-    so they are read as unseen, as a categorical column's new value is. False everywhere for a
-    tokenizer saved before ``value_range_`` existed."""
-    if ranges is None or ranges[j] is not None:
-        return np.zeros(len(values), dtype=bool)
-    return np.isfinite(values)

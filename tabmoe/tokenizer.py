@@ -52,7 +52,7 @@ from ._frame import (
     validated_frame,
 )
 from ._numeric import _bin_edges, auto_bins, numeric_kind, numeric_values, time_zone, values_dtype
-from ._unseen import UnseenValues, unseen_numbers
+from ._unseen import UnseenValues
 
 # Re-exported: the frame helpers are documented here (docs/api/tokenizer.md).
 __all__ = [
@@ -342,11 +342,14 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
             values = self._numeric_values(j, column, name)
             tokens = self.offsets_[j] + np.searchsorted(self.bin_edges_[j], values, side="right")
             tokens[np.isnan(values)] = MISSING
-            # A number in a column that held none at fit: no bin was trained on one.
-            unseen = unseen_numbers(values, getattr(self, "value_range_", None), j)
-            if unseen.any():
-                tokens[unseen] = UNKNOWN
-                unseen_values.add(j, name, column[unseen].to_numpy(dtype=object), numeric=True)
+            # A column missing in every training row has no value range (infinity is refused at
+            # fit): no bin was trained on a number. Tokenizers saved before value_range_: as before.
+            ranges = getattr(self, "value_range_", None)
+            if ranges is not None and ranges[j] is None:
+                unseen = np.isfinite(values)
+                if unseen.any():
+                    tokens[unseen] = UNKNOWN
+                    unseen_values.add(j, name, column[unseen].to_numpy(dtype=object), numeric=True)
             return tokens
         index, token = self._lookup[j]
         try:

@@ -36,9 +36,14 @@ def class_weight_rows(weights: Any, classes: np.ndarray, y_codes: np.ndarray) ->
     themselves it looked ``"1"`` up as ``int("1")``, so labels "1", "2" weighted ``{"1": 3}``
     were refused ("The classes, [1, 2], are not in class_weight")."""
     codes = class_weight_codes("class_weight", weights, classes, strict=False)
+    given = weights
     if codes is not None:
         weights = {int(code): weights[label] for label, code in zip(weights, codes, strict=True) if code >= 0}
-    return compute_sample_weight(weights, y_codes)
+    try:
+        return compute_sample_weight(weights, y_codes)
+    except (TypeError, ValueError) as exc:  # numpy's "could not convert string to float: 'abc'"
+        words = str(exc).rstrip(".")
+        raise ValueError(f"class_weight's weights must be numbers: got {given!r} ({words}).") from None
 
 
 def class_weighted(weight: np.ndarray, weights: Any, classes: np.ndarray, y_codes: np.ndarray) -> np.ndarray:
@@ -50,12 +55,7 @@ def class_weighted(weight: np.ndarray, weights: Any, classes: np.ndarray, y_code
     mean, so the scale is free): sample weights 1e200 times class weights 1e200 overflowed to
     inf and were refused as "class_weight must be finite", 1e-200 times 1e-200 as "gives
     every row weight 0"."""
-    class_weight_codes("class_weight", weights, classes, strict=False)  # labels not in y, named
-    try:
-        rows = class_weight_rows(weights, classes, y_codes)
-    except (TypeError, ValueError) as exc:
-        words = str(exc).rstrip(".")
-        raise ValueError(f"class_weight's weights must be numbers: got {weights!r} ({words}).") from None
+    rows = class_weight_rows(weights, classes, y_codes)
     if not np.isfinite(rows).all() or (rows < 0).any():
         raise ValueError(f"class_weight must be finite and not negative: got {weights!r}.")
     with np.errstate(over="ignore", under="ignore"):
