@@ -96,7 +96,8 @@ class TrainerOptionsClassifier(TabularMoEClassifier):
     49); ``start_from_epoch``, epochs before early stopping watches the hold-out (study 50);
     ``restore_best_weights=False``, the last epoch's weights kept when early stopping ends
     the fit (study 51); ``patience_rate``, AutoGluon's adaptive patience (study 59);
-    ``adam_beta2``, AdamW's second-moment decay, 0.999 in the estimator (study 64)."""
+    ``adam_beta2``, AdamW's second-moment decay, 0.999 in the estimator (study 64);
+    ``lr_cosine``, cosine annealing of the learning rate over ``max_epochs`` (study 65)."""
 
     # Set on the instance after construction, not an __init__ parameter: clone/get_params
     # drop it (research.py never clones).
@@ -139,6 +140,13 @@ def trainer_extra(params: dict) -> dict:
         raise SystemExit(f"adam_beta2 must be in [0, 1), got {beta2!r}")
     if beta2 != 0.999:
         extra["betas"] = (0.9, float(beta2))
+    cosine = params.pop("lr_cosine", False)
+    if not isinstance(cosine, bool):
+        raise SystemExit(f"lr_cosine must be True or False, got {cosine!r}")
+    if cosine:
+        if params.get("refit", False):  # the refit's shorter fit would anneal on another horizon
+            raise SystemExit("lr_cosine does not combine with refit")
+        extra["lr_cosine"] = True
     restore = params.pop("restore_best_weights", True)
     if not isinstance(restore, bool):
         raise SystemExit(f"restore_best_weights must be True or False, got {restore!r}")
@@ -151,7 +159,7 @@ def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
     """The estimator of a variant; the research-only ``stop_on="error"`` (study 46) picks
     :class:`ErrorStoppedClassifier`, ``stop_on="objective"`` (study 58)
     :class:`ObjectiveStoppedClassifier`, the trainer settings of :func:`trainer_extra` (studies
-    49-51, 59, 64) :class:`TrainerOptionsClassifier`, ``row_weight`` > 0 (study 53)
+    49-51, 59, 64, 65) :class:`TrainerOptionsClassifier`, ``row_weight`` > 0 (study 53)
     :class:`~row_scoring.RowScoredClassifier`, ``tie_heads`` (study 54)
     :class:`~tied_heads.TiedHeadsClassifier`, ``impute_unknown`` (study 55; alone)
     :class:`~impute_unknown.ImputedUnknownClassifier`, ``separate_members`` > 1 (study 60; alone)

@@ -253,6 +253,25 @@ def test_adam_beta2_variant_reaches_the_optimizer(research, monkeypatch):
             research.make_tabmoe({"adam_beta2": bad}, 0)
 
 
+def test_lr_cosine_variant_anneals_the_rate(research):
+    """Study 65: ``lr_cosine`` anneals the rate from learning_rate towards 0 over max_epochs
+    (the estimator's history_ records each epoch's first rate); False is the plain
+    estimator; refit and a non-bool are refused."""
+    from tabmoe import TabularMoEClassifier
+
+    X, y, small = _early_stopped_toy(max_epochs=4)
+    model = research.make_tabmoe({**small, "early_stopping": False, "lr_cosine": True}, 0).fit(X, y)
+    rates = [h["lr"] for h in model.history_]
+    assert rates[0] == pytest.approx(1e-3) and rates[0] > rates[1] > rates[2] > rates[3] > 0
+    assert rates[2] < 0.6e-3  # half-way through the steps: (1 + cos(pi / 2)) / 2 of the rate
+    assert type(research.make_tabmoe({**small, "lr_cosine": False}, 0)) is TabularMoEClassifier
+    for bad in ("yes", 1):
+        with pytest.raises(SystemExit, match="lr_cosine"):
+            research.make_tabmoe({"lr_cosine": bad}, 0)
+    with pytest.raises(SystemExit, match="refit"):
+        research.make_tabmoe({"lr_cosine": True, "refit": True}, 0)
+
+
 def test_objective_stopping_watches_the_whole_objective(research):
     """Study 58: early stopping reads the hold-out's training objective (the label's log loss
     and 0.1 x each feature's, a weighted mean over the columns), so each epoch's val_loss

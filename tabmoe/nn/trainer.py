@@ -25,6 +25,7 @@ from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 from tqdm.auto import tqdm
 
 from .._stack import user_stacklevel
+from ._lr_schedules import cosine_scheduler, plateau_scheduler, warmup_scheduler
 
 Batch = Mapping[str, Tensor]
 LossFn = Callable[[nn.Module, Batch], tuple[Tensor, Tensor]]
@@ -219,6 +220,9 @@ class TrainerConfig:
     # The learning rate rises linearly over the steps of the first this many epochs, from
     # lr / steps to lr (torch's LinearLR, stepped after every step); 0: no warm-up
     lr_warmup_epochs: int = 0
+    # Cosine annealing from lr to 0 over the steps of max_epochs epochs (torch's
+    # CosineAnnealingLR, stepped after every step); research-only (study 65)
+    lr_cosine: bool = False
     # The loss_fn's sum is over this many ensemble members' losses (MemberLoss): the epoch's
     # train_loss, recorded and shown on the progress bar, is their mean
     n_members: int = 1
@@ -422,37 +426,6 @@ class Trainer:
             raise ValueError(f"ema_decay must be in (0, 1) or None, got {decay!r}.")
         return AveragedModel(module, multi_avg_fn=get_ema_multi_avg_fn(decay), use_buffers=False)
 
-    def _plateau_scheduler(
-        self, optimizer: torch.optim.Optimizer
-    ) -> torch.optim.lr_scheduler.ReduceLROnPlateau | None:
-        """torch's ReduceLROnPlateau on the validation loss (the training loss without
-        validation data, as scikit-learn's ``learning_rate="adaptive"``), counting epochs
-        without improvement as early stopping does: by at least ``tol``, absolute."""
-        cfg = self.config
-        if cfg.lr_decay_patience is None:
-            return None
-        if cfg.lr_decay_patience < 1:
-            raise ValueError(f"lr_decay_patience must be >= 1 or None, got {cfg.lr_decay_patience!r}.")
-        return torch.optim.lr_scheduler.ReduceLROnPlateau(
-            optimizer, mode="min", factor=cfg.lr_decay_factor,
-            patience=cfg.lr_decay_patience - 1,  # torch's: epochs ignored before the decay
-            threshold=cfg.tol, threshold_mode="abs",
-        )  # fmt: skip
-
-    def _warmup_scheduler(
-        self, optimizer: torch.optim.Optimizer, n_rows: int
-    ) -> torch.optim.lr_scheduler.LinearLR | None:
-        """torch's LinearLR over the S steps of the first ``lr_warmup_epochs`` epochs: step k
-        of them trains at lr * k / S, every later step at lr. Stepped after each of the
-        first S - 1 steps; None without a warm-up."""
-        epochs = self.config.lr_warmup_epochs
-        if epochs < 0:
-            raise ValueError(f"lr_warmup_epochs must be >= 0, got {epochs!r}.")
-        steps = epochs * math.ceil(n_rows / self.config.batch_size)
-        if steps < 2:  # one step at lr * 1 / 1 is no warm-up
-            return None
-        return torch.optim.lr_scheduler.LinearLR(optimizer, start_factor=1.0 / steps, total_iters=steps - 1)
-
     @torch.no_grad()
     def _usable(self, module: nn.Module, data: Batch, loss_fn: LossFn, last: dict) -> bool:
         """Whether the weights a fit ends with are finite and give a finite loss: the last epoch's
@@ -512,8 +485,9 @@ class Trainer:
         try:  # the bar is closed however the loop ends (an error, Ctrl-C)
             compiled, self._compiled = cfg.compile, None
             set_epoch = getattr(loss_fn, "set_epoch", None)
-            scheduler = self._plateau_scheduler(optimizer)
-            warmup = self._warmup_scheduler(optimizer, _n_rows(train))
+            scheduler = plateau_scheduler(optimizer, cfg)
+            warmup = warmup_scheduler(optimizer, cfg, _n_rows(train))
+            cosine = cosine_scheduler(optimizer, cfg, _n_rows(train))
             averaged = self._averaged(module)
             scored = module if averaged is None else averaged.module  # the weights validated and kept
             for epoch in bar:
@@ -532,6 +506,8 @@ class Trainer:
                     result.n_steps += 1
                     if warmup is not None and result.n_steps <= warmup.total_iters:
                         warmup.step()
+                    if cosine is not None:
+                        cosine.step()
                     if averaged is not None:
                         averaged.update_parameters(module)
                     total += s
@@ -550,7 +526,7 @@ class Trainer:
                     break
                 if validation is not None:
                     record["val_loss"] = self.evaluate(scored, validation, val_loss_fn)
-                if scheduler is not None or cfg.lr_warmup_epochs > 0:  # a one-step warm-up too
+                if scheduler is not None or cfg.lr_warmup_epochs > 0 or cosine is not None:  # a one-step warm-up too
                     record["lr"] = float(lr_at_start)  # the rate this epoch's first step trained at (a numpy
                     # float32 learning_rate stayed one: save could not write it as JSON)
                 if scheduler is not None:
