@@ -9,6 +9,8 @@ export MPLBACKEND=Agg
 mkdir -p docs/examples/output
 # The CPU kind the outputs come from: tests/test_doc_snippets.py compares them exactly only
 # on the same kind (another may round float32 sums differently and move a figure).
+# ood_shift.py's simulation rows also depend on numpy's OpenBLAS kernels: they are compared
+# only where numpy draws the authors' basis (tests/authors_data.py), so record them there.
 python -c "from tabmoe.bench._environment import cpu_model; print(cpu_model())" > docs/examples/output/cpu.txt
 for f in docs/examples/*.py; do
   name=$(basename "$f" .py)

@@ -11,6 +11,10 @@
   which the pages embed, on the CPU kind that made them (``output/cpu.txt``; another kind
   may round float32 sums differently and move a figure): ``scripts/run_examples.sh``
   regenerates the outputs in CI but nothing compared them, so an output could go stale.
+  An example that draws the paper's simulation is compared only where numpy draws the
+  authors' multivariate-normal basis, as where its output was recorded: the CPU model does
+  not tell OpenBLAS's kernels apart (an "AMD EPYC (avx512f)" whose OpenBLAS picks its
+  Haswell kernels draws other rows, ``tests/authors_data.py``).
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ import pytest
 import torch
 
 from tabmoe.bench._environment import cpu_model
+
+from .authors_data import draws_the_authors_basis
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -105,6 +111,8 @@ def test_page_fragments_run_as_written(page, reader_data, tmp_path, monkeypatch)
 
 
 EXAMPLES = sorted((DOCS / "examples").glob("*.py"))
+#: Names in an example that draw the paper's simulation, whose rows depend on numpy's SVD basis.
+_SIMULATION_NAMES = ("SimulationSource", "correlation_shift_simulation", "simulation_table")
 _CPU_FILE = DOCS / "examples" / "output" / "cpu.txt"  # written by scripts/run_examples.sh
 RECORDED_CPU = _CPU_FILE.read_text(encoding="utf8").strip() if _CPU_FILE.is_file() else None
 
@@ -116,6 +124,8 @@ RECORDED_CPU = _CPU_FILE.read_text(encoding="utf8").strip() if _CPU_FILE.is_file
 def test_example_prints_its_committed_output(example, tmp_path):
     """Run in a copy of docs/examples (so the committed figures under docs/img are not
     rewritten), one thread, as scripts/run_examples.sh runs it."""
+    if any(name in example.read_text(encoding="utf8") for name in _SIMULATION_NAMES) and not draws_the_authors_basis():
+        pytest.skip("the simulation's rows were recorded where numpy draws the authors' SVD basis, not this one")
     (tmp_path / "docs" / "img").mkdir(parents=True)
     shutil.copytree(DOCS / "examples", tmp_path / "docs" / "examples")
     (tmp_path / "benchmarks").symlink_to(ROOT / "benchmarks")

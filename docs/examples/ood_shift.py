@@ -41,6 +41,8 @@ simulation = SplitDefinition(
     validation_size=0.0,
     id_test_size=0.2,
 )
+# The draws depend on the BLAS kernels numpy's OpenBLAS picks (docs/paper.md): the output
+# shown is the authors' draw (numpy 2.4, AVX-512 kernels); other kernels draw other rows.
 sim = simulation.make(seed=4951)  # the authors' first seed (also the data seed here)
 reports = [shift_report(sim)]     # label shift (TV distance) and ID-vs-OOD classifier AUC
 
