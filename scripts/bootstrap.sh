@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Create .venv (once) and install tabmoe with every extra. torch is pinned to the CPU build
-# available offline here; on a CUDA machine install the matching torch first.
+# Create .venv (once) and install tabmoe with every extra. torch==2.13.0 is installed only
+# where .venv has no torch, from the configured package index (PyPI's Linux x86-64 wheel is
+# the CUDA build): install the CPU or CUDA build you want into .venv first
+# (docs/installation.md, step 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
