@@ -1,7 +1,8 @@
 """Your own dataset and OOD splits: a suite YAML file, loaded, split, checked and reported.
 
     python docs/examples/custom_suite.py
-    tabmoe-bench shift-report docs/examples/my-suite.yaml      # the same report, from the CLI
+    tabmoe-bench shift-report docs/examples/my-suite.yaml      # its seed-0 rows, from the CLI
+    tabmoe-bench shift-report docs/examples/my-suite.yaml --seed 1                # the others
 
 Loads docs/examples/my-suite.yaml, makes every split at every seed (each one is checked for
 leakage as it is made), and prints the part sizes and the shift report. No model is
