@@ -375,6 +375,18 @@ def test_an_estimators_default_column_parameter_is_taken(name, params, encoding)
     assert clf.predict_proba(X).shape == (len(X), 2)
 
 
+@pytest.mark.parametrize("encoding", ["native", "onehot"])
+@pytest.mark.parametrize("rule", ["no_interactions", "pairwise"])
+def test_an_interaction_rule_for_every_column_is_taken(rule, encoding):
+    # interaction_cst="no_interactions" (an additive model) or "pairwise" names no column, so
+    # the encoded matrix's order cannot misdirect it; it was refused as "indexes columns"
+    X, y = table()
+    clf = small_model("hist_gradient_boosting", interaction_cst=rule)
+    clf.set_params(categorical_encoding=encoding).fit(X, y)
+    assert clf.estimator_.interaction_cst == rule
+    assert clf.predict_proba(X).shape == (len(X), 2)
+
+
 @pytest.mark.parametrize("name", list(SMALL))
 def test_native_declaration_is_set_on_the_clone_only(name):
     # the wrapper declares the categorical codes on estimator_: refitting, and a clone of

@@ -70,6 +70,12 @@ INDEX_PARAMS = (
     "ignore_feature",
     "blacklist",
 )
+#: Values of an :data:`INDEX_PARAMS` parameter that index no column: one rule for every
+#: column alike, whatever the encoded matrix's order (HistGradientBoosting's
+#: ``interaction_cst="no_interactions"``, an additive model, and ``"pairwise"``).
+EVERY_COLUMN_VALUES: dict[str, tuple[str, ...]] = {
+    "interaction_cst": ("pairwise", "no_interactions"),
+}
 
 
 def check_no_user_names(estimator: Any) -> None:
@@ -79,9 +85,9 @@ def check_no_user_names(estimator: Any) -> None:
     declaration overwrote them silently; with "onehot" they named columns that are not
     there. CatBoost's ``class_names`` failed ("Not all class names are numeric") or were
     codes. The :data:`INDEX_PARAMS` (columns to ignore, constrain, weight or bin) reached
-    other columns. None, an empty list of columns, an empty string (LightGBM's file names)
-    and the estimator's own default (HistGradientBoosting's "from_dtype") name nothing
-    (:func:`names_nothing`)."""
+    other columns. None, an empty list of columns, an empty string (LightGBM's file names),
+    the estimator's own default (HistGradientBoosting's "from_dtype") and a rule for every
+    column alike (``interaction_cst="no_interactions"``) name nothing (:func:`names_nothing`)."""
     params = estimator.get_params(deep=False)
     name = type(estimator).__name__
     for param in (*COLUMN_PARAMS, *LABEL_PARAMS, *INDEX_PARAMS):
@@ -109,10 +115,12 @@ def check_no_user_names(estimator: Any) -> None:
 
 
 def names_nothing(estimator: Any, param: str, value: Any) -> bool:
-    """Whether ``value`` of ``param`` is None, an empty list of columns, an empty string, or
-    the default of the estimator's constructor (LightGBM's and XGBoost's, passed through
-    ``**kwargs``, have none: None)."""
+    """Whether ``value`` of ``param`` is None, an empty list of columns, an empty string, a
+    rule for every column (:data:`EVERY_COLUMN_VALUES`), or the default of the estimator's
+    constructor (LightGBM's and XGBoost's, passed through ``**kwargs``, have none: None)."""
     if value is None or (isinstance(value, str) and value == ""):
+        return True
+    if isinstance(value, str) and value in EVERY_COLUMN_VALUES.get(param, ()):
         return True
     # An empty list of categorical columns names none; XGBoost's feature_types is a type
     # per column, which an empty list gets wrong on the one-hot matrix.

@@ -123,7 +123,9 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
         So are those that index columns to ignore, constrain, weight or bin them
         (:data:`INDEX_PARAMS`: ``ignored_features``, ``monotonic_cst``,
         ``monotone_constraints``, ``interaction_constraints``, ``feature_weights``, ...):
-        the encoded matrix's columns are not the table's.
+        the encoded matrix's columns are not the table's. A rule for every column alike
+        (HistGradientBoosting's ``interaction_cst="no_interactions"`` or ``"pairwise"``) is
+        taken.
     categorical_encoding : {"onehot", "native"}, default="onehot"
         ``"onehot"``: sparse one-hot codes + numeric block. ``"native"``: the codes as
         categorical features of an estimator with a ``categorical_features``
