@@ -110,6 +110,25 @@ def test_inf_in_a_numeric_column_names_it(name):
         clf.predict(bad)
 
 
+@pytest.mark.parametrize("name", ["ft_transformer", "tab_transformer", "tabm", "tabnet"])
+def test_a_value_the_float32_network_overflows_on_is_named_at_predict(name):
+    # a finite float64 beyond float32's range gave NaN probabilities (and predict the first
+    # class) silently, FT-Transformer's from about 1e25; TabNet failed inside its sparsemax,
+    # "index -1 is out of bounds for dimension 1 with size 1"
+    X, y = table()
+    clf = BASELINE_FACTORIES[name]().fit(X, y)
+    bad = X.copy()
+    bad.loc[bad.index[3], "size"] = 1e39
+    message = (
+        r"network overflowed\. The most extreme numeric value there is 1e\+39 in column "
+        r"'size' \(row position 3\), [0-9.e+]+ standard deviations from its training mean"
+    )
+    for method in (clf.predict, clf.predict_proba, clf.predict_log_proba):
+        with pytest.raises(ValueError, match=message):
+            method(bad)
+    check_predictions(clf, X, np.unique(y))
+
+
 @pytest.mark.parametrize(
     "labels",
     [["no", "yes"], [0, 1], [False, True], ["a", "b", "c"], [3, 7, 11, 20]],

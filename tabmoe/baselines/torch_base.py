@@ -53,6 +53,43 @@ TRAINER_PARAMETER_CONSTRAINTS: dict = {
 }
 
 
+#: Standardised values beyond this (sqrt of float32's largest) overflow when squared, as
+#: norms and variances square them, in the networks' float32 arithmetic.
+FLOAT32_SQUARE_MAX = float(np.sqrt(np.finfo(np.float32).max))
+
+
+def overflow_error(
+    estimator: Any, frame: Any, rows: slice, numeric: np.ndarray, broken: np.ndarray | None
+) -> ValueError:
+    """ValueError for the rows of ``frame`` whose float32 network output is not a number:
+    those of the batch ``rows`` flagged in ``broken``, or, where None (the network failed
+    on the batch), the batch. Names the numeric column, the value and its distance from the
+    training mean of the most extreme standardised value there (``numeric``: the batch's
+    numeric block, its columns then their 0/1 missing indicators)."""
+    name = type(estimator).__name__
+    if broken is None:
+        broken = np.ones(len(numeric), dtype=bool)
+        message = f"{name} could not predict the rows at positions {rows.start} to {rows.start + len(numeric) - 1} of X"
+    else:
+        shown = (np.flatnonzero(broken)[:5] + rows.start).tolist()
+        message = f"{name} gave no finite probability for {int(broken.sum())} row(s) of X (e.g. position(s) {shown})"
+    positions = np.flatnonzero(broken) + rows.start
+    message += ": its float32 network overflowed"
+    encoder = estimator.encoder_
+    n_columns = len(encoder.numeric_columns_)
+    if n_columns:
+        distance = np.abs(numeric[broken, :n_columns])
+        i, k = np.unravel_index(np.argmax(distance), distance.shape)
+        column = int(encoder.numeric_columns_[k])
+        message += (
+            f". The most extreme numeric value there is {frame.iloc[positions[i], column]} in "
+            f"column {frame.columns[column]!r} (row position {positions[i]}), "
+            f"{distance[i, k]:.3g} standard deviations from its training mean; clip or "
+            "transform (e.g. log) such values before predicting."
+        )
+    return ValueError(message)
+
+
 def weighted_cross_entropy(logits: Tensor, y: Tensor, weight: Tensor) -> tuple[Tensor, Tensor]:
     """logits (B, C), y (B,) int64, weight (B,) -> (sum of weight x NLL, sum of weights)."""
     nll = F.cross_entropy(logits.float(), y, reduction="none")
@@ -74,6 +111,11 @@ class TorchTabularClassifier(TorchClassifier):
     (:class:`TableEncoder`), the network (``_build_network``) and the loss (weighted
     cross-entropy). :class:`~tabmoe.baselines.tabnet.TabNetClassifier` overrides ``_train``
     with pytorch-tabnet's own loop.
+
+    Numeric columns are standardised and kept where they are (:class:`TableEncoder`); a value
+    so far from its training mean that the float32 network overflows on it (FT-Transformer's
+    did at 1e25 standard deviations; every network's does beyond float32's largest, 3.4e38)
+    is a ValueError at predict naming its column and row, rather than NaN probabilities.
 
     Training parameters every subclass takes (after its architecture parameters)
     ----------------------------------------------------------------------------
@@ -201,7 +243,8 @@ class TorchTabularClassifier(TorchClassifier):
     def _label_logits(self, X: Any) -> np.ndarray:
         """(n, n_classes) float32 logits. ``X`` is checked once, then encoded
         PREDICT_BATCH_ROWS rows at a time: memory beyond ``X`` and the output does not grow
-        with the rows."""
+        with the rows. Rows the float32 network gives no number for are a ValueError
+        naming the most extreme numeric value among them (:func:`overflow_error`)."""
         check_is_fitted(self)
         frame = self.encoder_.checked_frame(self, X)
         rows_per_batch = max(PREDICT_BATCH_ROWS, self._predict_batch_rows)
@@ -209,7 +252,18 @@ class TorchTabularClassifier(TorchClassifier):
         out = np.empty((len(frame), len(self.classes_)), dtype=np.float32)
         with self._predict_autocast():
             for rows, codes, numeric in batches:
-                out[rows] = self._encoded_logits(codes, numeric)
+                try:  # a value beyond float32 casts to inf (numpy's warning): the error below
+                    with np.errstate(over="ignore"):
+                        logits = self._encoded_logits(codes, numeric)
+                except RuntimeError as exc:  # TabNet's sparsemax indexes past a NaN's support
+                    if isinstance(exc, torch.cuda.OutOfMemoryError) or not (np.abs(numeric) > FLOAT32_SQUARE_MAX).any():
+                        raise
+                    raise overflow_error(self, frame, rows, numeric, None) from exc
+                # NaN or +inf: no probability (TabNet's -inf are classes it did not train)
+                broken = np.isnan(logits).any(axis=1) | np.isposinf(logits).any(axis=1)
+                if broken.any():
+                    raise overflow_error(self, frame, rows, numeric, broken)
+                out[rows] = logits
         return out
 
     def _encoded_logits(self, codes: np.ndarray, numeric: np.ndarray) -> np.ndarray:
