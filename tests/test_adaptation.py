@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -190,6 +192,23 @@ def test_tabnet_names_x_unlabeled_in_its_unseen_value_warning():
     with pytest.warns(UserWarning, match=r"^Column 'c': 20 value\(s\).* \(In X_unlabeled\.\)$") as record:
         model.fit(X, y, X_unlabeled=X_unlabeled)
     assert not [w for w in record if "not seen during fit" in str(w.message) and "X_unlabeled" not in str(w.message)]
+
+
+def test_tabnet_reads_an_array_x_unlabeled_by_position_without_a_warning():
+    """An array X_unlabeled after a DataFrame X is read by position, as predict reads it and
+    as TabularMoEClassifier reads it, silently: TabNet warned twice, naming its internals,
+    "X does not have valid feature names, but TableEncoder was fitted with feature names"
+    and the same of ColumnTokenizer."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"c": rng.choice(["p", "q"], 60), "v": rng.normal(size=60)})
+    y = np.where(X["v"] > 0, "yes", "no")
+    by_name = TabNetClassifier(max_epochs=1, random_state=0, device="cpu").fit(X, y, X_unlabeled=X)
+    model = TabNetClassifier(max_epochs=1, random_state=0, device="cpu")
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*feature names")
+        model.fit(X, y, X_unlabeled=X.to_numpy(dtype=object))
+    assert model.pretrain_history_ == by_name.pretrain_history_
+    np.testing.assert_array_equal(model.predict_proba(X), by_name.predict_proba(X))
 
 
 def test_target_rows_with_other_columns_are_refused_not_weighted_as_unshifted():

@@ -462,7 +462,9 @@ class TabNetClassifier(TorchTabularClassifier):
 
     def _unlabeled_frame(self, frame: Any, X_unlabeled: Any) -> Any:
         """``X_unlabeled`` as a frame, checked against ``X`` as eval_set's X_val is, with
-        errors naming it (the encoder's own, at predict, say "X" and "feature names ... fit")."""
+        errors naming it (the encoder's own, at predict, say "X" and "feature names ... fit").
+        An array (or a frame of other labels) is read by position, as predict reads it, and
+        takes ``X``'s labels: the encoder and its tokenizer warned, naming themselves."""
         try:  # empty or 1-d: scikit-learn's words, which do not name X_unlabeled
             unlabeled = to_frame(X_unlabeled)
         except ValueError as exc:
@@ -473,6 +475,8 @@ class TabNetClassifier(TorchTabularClassifier):
                 f"X_unlabeled has {unlabeled.shape[1]} features, but X has {frame.shape[1]}: "
                 "an array is read by position, as predict reads it."
             )
+        if list(unlabeled.columns) != list(frame.columns):
+            unlabeled = unlabeled.set_axis(frame.columns, axis=1)
         return unlabeled
 
     def _record_history(self, validated: bool, early: bool) -> None:
