@@ -103,6 +103,19 @@ def test_encoder_weights_scale_like_repeated_rows():
         TableEncoder().fit(X, sample_weight=[1, -1, 1])
 
 
+@pytest.mark.parametrize("scale", [1e-6, 1e16, 1e300])
+def test_encoder_reads_only_relative_weights(scale):
+    # StandardScaler counts the weights' sum as the rows seen: weights of 1e16 left the column
+    # unscaled (its constant-column test's rounding allowance grows with that count: scale_
+    # 1), 1e300 overflowed the variance and every value became missing (0, indicator set)
+    X = pd.DataFrame({"u": [0.0, 1.0, 5.0, 2.0]})
+    weight = np.array([1.0, 2.0, 1.0, 3.0])
+    expected = TableEncoder().fit(X, sample_weight=weight).encode(X)[1]
+    scaled = TableEncoder().fit(X, sample_weight=weight * scale).encode(X)[1]
+    assert scaled.shape == expected.shape == (4, 1)
+    np.testing.assert_allclose(scaled, expected, rtol=1e-12)
+
+
 def test_encoder_max_categories_keeps_the_most_frequent_values():
     X = pd.DataFrame({"a": ["r"] * 5 + ["s"] * 1 + ["t"] * 3 + ["u"] * 2})
     encoder = TableEncoder(max_categories=4).fit(X)  # two reserved + two kept

@@ -125,12 +125,14 @@ class TableEncoder(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         """Learn categories, folds and numeric scaling from ``X`` (n_samples, n_features).
 
         ``sample_weight`` (n_samples,) weights the numeric means and standard deviations,
-        so that a weight of 2 scales like a repeated row.
+        so that a weight of 2 scales like a repeated row; only relative weights count
+        (:func:`_unit_weights`).
         """
         frame = to_frame(X)
         validate_data(self, X, skip_check_array=True, reset=True)
         if sample_weight is not None:
             sample_weight = _check_sample_weight(sample_weight, frame, ensure_non_negative=True)
+            sample_weight = _unit_weights(sample_weight)
         with _array_output():
             return self._fit(frame, sample_weight)
 
@@ -286,6 +288,23 @@ class TableEncoder(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         tags.input_tags.string = True
         tags.transformer_tags.preserves_dtype = []
         return tags
+
+
+def _unit_weights(weight: np.ndarray) -> np.ndarray:
+    """``weight`` times the power of two that brings its mean into [1, 2) (unchanged where
+    it is there). The scaler's weighted means and variances are the same, bit for bit (a
+    power of two rounds nothing), but ``StandardScaler`` counts the sum of the weights as the
+    rows seen, and its test for a constant column allows a rounding error that grows with
+    that count: weights summing past about 1e15 left a numeric column unscaled (``scale_``
+    1), and past about 1e200 the variance overflowed and every value became missing (0,
+    indicator set). All weights 0: left as they are (scikit-learn's to refuse)."""
+    top = float(weight.max()) if len(weight) else 0.0
+    if not top > 0:
+        return weight
+    shift = -np.frexp(top)[1]  # the largest into [0.5, 1): the mean cannot overflow
+    mean = float(np.ldexp(weight, shift).mean())
+    shift += 1 - np.frexp(mean)[1]
+    return weight if shift == 0 else np.ldexp(weight, shift)
 
 
 def _array_output():
