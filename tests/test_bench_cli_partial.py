@@ -137,3 +137,24 @@ def test_a_tilde_in_a_suite_file_argument_is_the_home_folder(runner, tmp_path, m
     ran = runner.invoke(main, ["run", "~/suites/tiny.yaml", "--results=~/r", "--no-progress", "--no-report"])
     assert ran.exit_code == 0, ran.output
     assert (home / "r" / "runs" / "tiny").is_dir() and list(cwd.iterdir()) == []
+
+
+@pytest.mark.parametrize("option", ["--results", "--out", "--suites-dir", "--openml-cache"])
+def test_an_empty_path_option_is_refused_not_read_as_the_current_folder(runner, tmp_path, monkeypatch, option):
+    """``--results ""`` (``--results "$OUT"`` with ``OUT`` unset) was ``Path("")``, the current
+    folder: ``run`` wrote runs/, failures/, .lock and the report there, ``report --out ""``
+    wrote the report there, and ``report --results ""`` said "no finished runs"."""
+    suite, cwd = tiny_suite(tmp_path / "suites"), tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    args = {
+        "--results": ["run", str(suite), "--results", "", "--no-progress"],
+        "--out": ["report", str(suite), "--results", str(tmp_path), "--out", ""],
+        "--suites-dir": ["--suites-dir", "", "run", "tiny", "--results", str(tmp_path / "r")],
+        "--openml-cache": ["run", str(suite), "--results", str(tmp_path / "r"), "--openml-cache", ""],
+    }[option]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 2, result.output
+    (line,) = result.output.strip().splitlines()
+    assert line.startswith(f"Error: Invalid value for '{option}': the path is empty"), line
+    assert list(cwd.iterdir()) == [] and not (tmp_path / "r").exists()

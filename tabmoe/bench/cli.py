@@ -108,9 +108,14 @@ def _user_errors() -> Iterator[None]:
 
 class _UserPath(click.Path):
     """``click.Path`` with ``~`` expanded: a quoted "~/cache" (or ``--results=~/r``, which the
-    shell leaves alone) reaches the program as typed; a written folder was made as ``./~/r``."""
+    shell leaves alone) reaches the program as typed; a written folder was made as ``./~/r``.
+    An empty value (``--results "$OUT"`` with ``OUT`` unset) is refused: ``Path("")`` is the
+    current folder, where ``run`` wrote its runs, journal and report."""
 
     def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        if isinstance(value, str) and not value:
+            self.fail("the path is empty (an unset shell variable?); give a folder, or leave the "
+                      "option out for its default.", param, ctx)
         return super().convert(Path(value).expanduser() if isinstance(value, str) else value, param, ctx)
 
 
