@@ -233,3 +233,13 @@ def test_openml_docs_give_each_deep_models_fixed_budget_patience():
     ):
         text = " ".join((root / path).read_text().split())
         assert "patience 10, TabM 16" in text, path
+
+
+@pytest.mark.parametrize("key, value", [("models", {}), ("models", None), ("protocols", []), ("protocols", None)])
+def test_an_empty_models_or_protocols_entry_is_refused(key, value):
+    """``models: {}`` (or ``models:`` with every entry commented out) ran every installed
+    model, each tuned, where ``--models ""`` is refused as naming nothing."""
+    base = {"name": "x", "seeds": [0], "splits": [{"name": "a", "data": {"openml": 31}, "split": {"by": "time"}}]}
+    with pytest.raises(ValueError, match=rf"suite.{key}: empty, so it names no {key[:-1]}; name some, or leave the key out"):
+        suite_from_dict({**base, key: value})
+    assert suite_from_dict(base).models == {} and suite_from_dict(base).protocols == ()  # absent: the defaults

@@ -107,6 +107,13 @@ def suite_from_dict(spec: dict[str, Any], *, base_dir: Path | None = None, path:
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
         raise ValueError(f"{where}: split names {repeated} are used more than once")
+    # present but empty (`models: {}`, or every entry commented out): refused, as `--models ""`
+    # is; it ran the default (every installed model, each tuned), not a smaller plan
+    for key, noun, default in (("models", "model", "every installed model"),
+                               ("protocols", "protocol", "fixed-budget and tuned")):
+        if key in spec and spec[key] in (None, {}, []):
+            raise ValueError(f"{where}.{key}: empty, so it names no {noun}; name some, or leave the "
+                             f"key out for the default ({default})")
     models = spec.get("models") or {}
     if not isinstance(models, dict) or not all(
         isinstance(k, str) and isinstance(v, (dict, type(None))) for k, v in models.items()
