@@ -70,16 +70,26 @@ def accelerator(estimator: Any) -> str | None:
 @functools.cache
 def git_revision() -> dict[str, object]:
     """``{"revision": sha, "dirty": bool}`` of the checkout tabmoe runs from (None outside git)."""
-    root = Path(__file__).resolve().parents[2]
+    return checkout_revision(Path(__file__).resolve().parents[2])
+
+
+def checkout_revision(root: Path) -> dict[str, object]:
+    """The revision and dirty flag of the git checkout whose top folder is ``root``; None and
+    None when ``root`` is not one. A folder inside someone else's checkout is not: tabmoe
+    installed in a virtual environment within a user's project (``<project>/.venv/lib/
+    .../site-packages``) recorded that project's revision and dirty flag as its own."""
     try:
-        sha = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, check=True, timeout=10
-        ).stdout.strip()
+        top, sha = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--show-toplevel", "HEAD"],
+            capture_output=True, text=True, check=True, timeout=10,
+        ).stdout.splitlines()  # lines: the top folder's name may hold spaces
+        if Path(top).resolve() != Path(root).resolve():
+            return {"revision": None, "dirty": None}
         status = subprocess.run(
             ["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
             capture_output=True, text=True, check=True, timeout=10,
         ).stdout
-    except (OSError, subprocess.SubprocessError):
+    except (OSError, subprocess.SubprocessError, ValueError):
         return {"revision": None, "dirty": None}
     return {"revision": sha, "dirty": bool(status.strip())}
 
