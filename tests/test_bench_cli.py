@@ -264,6 +264,24 @@ def test_suites_says_when_a_folder_holds_none(runner, tmp_path):
     assert result.exit_code == 2 and f"suite {tmp_path / 'x.yaml'} is a folder, not a suite file" in result.output
 
 
+@pytest.mark.parametrize("kind", ["missing", "file"])
+def test_a_bad_suites_dir_variable_is_named_as_the_cause(runner, tmp_path, monkeypatch, kind):
+    """A $TABMOE_SUITES_DIR that does not exist said "suites directory not found: D (set
+    TABMOE_SUITES_DIR)" to a user who had set it; one naming a file said "not found" too."""
+    folder = tmp_path / "suites"
+    if kind == "file":
+        folder.write_text("")
+    monkeypatch.setenv("TABMOE_SUITES_DIR", str(folder))
+    for args in (["suites"], ["run", "smoke", "--results", str(tmp_path / "r")]):
+        result = runner.invoke(main, args)
+        assert result.exit_code == 2, result.output
+        problem = "does not exist" if kind == "missing" else "is a file, not a folder"
+        assert result.output == (f"Error: suites directory {folder} {problem} (from $TABMOE_SUITES_DIR: "
+                                 "point it at a folder of suite .yaml files, or unset it for the "
+                                 "suites shipped with tabmoe)\n")
+    assert not (tmp_path / "r").exists()
+
+
 @pytest.mark.parametrize("command", ["suites", "run", "report", "shift-report"])
 def test_suites_dir_also_after_the_command(runner, tmp_path, command):
     """--suites-dir worked only before the command (`tabmoe-bench suites --suites-dir D`:

@@ -74,7 +74,12 @@ def available_suites(directory: str | os.PathLike | None = None) -> dict[str, Pa
     folder so named is not a suite)."""
     directory = Path(directory) if directory is not None else default_suites_dir()
     if not directory.is_dir():
-        raise FileNotFoundError(f"suites directory not found: {directory} (set TABMOE_SUITES_DIR)")
+        # "(set TABMOE_SUITES_DIR)" was told to a user who had set it, to the folder at fault
+        problem = "is a file, not a folder" if directory.exists() else "does not exist"
+        env = os.environ.get("TABMOE_SUITES_DIR")
+        source = (" (from $TABMOE_SUITES_DIR: point it at a folder of suite .yaml files, or unset "
+                  "it for the suites shipped with tabmoe)" if env and Path(env) == directory else "")
+        raise FileNotFoundError(f"suites directory {directory} {problem}{source}")
     return {path.stem: path for path in sorted(directory.glob("*.yaml")) if path.is_file()}
 
 
