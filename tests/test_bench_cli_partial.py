@@ -158,3 +158,20 @@ def test_an_empty_path_option_is_refused_not_read_as_the_current_folder(runner, 
     (line,) = result.output.strip().splitlines()
     assert line.startswith(f"Error: Invalid value for '{option}': the path is empty"), line
     assert list(cwd.iterdir()) == [] and not (tmp_path / "r").exists()
+
+
+def test_a_tilde_in_the_suites_dir_variable_is_the_home_folder(runner, tmp_path, monkeypatch):
+    """``TABMOE_SUITES_DIR='~/suites'`` (quoted, or from a .env file: no shell expands it)
+    was a folder named ``~`` in the current folder ("suites directory not found"), where
+    ``$TABMOE_OPENML_CACHE``, ``$TABMOE_AUTO_MPG`` and ``--suites-dir`` read ``~``."""
+    home, cwd = tmp_path / "home", tmp_path / "cwd"
+    cwd.mkdir()
+    tiny_suite(home / "suites")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("TABMOE_SUITES_DIR", "~/suites")
+    monkeypatch.chdir(cwd)
+    listed = runner.invoke(main, ["suites"])
+    assert listed.exit_code == 0 and listed.output.startswith("tiny: "), listed.output
+    ran = runner.invoke(main, ["run", "tiny", "--results=~/r", "--no-progress", "--no-report"])
+    assert ran.exit_code == 0, ran.output
+    assert (home / "r" / "runs" / "tiny").is_dir() and list(cwd.iterdir()) == []

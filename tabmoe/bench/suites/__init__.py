@@ -62,10 +62,12 @@ class Suite:
 
 
 def default_suites_dir() -> Path:
-    """``$TABMOE_SUITES_DIR`` if set, else the suites shipped in this package."""
+    """``$TABMOE_SUITES_DIR`` (``~`` expanded, as in ``$TABMOE_OPENML_CACHE``: a quoted
+    ``"~/suites"`` was a folder named ``~`` in the current folder) if set, else the suites
+    shipped in this package."""
     env = os.environ.get("TABMOE_SUITES_DIR")
     if env:
-        return Path(env)
+        return Path(env).expanduser()
     return Path(__file__).resolve().parent
 
 
@@ -78,7 +80,7 @@ def available_suites(directory: str | os.PathLike | None = None) -> dict[str, Pa
         problem = "is a file, not a folder" if directory.exists() else "does not exist"
         env = os.environ.get("TABMOE_SUITES_DIR")
         source = (" (from $TABMOE_SUITES_DIR: point it at a folder of suite .yaml files, or unset "
-                  "it for the suites shipped with tabmoe)" if env and Path(env) == directory else "")
+                  "it for the suites shipped with tabmoe)" if env and Path(env).expanduser() == directory else "")
         raise FileNotFoundError(f"suites directory {directory} {problem}{source}")
     return {path.stem: path for path in sorted(directory.glob("*.yaml")) if path.is_file()}
 
