@@ -412,8 +412,11 @@ def test_report_reads_a_database_without_creating_one(runner, tmp_path):
     suite = tiny_suite(tmp_path)
     url = f"sqlite:///{tmp_path / 'runs.db'}"
     # --results: the run's lock folder, which would otherwise be results/ under the tests' cwd
-    assert runner.invoke(main, ["run", str(suite), "--storage", url, "--results", str(tmp_path / "results"),
-                                "--no-progress", "--no-report"]).exit_code == 0
+    ran = runner.invoke(main, ["run", str(suite), "--storage", url, "--results", str(tmp_path / "results"),
+                               "--no-progress", "--no-report"])
+    assert ran.exit_code == 0, ran.output
+    # it named the results folder, which holds no record, as where the results are
+    assert f"Results: {url}" in ran.output and not list((tmp_path / "results").rglob("*.json"))
     result = runner.invoke(main, ["report", str(suite), "--storage", url, "--out", str(tmp_path / "out")])
     assert result.exit_code == 0 and (tmp_path / "out" / "report.md").is_file(), result.output
 

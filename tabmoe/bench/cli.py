@@ -470,7 +470,8 @@ def run_command(
         f"{loaded.name}: {summary.planned} planned, {summary.skipped} already finished, "
         f"{summary.done} run now, {len(summary.failed)} failed"
         + (f", {summary.not_run} not run" if summary.not_run else "")
-        + f". Results: {results}"
+        # with --storage the records are in the database; the folder holds the lock and report
+        + f". Results: {getattr(store, 'shown', None) or results}"
         + (f"; report: {report_path}" if report_path is not None else "")
     )
     if summary.failed:
