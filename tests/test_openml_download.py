@@ -113,6 +113,24 @@ def test_the_cache_error_names_download_for_python_and_the_cli(openml_cache, tmp
     assert "Parquet" not in message
 
 
+def test_a_cache_without_the_datasets_entry_points_to_the_cache_option(empty_cache):
+    """`tabmoe-bench run openml-ood` without --openml-cache (openml's own, empty cache) was
+    told only to add three files to that cache or to download them; the usual cause is a
+    cache elsewhere, which --openml-cache or $TABMOE_OPENML_CACHE names."""
+    with pytest.raises(OpenMLCacheError) as info:
+        load_openml(13, cache_dir=empty_cache)
+    message = " ".join(str(info.value).split())
+    assert "The cache has no entry for this dataset: if your OpenML cache is elsewhere, pass its root" in message
+    assert "cache_dir= (Python), --openml-cache or $TABMOE_OPENML_CACHE (tabmoe-bench)" in message
+    assert "Else: add those files to the cache, or pass download=True (Python) or --download" in message
+    entry = dataset_cache_dir(empty_cache, 13)  # an entry that is there but incomplete: no such hint
+    entry.mkdir(parents=True)
+    (entry / "description.xml").write_text("<oml:data_set_description/>")
+    with pytest.raises(OpenMLCacheError) as info:
+        load_openml(13, cache_dir=empty_cache)
+    assert "--openml-cache" not in str(info.value) and "Add those files to the cache" in str(info.value)
+
+
 def test_a_parquet_only_entry_of_openml_python_0_15_is_explained(openml_cache, tmp_path):
     """openml-python 0.15 caches dataset_<id>.pq and no ARFF; the error said only
     "dataset.arff (missing)", though the entry holds the data."""

@@ -125,7 +125,14 @@ def _way_out(entry: Path) -> str:
             f"the ARFF). Fetch the ARFF with {download} (needs network access), or add "
             "dataset.arff to the cache."
         )
-    return f"Add those files to the cache, or pass {download} to fetch them (needs network access)."
+    fix = f"Add those files to the cache, or pass {download} to fetch them (needs network access)."
+    if not entry.is_dir():  # no entry at all: most often the wrong cache, not an incomplete one
+        return (
+            "The cache has no entry for this dataset: if your OpenML cache is elsewhere, pass its "
+            "root (the folder holding org/openml/www) as cache_dir= (Python), --openml-cache or "
+            f"$TABMOE_OPENML_CACHE (tabmoe-bench). Else: {fix[0].lower()}{fix[1:]}"
+        )
+    return fix
 
 
 def _work_root(work_dir: str | os.PathLike | None) -> Path:
