@@ -232,7 +232,8 @@ def test_seed_lists():
         # named no option: "suite 'smoke' has no split 'zzz'; splits are [...]"
         (["shift-report", "smoke", "--split", "zzz"], "--split: suite 'smoke' has no split 'zzz'; splits are"),
         (["report", "smoke", "--results", "{tmp}/r"], "no results folder {tmp}/r"),
-        (["report", "smoke", "--results", "{tmp}/empty"], "no finished runs to report for 'smoke'"),
+        (["report", "smoke", "--results", "{tmp}/empty"],
+         "no finished runs to report for 'smoke' in {tmp}/empty/runs/smoke (no such folder)"),
         (["run", "smoke", "--protocol", "oracle"], "Invalid value for '--protocol': 'oracle' is not one of"),
         (["report", "smoke", "--tie", "-1"], "report --help)"),
         # accepted by click's FloatRange: no split counted as a win, tie or loss ("within ±nan")
@@ -398,6 +399,27 @@ def test_suite_file_that_is_not_yaml_is_one_line(runner, tmp_path):
         assert result.exit_code == 2, result.output
         (line,) = result.output.strip().splitlines()
         assert line.startswith(f"Error: suite {tmp_path / 'bad.yaml'}: not valid YAML"), line
+
+
+def test_a_report_that_finds_no_runs_names_where_it_looked(runner, tmp_path):
+    """"no finished runs to report for 'smoke'" named no folder: a --results one level too
+    deep (the runs/ folder) or another suite's folder read as if the runs were lost."""
+    suite, results = tiny_suite(tmp_path), tmp_path / "results"
+    ran = runner.invoke(main, ["run", str(suite), "--results", str(results), "--no-progress", "--no-report"])
+    assert ran.exit_code == 0, ran.output
+    deep = runner.invoke(main, ["report", str(suite), "--results", str(results / "runs")])
+    assert deep.exit_code == 2, deep.output
+    assert deep.output == (f"Error: no finished runs to report for 'tiny' in {results / 'runs' / 'runs' / 'tiny'} "
+                           "(no such folder)\n")
+    other = runner.invoke(main, ["report", "smoke", "--results", str(results)])
+    assert other.exit_code == 2, other.output
+    assert other.output == (f"Error: no finished runs to report for 'smoke' in {results / 'runs' / 'smoke'} "
+                            "(this results folder holds runs of ['tiny'])\n")
+    url = f"sqlite:///{tmp_path / 'runs.db'}"
+    assert runner.invoke(main, ["run", str(suite), "--storage", url, "--results", str(results),
+                                "--no-progress", "--no-report"]).exit_code == 0
+    other = runner.invoke(main, ["report", "smoke", "--storage", url, "--out", str(tmp_path / "out")])
+    assert other.output == f"Error: no finished runs to report for 'smoke' in the database {url}\n"
 
 
 def test_report_reads_a_database_without_creating_one(runner, tmp_path):

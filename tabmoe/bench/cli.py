@@ -521,7 +521,7 @@ def _write_report(suite: Any, store: Any, out: Path, planned: list[str] | None =
                    "sets it aside and redoes the run", err=True)
         failures[item.run_id] = f"corrupted {item.location}: {item.reason}"
     if not records:  # before write_report, which creates the output folder
-        raise ValueError(f"no finished runs to report for {suite.name!r}")
+        raise ValueError(f"no finished runs to report for {suite.name!r} in {store.place(suite.name)}")
     models = sorted({r["model"] for r in records})
     if check_reference and reference not in models:
         raise ValueError(f"--reference {reference!r} has no runs in these results; models: {models}")

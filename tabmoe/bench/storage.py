@@ -130,6 +130,9 @@ class RunStore(Protocol):
     def close(self) -> None:
         """Release the store's database connections, if any (it reopens them if used again)."""
 
+    def place(self, suite: str) -> str:
+        """Where the records of ``suite`` are read from, for a message that found none."""
+
 
 def _finite(value: Any) -> Any:
     """NaN / inf floats -> None, recursively (records are strict JSON)."""
@@ -186,6 +189,13 @@ class DirectoryStore:
 
     def close(self) -> None:
         """Nothing to release: every file is closed after each read or write."""
+
+    def place(self, suite: str) -> str:
+        """The suite's records folder, and the suites the folder holds runs of instead."""
+        runs = self.root / "runs"
+        others = sorted(p.name for p in runs.iterdir() if p.is_dir() and p.name != _safe(suite)) if runs.is_dir() else []
+        note = f"this results folder holds runs of {others}" if others else "no such folder"
+        return f"{runs / _safe(suite)}" + ("" if (runs / _safe(suite)).is_dir() else f" ({note})")
 
     def _path(self, folder: str, run_id: str, suffix: str) -> Path:
         suite, split, model, protocol, seed = run_id.split("/")
@@ -348,6 +358,9 @@ class SQLStore:
                 meta.create_all(self.engine)  # lost a creation race with another worker: they exist now
         except sa.exc.SQLAlchemyError as exc:
             raise ValueError(f"cannot use the database {self.shown}: {_first_line(exc)}") from exc
+
+    def place(self, suite: str) -> str:
+        return f"the database {self.shown}"
 
     def close(self) -> None:
         """Close the pooled connections now (a command's last use), not when the garbage
