@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 
+from ._optional import optional_module
 from ._tuning_checks import (
     _check_available,
     _check_comparable,
@@ -372,7 +373,7 @@ def tune(
         ``study_name`` continues the study (the failed trial counts in ``n_trials``);
         ``storage=optuna.storages.InMemoryStorage()`` does so within one process.
     """
-    import optuna
+    optuna = optional_module("optuna", "tune", extra="tuning")
 
     if metric not in METRICS:
         raise ValueError(f"metric={metric!r} is not one of {sorted(METRICS)}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,13 @@ def test_smoke_needs_nothing_outside_the_repo(monkeypatch, tmp_path):
         for seed in SMOKE.seeds_for(definition):
             split = definition.make(seed)
             assert len(split.train) > 100 and len(split.ood_test) > 50
+
+
+def test_load_suite_without_pyyaml_names_the_extra(monkeypatch):
+    """It failed with Python's bare "No module named 'yaml'", naming neither pyyaml nor the extra."""
+    monkeypatch.setitem(sys.modules, "yaml", None)  # as if not installed
+    with pytest.raises(ImportError, match=r"load_suite needs the optional package 'pyyaml': install the extra 'data'"):
+        load_suite("smoke")
 
 
 def test_paper_suite_covers_the_paper():

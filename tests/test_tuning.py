@@ -567,6 +567,14 @@ def test_a_model_whose_optional_package_is_missing_is_named_before_the_study_sta
     assert not journal.exists()
 
 
+def test_tune_without_optuna_names_the_extra(data, monkeypatch):
+    """It failed with Python's bare "No module named 'optuna'", naming no extra."""
+    X, y, val = data
+    monkeypatch.setitem(sys.modules, "optuna", None)  # as if not installed
+    with pytest.raises(ImportError, match=r"tune needs the optional package 'optuna': install the extra 'tuning'"):
+        tune(LogisticRegression(), X, y, {"C": [0.1, 1.0]}, validation=val, n_trials=1)
+
+
 def test_a_stored_study_is_continued_only_with_its_model(tmp_path):
     """Another model's trials were added to the study, and its best trial (the first model's)
     was refit with the second model and returned with the first model's score."""

@@ -23,7 +23,7 @@ from typing import Any, Literal
 from sklearn.utils._param_validation import Interval
 from torch import Tensor, nn
 
-from ._optional import optional_import
+from .._optional import optional_import
 from .torch_base import TRAINER_PARAMETER_CONSTRAINTS, TorchTabularClassifier
 
 #: ``FTTransformer.get_default_kwargs(n_blocks=3)`` and ``make_default_optimizer()``.

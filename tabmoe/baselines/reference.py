@@ -49,6 +49,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
+from .._optional import optional_import
 from ..nn._base import FitInputs, start_fit
 from ._gbdt import (
     catboost_prior,
@@ -61,7 +62,6 @@ from ._inner_params import COLUMN_PARAMS as COLUMN_PARAMS  # public here
 from ._inner_params import INDEX_PARAMS as INDEX_PARAMS
 from ._inner_params import LABEL_PARAMS as LABEL_PARAMS
 from ._inner_params import check_no_user_names, class_weight_by_code, class_weights
-from ._optional import optional_import
 from .encoding import N_RESERVED_CODES, TableEncoder
 from .staged_search import StagedGridSearchCV
 

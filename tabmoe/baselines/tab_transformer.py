@@ -32,7 +32,7 @@ import torch
 from sklearn.utils._param_validation import Interval
 from torch import Tensor, nn
 
-from ._optional import optional_import
+from .._optional import optional_import
 from .torch_base import TRAINER_PARAMETER_CONSTRAINTS, TorchTabularClassifier
 
 #: Huang et al. 2020 (dim 32, depth 6, 8 heads, MLP 4x and 2x the input width, dropout

@@ -46,7 +46,7 @@ import torch.nn.functional as F
 from sklearn.utils._param_validation import Interval, StrOptions
 from torch import Tensor, nn
 
-from ._optional import optional_import
+from .._optional import optional_import
 from .torch_base import TRAINER_PARAMETER_CONSTRAINTS, TorchTabularClassifier
 
 #: The authors' defaults (``TabM.make`` and the paper's default optimiser).

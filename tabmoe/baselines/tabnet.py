@@ -30,11 +30,11 @@ from sklearn.metrics import log_loss
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._frame import check_other_columns
+from .._optional import optional_import
 from .._stack import warnings_about
 from ..nn._base import FitInputs
 from ..nn.trainer import float32_default, seeded
 from ..tokenizer import to_frame
-from ._optional import optional_import
 from .torch_base import TRAINING_PARAMETER_CONSTRAINTS, TorchTabularClassifier
 
 try:

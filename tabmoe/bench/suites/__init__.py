@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..._optional import optional_module
 from ...data._spec import parse_seeds
 from ...data.splits import SplitDefinition, check_name
 
@@ -149,7 +150,7 @@ def suite_from_dict(spec: dict[str, Any], *, base_dir: Path | None = None, path:
 
 def load_suite(name_or_path: str | os.PathLike, directory: str | os.PathLike | None = None) -> Suite:
     """Load a suite by name (from ``directory``) or from a ``.yaml`` path."""
-    import yaml  # optional dependency (extra "data")
+    yaml = optional_module("yaml", "load_suite", extra="data", package="pyyaml")
 
     path = Path(name_or_path)
     if path.suffix not in (".yaml", ".yml"):
