@@ -75,6 +75,10 @@ def _labels_with_missing(kind: str, n: int):
         return np.array([*base[:5], np.nan, *base[6:]], dtype=object)
     if kind == "list-none":
         return [*base[:5], None, *base[6:]]
+    if kind == "tuple-nan":  # e.g. from zip(*rows): numpy read NaN as the text 'nan', a class
+        return (*base[:5], np.nan, *base[6:])
+    if kind == "tuple-none":  # was "'<' not supported between instances of 'NoneType' and 'str'"
+        return (*base[:5], None, *base[6:])
     if kind == "string-na":
         return pd.Series([*base[:5], pd.NA, *base[6:]], dtype="string")
     if kind == "float-nan":
@@ -99,7 +103,7 @@ def _with_eval_set(name: str):
     return clf
 
 
-MISSING_LABELS = ["object-nan", "list-none", "string-na", "float-nan", "Int64-na", "category-nan"]
+MISSING_LABELS = ["object-nan", "list-none", "tuple-nan", "tuple-none", "string-na", "float-nan", "Int64-na", "category-nan"]
 
 
 @pytest.mark.parametrize("kind", MISSING_LABELS)

@@ -122,9 +122,11 @@ def validate_targets(y: Any, what: str = "y") -> np.ndarray:
 def _check_no_missing_labels(y: Any, what: str) -> None:
     """ValueError like scikit-learn's ("Input y contains NaN") for NaN, None, NaT or pd.NA
     labels, in any container and dtype (an object array mixing NaN and strings would
-    otherwise fail in sorting with a TypeError)."""
+    otherwise fail in sorting with a TypeError). A list or tuple is read as objects: pandas
+    takes a tuple for one value, and numpy made ('a', nan) the text 'nan', a class."""
     try:
-        missing = np.asarray(pd.isna(np.asarray(y, dtype=object) if isinstance(y, list) else y), dtype=bool)
+        as_objects = isinstance(y, list | tuple)
+        missing = np.asarray(pd.isna(np.asarray(y, dtype=object) if as_objects else y), dtype=bool)
     except (TypeError, ValueError):  # ragged or exotic input: column_or_1d will say what is wrong
         return
     if missing.any():
