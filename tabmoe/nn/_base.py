@@ -22,20 +22,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import (
-    _check_sample_weight,
-    _num_samples,
-    check_consistent_length,
-    column_or_1d,
-    validate_data,
-)
+from sklearn.utils.validation import _check_sample_weight, check_consistent_length, validate_data
 
 from .. import _paper_config as defaults
 from .._frame import check_other_columns
 from .._stack import user_stacklevel, warnings_about
 from ..tokenizer import to_frame
 from ._class_weight import class_weighted
+from ._targets import encode_targets, eval_pair, validate_targets
 from ._threads import scoped_threads
 from .trainer import LossFn, Trainer, TrainerConfig, TrainResult, autocast, resolve_device, seeded
 
@@ -106,44 +100,6 @@ def _native_bf16(device: torch.device) -> bool:
     capability 8 (Ampere) or later. ``torch.cuda.is_bf16_supported()`` also counts emulated
     bf16, which is slower than float32 and no more useful."""
     return torch.cuda.get_device_capability(device)[0] >= 8
-
-
-def validate_targets(y: Any, what: str = "y") -> np.ndarray:
-    """``y`` as a 1-d array of classification targets (ValueError for None, missing labels
-    or regression y)."""
-    if y is None:
-        raise ValueError(f"requires {what} to be passed, but the target {what} is None.")
-    _check_no_missing_labels(y, what)
-    y = column_or_1d(y, warn=True)
-    check_classification_targets(y)
-    return y
-
-
-def _check_no_missing_labels(y: Any, what: str) -> None:
-    """ValueError like scikit-learn's ("Input y contains NaN") for NaN, None, NaT or pd.NA
-    labels, in any container and dtype (an object array mixing NaN and strings would
-    otherwise fail in sorting with a TypeError). A list or tuple is read as objects: pandas
-    takes a tuple for one value, and numpy made ('a', nan) the text 'nan', a class."""
-    try:
-        as_objects = isinstance(y, list | tuple)
-        missing = np.asarray(pd.isna(np.asarray(y, dtype=object) if as_objects else y), dtype=bool)
-    except (TypeError, ValueError):  # ragged or exotic input: column_or_1d will say what is wrong
-        return
-    if missing.any():
-        rows = np.flatnonzero(missing.reshape(len(missing), -1).any(axis=1)) if missing.ndim else [0]
-        raise ValueError(
-            f"Input {what} contains NaN: {len(rows)} missing label(s) (NaN, None or NA), e.g. at "
-            f"position(s) {[int(i) for i in rows[:5]]}. Drop those rows or fill their labels."
-        )
-
-
-def encode_targets(classes: np.ndarray, y: np.ndarray, what: str = "y") -> np.ndarray:
-    """Index of each label of ``y`` in ``classes`` (ValueError naming unseen labels)."""
-    codes = pd.Index(classes, dtype=object).get_indexer(pd.Index(y, dtype=object))
-    if (codes < 0).any():
-        unknown = pd.unique(pd.Series(y[codes < 0], dtype=object))[:5].tolist()
-        raise ValueError(f"{what} contains labels not seen in the training y: {unknown}.")
-    return codes
 
 
 def use_early_stopping(early_stopping: bool | str, has_eval_set: bool, n_rows: int) -> bool:
@@ -222,21 +178,6 @@ def float32_weights(weight: np.ndarray) -> np.ndarray:
     if 2.0**-32 <= top <= 2.0**32:
         return weight
     return np.ldexp(weight, 1 - np.frexp(top)[1])
-
-
-def _eval_pair(eval_set: Any) -> tuple[Any, Any]:
-    """``eval_set`` as ``(X_val, y_val)`` of equal length, or a ValueError naming it."""
-    if not isinstance(eval_set, (tuple, list)) or len(eval_set) != 2:
-        raise ValueError(f"eval_set must be a pair (X_val, y_val); got {type(eval_set).__name__}.")
-    X_val, y_val = eval_set
-    try:  # empty or 1-d: scikit-learn's words, which name neither eval_set nor X_val
-        to_frame(X_val)
-    except ValueError as exc:
-        raise ValueError(f"eval_set's X_val: {exc}") from None
-    n_x, n_y = _num_samples(X_val), _num_samples(y_val)
-    if n_x != n_y:
-        raise ValueError(f"eval_set: X_val has {n_x} rows and y_val has {n_y} labels.")
-    return X_val, y_val
 
 
 @dataclass
@@ -522,7 +463,7 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
             early = use_early_stopping(self.early_stopping, eval_set is not None, inputs.n_weighted)
             validation = None
             if eval_set is not None:
-                X_val, y_val = _eval_pair(eval_set)
+                X_val, y_val = eval_pair(eval_set)
                 check_other_columns(inputs.frame, X_val, self._columns_by_label, "eval_set's X_val")
                 validation = (X_val, encode_targets(self.classes_, validate_targets(y_val, "eval_set y"), "eval_set y"))
             self._train(inputs, validation, early, unlabeled)

@@ -1,0 +1,67 @@
+"""Labels in: the ``y`` and the ``eval_set`` of every classifier's ``fit`` checked (missing
+labels, shape, label type) and encoded as class codes, with errors that name the argument.
+Used by :func:`~tabmoe.nn._base.start_fit` and ``TorchClassifier._fit``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _num_samples, column_or_1d
+
+from ..tokenizer import to_frame
+
+
+def validate_targets(y: Any, what: str = "y") -> np.ndarray:
+    """``y`` as a 1-d array of classification targets (ValueError for None, missing labels
+    or regression y)."""
+    if y is None:
+        raise ValueError(f"requires {what} to be passed, but the target {what} is None.")
+    _check_no_missing_labels(y, what)
+    y = column_or_1d(y, warn=True)
+    check_classification_targets(y)
+    return y
+
+
+def _check_no_missing_labels(y: Any, what: str) -> None:
+    """ValueError like scikit-learn's ("Input y contains NaN") for NaN, None, NaT or pd.NA
+    labels, in any container and dtype (an object array mixing NaN and strings would
+    otherwise fail in sorting with a TypeError). A list or tuple is read as objects: pandas
+    takes a tuple for one value, and numpy made ('a', nan) the text 'nan', a class."""
+    try:
+        as_objects = isinstance(y, list | tuple)
+        missing = np.asarray(pd.isna(np.asarray(y, dtype=object) if as_objects else y), dtype=bool)
+    except (TypeError, ValueError):  # ragged or exotic input: column_or_1d will say what is wrong
+        return
+    if missing.any():
+        rows = np.flatnonzero(missing.reshape(len(missing), -1).any(axis=1)) if missing.ndim else [0]
+        raise ValueError(
+            f"Input {what} contains NaN: {len(rows)} missing label(s) (NaN, None or NA), e.g. at "
+            f"position(s) {[int(i) for i in rows[:5]]}. Drop those rows or fill their labels."
+        )
+
+
+def encode_targets(classes: np.ndarray, y: np.ndarray, what: str = "y") -> np.ndarray:
+    """Index of each label of ``y`` in ``classes`` (ValueError naming unseen labels)."""
+    codes = pd.Index(classes, dtype=object).get_indexer(pd.Index(y, dtype=object))
+    if (codes < 0).any():
+        unknown = pd.unique(pd.Series(y[codes < 0], dtype=object))[:5].tolist()
+        raise ValueError(f"{what} contains labels not seen in the training y: {unknown}.")
+    return codes
+
+
+def eval_pair(eval_set: Any) -> tuple[Any, Any]:
+    """``eval_set`` as ``(X_val, y_val)`` of equal length, or a ValueError naming it."""
+    if not isinstance(eval_set, (tuple, list)) or len(eval_set) != 2:
+        raise ValueError(f"eval_set must be a pair (X_val, y_val); got {type(eval_set).__name__}.")
+    X_val, y_val = eval_set
+    try:  # empty or 1-d: scikit-learn's words, which name neither eval_set nor X_val
+        to_frame(X_val)
+    except ValueError as exc:
+        raise ValueError(f"eval_set's X_val: {exc}") from None
+    n_x, n_y = _num_samples(X_val), _num_samples(y_val)
+    if n_x != n_y:
+        raise ValueError(f"eval_set: X_val has {n_x} rows and y_val has {n_y} labels.")
+    return X_val, y_val
