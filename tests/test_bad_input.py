@@ -131,6 +131,10 @@ def test_missing_labels_in_eval_set_are_a_clear_error(name, kind):
         (lambda X, y: (X, y[:30]), r"eval_set: X_val has 60 rows and y_val has 30 labels"),
         (lambda X, y: X, r"eval_set must be a pair \(X_val, y_val\); got DataFrame"),
         (lambda X, y: (X, y, y), r"eval_set must be a pair"),
+        # XGBoost's and LightGBM's form, a list of pairs: one pair was "got list", two were
+        # read as X_val=(X, y), y_val=(X_val, y_val) ("inhomogeneous shape after 2 dimensions")
+        (lambda X, y: [(X, y)], r"^eval_set takes one pair \(X_val, y_val\), not a list of 1 pair"),
+        (lambda X, y: [(X, y), (X[:10], y[:10])], r"not a list of 2 pairs.*eval_set=\(X_val, y_val\)"),
         # scikit-learn's "feature names should match", without eval_set or the columns
         (
             lambda X, y: (X[["kind", "city", "age"]], y),
@@ -150,7 +154,7 @@ def test_missing_labels_in_eval_set_are_a_clear_error(name, kind):
         (lambda X, y: (X.to_numpy()[:, :2], y), r"^eval_set's X_val has 2 features, but X has 3: an array"),
         (lambda X, y: (X.assign(more=1).to_numpy().tolist(), y), r"^eval_set's X_val has 4 features, but X has 3"),
     ],
-    ids=["lengths", "frame", "triple", "reordered", "renamed", "empty", "1-d", "narrow-array", "wide-list"],
+    ids=["lengths", "frame", "triple", "list-of-1-pair", "list-of-2-pairs", "reordered", "renamed", "empty", "1-d", "narrow-array", "wide-list"],
 )
 def test_malformed_eval_set_is_named(name, eval_set, match):
     clf = _with_eval_set(name)

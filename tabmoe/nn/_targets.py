@@ -52,8 +52,28 @@ def encode_targets(classes: np.ndarray, y: np.ndarray, what: str = "y") -> np.nd
     return codes
 
 
+def _is_pair(item: Any) -> bool:
+    """Whether ``item`` looks like an ``(X, y)`` pair: two items, the first 2-d (the first
+    item of a real ``X_val`` given as a list of rows is a row, 1-d)."""
+    if not isinstance(item, tuple | list) or len(item) != 2:
+        return False
+    shape = getattr(item[0], "shape", None)
+    try:
+        return len(shape) == 2 if shape is not None else np.ndim(item[0]) == 2
+    except (TypeError, ValueError):  # ragged rows: not one 2-d table
+        return False
+
+
 def eval_pair(eval_set: Any) -> tuple[Any, Any]:
-    """``eval_set`` as ``(X_val, y_val)`` of equal length, or a ValueError naming it."""
+    """``eval_set`` as ``(X_val, y_val)`` of equal length, or a ValueError naming it (a list
+    of pairs, XGBoost's and LightGBM's form, too: two pairs were read as one)."""
+    if isinstance(eval_set, tuple | list) and eval_set and all(_is_pair(item) for item in eval_set):
+        n = len(eval_set)
+        raise ValueError(
+            f"eval_set takes one pair (X_val, y_val), not a {type(eval_set).__name__} of {n} "
+            f"pair{'s' * (n > 1)} (XGBoost's and LightGBM's form): pass eval_set=(X_val, y_val), "
+            "the rows to validate on."
+        )
     if not isinstance(eval_set, (tuple, list)) or len(eval_set) != 2:
         raise ValueError(f"eval_set must be a pair (X_val, y_val); got {type(eval_set).__name__}.")
     X_val, y_val = eval_set
