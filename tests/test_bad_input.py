@@ -135,6 +135,11 @@ def test_missing_labels_in_eval_set_are_a_clear_error(name, kind):
         # read as X_val=(X, y), y_val=(X_val, y_val) ("inhomogeneous shape after 2 dimensions")
         (lambda X, y: [(X, y)], r"^eval_set takes one pair \(X_val, y_val\), not a list of 1 pair"),
         (lambda X, y: [(X, y), (X[:10], y[:10])], r"not a list of 2 pairs.*eval_set=\(X_val, y_val\)"),
+        # y_val's errors named no argument, or fit's y: "Expected sequence or array-like, got
+        # <class 'NoneType'>", "y should be a 1d array", "Unknown label type: continuous"
+        (lambda X, y: (X, None), r"^requires eval_set y to be passed, but the target eval_set y is None"),
+        (lambda X, y: (X, np.c_[y, y]), r"^eval_set y: y should be a 1d array, got an array of shape \(60, 2\)"),
+        (lambda X, y: (X, np.linspace(0, 1, 60)), r"^eval_set y: Unknown label type: continuous"),
         # scikit-learn's "feature names should match", without eval_set or the columns
         (
             lambda X, y: (X[["kind", "city", "age"]], y),
@@ -154,7 +159,7 @@ def test_missing_labels_in_eval_set_are_a_clear_error(name, kind):
         (lambda X, y: (X.to_numpy()[:, :2], y), r"^eval_set's X_val has 2 features, but X has 3: an array"),
         (lambda X, y: (X.assign(more=1).to_numpy().tolist(), y), r"^eval_set's X_val has 4 features, but X has 3"),
     ],
-    ids=["lengths", "frame", "triple", "list-of-1-pair", "list-of-2-pairs", "reordered", "renamed", "empty", "1-d", "narrow-array", "wide-list"],
+    ids=["lengths", "frame", "triple", "list-of-1-pair", "list-of-2-pairs", "y-none", "y-2d", "y-continuous", "reordered", "renamed", "empty", "1-d", "narrow-array", "wide-list"],
 )
 def test_malformed_eval_set_is_named(name, eval_set, match):
     clf = _with_eval_set(name)

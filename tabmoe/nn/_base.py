@@ -465,7 +465,7 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
             if eval_set is not None:
                 X_val, y_val = eval_pair(eval_set)
                 check_other_columns(inputs.frame, X_val, self._columns_by_label, "eval_set's X_val")
-                validation = (X_val, encode_targets(self.classes_, validate_targets(y_val, "eval_set y"), "eval_set y"))
+                validation = (X_val, encode_targets(self.classes_, y_val, "eval_set y"))
             self._train(inputs, validation, early, unlabeled)
         except BaseException:
             for name in [k for k in vars(self) if k not in params]:

@@ -20,8 +20,13 @@ def validate_targets(y: Any, what: str = "y") -> np.ndarray:
     if y is None:
         raise ValueError(f"requires {what} to be passed, but the target {what} is None.")
     _check_no_missing_labels(y, what)
-    y = column_or_1d(y, warn=True)
-    check_classification_targets(y)
+    try:
+        y = column_or_1d(y, warn=True)
+        check_classification_targets(y)
+    except ValueError as exc:  # scikit-learn's words name "y" ("y should be a 1d array")
+        if what == "y":
+            raise
+        raise ValueError(f"{what}: {exc}") from None
     return y
 
 
@@ -64,9 +69,10 @@ def _is_pair(item: Any) -> bool:
         return False
 
 
-def eval_pair(eval_set: Any) -> tuple[Any, Any]:
-    """``eval_set`` as ``(X_val, y_val)`` of equal length, or a ValueError naming it (a list
-    of pairs, XGBoost's and LightGBM's form, too: two pairs were read as one)."""
+def eval_pair(eval_set: Any) -> tuple[Any, np.ndarray]:
+    """``eval_set`` as ``(X_val, y_val)`` of equal length, ``y_val`` checked by
+    :func:`validate_targets`, or a ValueError naming it (a list of pairs, XGBoost's and
+    LightGBM's form, too: two pairs were read as one)."""
     if isinstance(eval_set, tuple | list) and eval_set and all(_is_pair(item) for item in eval_set):
         n = len(eval_set)
         raise ValueError(
@@ -81,7 +87,8 @@ def eval_pair(eval_set: Any) -> tuple[Any, Any]:
         to_frame(X_val)
     except ValueError as exc:
         raise ValueError(f"eval_set's X_val: {exc}") from None
-    n_x, n_y = _num_samples(X_val), _num_samples(y_val)
+    y_val = validate_targets(y_val, "eval_set y")  # None was "Expected sequence or array-like"
+    n_x, n_y = _num_samples(X_val), len(y_val)
     if n_x != n_y:
         raise ValueError(f"eval_set: X_val has {n_x} rows and y_val has {n_y} labels.")
     return X_val, y_val
