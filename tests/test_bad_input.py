@@ -117,6 +117,26 @@ def test_missing_labels_are_a_clear_error(name, kind):
         CLASSIFIER_FACTORIES[name]().fit(X, y)
 
 
+@pytest.mark.parametrize(
+    "labels, match",
+    [
+        # X.to_numpy()[:, -1] of a frame with a text column: scikit-learn's "Unknown label type:
+        # unknown. Maybe you are trying to fit a classifier, which expects discrete classes on
+        # a regression target with continuous values", for class codes 0 and 1
+        ([0, 1], r"^Input y is an object array of int labels, whose type scikit-learn does not read.*y\.astype\(int\)"),
+        ([False, True], r"^Input y is an object array of bool labels.*y\.astype\(bool\)"),
+        # text beside numbers: "'<' not supported between instances of 'int' and 'str'"
+        (["no", 1], r"^Input y mixes text with labels of another type \(int, str\).*y\.astype\(str\)"),
+    ],
+    ids=["ints", "bools", "text-and-ints"],
+)
+def test_labels_in_an_object_array_are_a_clear_error(name, labels, match):
+    X, _ = frame()
+    y = np.array(labels * (len(X) // 2), dtype=object)
+    with pytest.raises(ValueError, match=match):
+        CLASSIFIER_FACTORIES[name]().fit(X, y)
+
+
 @pytest.mark.parametrize("kind", ["object-nan", "string-na"])
 def test_missing_labels_in_eval_set_are_a_clear_error(name, kind):
     clf = _with_eval_set(name)

@@ -4,30 +4,66 @@ Used by :func:`~tabmoe.nn._base.start_fit` and ``TorchClassifier._fit``."""
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import _num_samples, column_or_1d
 
 from ..tokenizer import to_frame
 
 
 def validate_targets(y: Any, what: str = "y") -> np.ndarray:
-    """``y`` as a 1-d array of classification targets (ValueError for None, missing labels
-    or regression y)."""
+    """``y`` as a 1-d array of classification targets (ValueError for None, missing labels,
+    an object array of text beside other labels or of no text, or regression y; ``what``
+    names ``y`` in them)."""
     if y is None:
         raise ValueError(f"requires {what} to be passed, but the target {what} is None.")
     _check_no_missing_labels(y, what)
     try:
         y = column_or_1d(y, warn=True)
-        check_classification_targets(y)
     except ValueError as exc:  # scikit-learn's words name "y" ("y should be a 1d array")
-        if what == "y":
-            raise
-        raise ValueError(f"{what}: {exc}") from None
+        raise _named(exc, what) from None
+    types = {type(v) for v in y} if y.dtype == object else set()
+    text = {t for t in types if issubclass(t, str)}
+    if text and types - text:  # np.unique's "'<' not supported between instances of 'int' and 'str'"
+        raise ValueError(
+            f"Input {what} mixes text with labels of another type ({_names(types)}), which cannot "
+            "be sorted into classes: make them one type, e.g. y.astype(str)."
+        )
+    try:
+        check_classification_targets(y)
+    except ValueError as exc:
+        if types and not text and type_of_target(y) == "unknown":  # "Maybe ... regression target"
+            raise ValueError(
+                f"Input {what} is an object array of {_names(types)} labels, whose type scikit-learn "
+                f"does not read (\"Unknown label type: unknown\"; df.to_numpy()[:, -1] of a frame "
+                f"with a text column gives one): convert it, e.g. {_conversion(types)}."
+            ) from None
+        raise _named(exc, what) from None
     return y
+
+
+def _named(exc: ValueError, what: str) -> ValueError:
+    """scikit-learn's error about ``y``, naming ``what`` where that is not fit's ``y``."""
+    return exc if what == "y" else ValueError(f"{what}: {exc}")
+
+
+def _names(types: set[type]) -> str:
+    return ", ".join(sorted({t.__name__ for t in types}))
+
+
+def _conversion(types: set[type]) -> str:
+    """The ``astype`` that gives labels of ``types`` (Python objects) a numpy dtype."""
+    if all(issubclass(t, bool | np.bool_) for t in types):
+        return "y.astype(bool)"
+    if all(issubclass(t, numbers.Integral | np.integer) for t in types):
+        return "y.astype(int)"
+    if all(issubclass(t, numbers.Real | np.floating) for t in types):
+        return "y.astype(float)"
+    return "y.astype(str)"
 
 
 def _check_no_missing_labels(y: Any, what: str) -> None:
