@@ -116,6 +116,48 @@ def test_encoder_reads_only_relative_weights(scale):
     np.testing.assert_allclose(scaled, expected, rtol=1e-12)
 
 
+@pytest.mark.parametrize("scale", [2.0**600, 1e160, 1e300, 1e-170, 1e-300])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_encoder_standardises_columns_of_extreme_magnitude(scale, weighted):
+    # StandardScaler's squares overflowed beyond about 1e154: at 1e160 the column was left
+    # unscaled (the torch baselines then diverged on it), at 1e300 its variance was NaN and
+    # every value became missing (0, indicator set); they underflowed below about 1e-160: at
+    # 1e-170 the column was left unscaled, ~0 in every row
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"u": rng.normal(size=60), "w": rng.normal(size=60)})
+    X.loc[[3, 9], "u"] = np.nan
+    weight = rng.integers(1, 4, size=60) if weighted else None
+    expected = TableEncoder().fit(X, sample_weight=weight).encode(X)[1]
+    extreme = X.assign(u=X["u"] * scale)
+    numeric = TableEncoder().fit(extreme, sample_weight=weight).encode(extreme)[1]
+    assert numeric.shape == expected.shape == (60, 3)  # u, w and u's missing indicator
+    np.testing.assert_allclose(numeric, expected, rtol=1e-12, atol=1e-15)
+    np.testing.assert_array_equal(numeric[:, 1:], expected[:, 1:])
+
+
+def test_encoder_numeric_block_is_standard_scalers_bit_for_bit():
+    # Columns of ordinary magnitude (up to 1e70 and down to 1e-70, a constant one whose mean
+    # is off by rounding, integers, NaN) are StandardScaler's and SimpleImputer's output
+    # exactly: only extreme columns are brought to an ordinary scale first.
+    from sklearn.impute import SimpleImputer
+    from sklearn.preprocessing import StandardScaler
+
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame({f"e{e}": rng.normal(size=80) * 10.0**e for e in (-70, -8, 0, 3, 70)})
+    X["constant"] = 0.1
+    X["count"] = rng.integers(0, 1000, size=80)
+    X.loc[::9, "e3"] = np.nan
+    weight = rng.integers(1, 3, size=80).astype(float)  # mean in [1, 2): used as it is
+    values = np.ascontiguousarray(X.to_numpy(float))  # (row-major, as the encoder's)
+    for w in (None, weight):
+        numeric = TableEncoder().fit(X, sample_weight=w).encode(X)[1]
+        reference = make_pipeline(
+            StandardScaler(),
+            SimpleImputer(strategy="constant", fill_value=0.0, add_indicator=True),
+        ).fit(values, standardscaler__sample_weight=w)
+        np.testing.assert_array_equal(numeric, reference.transform(values))
+
+
 def test_encoder_max_categories_keeps_the_most_frequent_values():
     X = pd.DataFrame({"a": ["r"] * 5 + ["s"] * 1 + ["t"] * 3 + ["u"] * 2})
     encoder = TableEncoder(max_categories=4).fit(X)  # two reserved + two kept

@@ -15,7 +15,9 @@ table per column (or one table with per-column offsets, as TabTransformer keeps 
 indexed out of range, whatever the input.
 
 Numeric columns (the tokenizer's numeric ones, read with its own parser, which rejects inf
-naming the column) are standardised with the training mean and standard deviation; a NaN
+naming the column) are standardised with the training mean and standard deviation (a column
+whose largest |x| is beyond 2^256 or below 2^-256 is first multiplied by a power of two,
+exactly, so that the squares of the variance neither overflow nor underflow); a NaN
 becomes 0 (the training mean) and every numeric column that had NaN at fit gets a 0/1
 missing indicator appended (``SimpleImputer(add_indicator=True)``). Standard scaling keeps
 values outside the training range where they are, which matters under distribution shift
@@ -35,7 +37,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 from sklearn import config_context
-from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin, _fit_context
 from sklearn.impute import SimpleImputer
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
@@ -88,7 +90,8 @@ class TableEncoder(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         Width of the numeric block: one standardised value per numeric column, then one
         missing indicator per numeric column that had NaN at fit.
     numeric_ : Pipeline or None
-        ``StandardScaler -> SimpleImputer(0, add_indicator=True)`` on the numeric columns.
+        ``PowerOfTwoScaler -> StandardScaler -> SimpleImputer(0, add_indicator=True)`` on
+        the numeric columns (:class:`PowerOfTwoScaler`: 1 for every column but the extreme).
     one_hot_ : OneHotEncoder or None
         Fitted on the codes when ``one_hot=True``.
     n_features_in_ : int
@@ -314,9 +317,43 @@ def _array_output():
     return config_context(transform_output="default")
 
 
+#: A column whose largest |x| is beyond 2^SAFE_EXPONENT, or below 2^-SAFE_EXPONENT, is scaled
+#: by a power of two before StandardScaler (:class:`PowerOfTwoScaler`).
+SAFE_EXPONENT = 256
+
+
+class PowerOfTwoScaler(OneToOneFeatureMixin, TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
+    """Each column times ``2**shift_[j]``: 1 (the column as it is) unless the column's
+    largest |x| at fit is beyond ``2**SAFE_EXPONENT`` or below ``2**-SAFE_EXPONENT``, where
+    the power brings it into [0.5, 1).
+
+    StandardScaler squares each value's distance from the mean: beyond about 1e154 the
+    squares overflowed (at 1e160 the column was left unscaled, and the torch baselines
+    diverged on it; at 1e300 its variance was NaN and every value became missing, 0 with the
+    indicator set), and below about 1e-160 they underflowed (at 1e-170 the column was left
+    unscaled, ~0 in every row). A power of two rounds no value (but a subnormal one), so the
+    standardised values are those of the column at an ordinary scale; the other columns
+    are untouched, their encodings bit for bit what StandardScaler alone gives.
+    """
+
+    def fit(self, X: Any, y: Any = None) -> PowerOfTwoScaler:
+        X = np.asarray(X, dtype=np.float64)
+        self.n_features_in_ = X.shape[1]
+        top = np.fmax.reduce(np.abs(X), axis=0, initial=0.0)  # NaN ignored; 0 if none
+        exponent = np.frexp(top)[1]
+        self.shift_ = np.where(np.abs(exponent) > SAFE_EXPONENT, -exponent, 0)
+        return self
+
+    def transform(self, X: Any) -> np.ndarray:
+        check_is_fitted(self)
+        return np.ldexp(np.asarray(X, dtype=np.float64), self.shift_)
+
+
 def _numeric_pipeline() -> Pipeline:
-    """Standardise, then NaN -> 0 (the training mean) plus missing indicators."""
+    """Bring extreme columns to an ordinary scale, standardise, then NaN -> 0 (the training
+    mean) plus missing indicators."""
     return make_pipeline(
+        PowerOfTwoScaler(),
         StandardScaler(),
         SimpleImputer(
             strategy="constant", fill_value=0.0, add_indicator=True, keep_empty_features=True
