@@ -129,6 +129,36 @@ def test_a_value_the_float32_network_overflows_on_is_named_at_predict(name):
     check_predictions(clf, X, np.unique(y))
 
 
+@pytest.mark.parametrize("name", ["random_forest", "gradient_boosting"])
+def test_a_value_beyond_float32_is_named_by_the_tree_references(name):
+    # scikit-learn's trees read X as float32: "Input X contains infinity or a value too large
+    # for dtype('float32')", naming neither the column nor the row
+    X, y = table()
+    clf = BASELINE_FACTORIES[name]().fit(X, y)
+    bad = X.copy()
+    bad.loc[bad.index[3], "size"] = 1e39
+    message = (
+        r"reads X as float32, whose largest value is 3\.4e\+38: 1 standardised numeric value\(s\) "
+        r"are beyond it\. The most extreme is 1e\+39 in column 'size' \(row position 3\), "
+        r"[0-9.e+]+ standard deviations from its training mean; clip or transform"
+    )
+    methods = [clf.predict, clf.predict_proba, clf.predict_log_proba]
+    if name == "gradient_boosting":
+        methods.append(lambda Xp: list(clf.staged_predict(Xp)))
+    for method in methods:
+        with pytest.raises(ValueError, match=message):
+            method(bad)
+    check_predictions(clf, X, np.unique(y))
+    # at fit: a row of tiny weight keeps its value far from the weighted mean; the row of
+    # weight 0 before it is left out of the fit, not out of the count of positions
+    weight = np.ones(len(X))
+    weight[[1, 5]] = 0.0, 1e-90
+    far = X.copy()
+    far.loc[far.index[5], "size"] = 1e60
+    with pytest.raises(ValueError, match=r"float32.* 1e\+60 in column 'size' \(row position 5\).* before fitting"):
+        BASELINE_FACTORIES[name]().fit(far, y, sample_weight=weight)
+
+
 @pytest.mark.parametrize(
     "labels",
     [["no", "yes"], [0, 1], [False, True], ["a", "b", "c"], [3, 7, 11, 20]],

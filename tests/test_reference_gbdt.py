@@ -188,7 +188,7 @@ def test_xgboost_probabilities_are_float64_rows_summing_to_one(n_classes):
     proba = clf.predict_proba(X)
     assert proba.dtype == np.float64
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=0, atol=4 * np.finfo(np.float64).eps)
-    raw = clf.estimator_.predict_proba(clf._encoded(X))
+    raw = clf.estimator_.predict_proba(clf._encoded(X)[1])
     np.testing.assert_allclose(proba, raw, rtol=1e-6)
     np.testing.assert_array_equal(clf.classes_[proba.argmax(axis=1)], clf.predict(X))
     assert clf.predict_log_proba(X).dtype == np.float64

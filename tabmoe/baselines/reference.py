@@ -51,6 +51,7 @@ from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
 from .._optional import optional_import
 from ..nn._base import FitInputs, start_fit
+from ._float32 import float32_named
 from ._gbdt import (
     catboost_prior,
     check_lightgbm_params,
@@ -199,7 +200,7 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
         self.estimator_ = clone_estimator(self.estimator)
         check_lightgbm_params(self.estimator_)
         weights = class_weights(self.estimator_, self.classes_, inputs.y_codes)
-        inputs = _weighted_rows(self.estimator_, inputs, weights, sample_weight)
+        inputs, kept = _weighted_rows(self.estimator_, inputs, weights, sample_weight)
         # the estimator's classes: codes of those left (positions in ``codes``)
         codes = np.unique(inputs.y_codes)
         self._codes = None if len(codes) == len(self.classes_) else codes
@@ -236,7 +237,8 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
             self.estimator_ = DummyClassifier(strategy="prior").fit(Z, y_codes, sample_weight=row_weight)
             return self
         try:
-            self.estimator_.fit(Z, y_codes, **fit_params)
+            with float32_named(self, inputs.frame, "fitting", None if kept.all() else np.flatnonzero(kept)):
+                self.estimator_.fit(Z, y_codes, **fit_params)
         except Exception as error:
             if not has_no_usable_feature(self.estimator_, error):
                 raise
@@ -265,16 +267,19 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
             {f"f{j}": Z[:, j].astype(np.int64) if mask[j] else Z[:, j] for j in range(Z.shape[1])}
         )
 
-    def _encoded(self, X: Any):
+    def _encoded(self, X: Any) -> tuple[pd.DataFrame, Any]:
+        """``X`` checked, and as the estimator takes it (a float32 refusal names the value:
+        :func:`~tabmoe.baselines._float32.float32_named`)."""
         check_is_fitted(self)
         frame = self.encoder_.checked_frame(self, X)
-        return self._estimator_input(self.encoder_.transform(frame))
+        return frame, self._estimator_input(self.encoder_.transform(frame))
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities, float64 of shape (n_samples, n_classes), columns in
         ``classes_`` order, each row summing to 1."""
-        Z = self._encoded(X)
-        proba = self.estimator_.predict_proba(Z)
+        frame, Z = self._encoded(X)
+        with float32_named(self, frame, "predicting"):
+            proba = self.estimator_.predict_proba(Z)
         if proba.dtype != np.float64:
             # XGBoost's are float32, their rows summing to 1 within ~5e-8 only
             proba = proba.astype(np.float64)
@@ -293,19 +298,21 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X: Any) -> np.ndarray:
         """Most probable class per row, shape (n_samples,)."""
-        Z = self._encoded(X)
-        return self._classes(self.estimator_.predict(Z))
+        frame, Z = self._encoded(X)
+        with float32_named(self, frame, "predicting"):
+            return self._classes(self.estimator_.predict(Z))
 
     @available_if(lambda self: hasattr(self.estimator, "staged_predict"))
     def staged_predict(self, X: Any) -> Iterator[np.ndarray]:
         """The classes predicted after each stage of a staged estimator (boosting), each
         of shape (n_samples,); one stage for CatBoost's class prior (no usable feature)."""
-        Z = self._encoded(X)
+        frame, Z = self._encoded(X)
         if not hasattr(self.estimator_, "staged_predict"):  # the DummyClassifier prior
             yield self._classes(self.estimator_.predict(Z))
             return
-        for codes in self.estimator_.staged_predict(Z):
-            yield self._classes(codes)
+        with float32_named(self, frame, "predicting"):
+            for codes in self.estimator_.staged_predict(Z):
+                yield self._classes(codes)
 
     def __sklearn_clone__(self) -> EncodedClassifier:
         """scikit-learn's ``clone``, with a CatBoost estimator made anew from its parameters
@@ -371,11 +378,11 @@ def _declare_categorical(estimator: Any, mask: np.ndarray) -> dict[str, Any]:
 
 def _weighted_rows(
     estimator: Any, inputs: FitInputs, weights: np.ndarray | None, sample_weight: Any
-) -> FitInputs:
+) -> tuple[FitInputs, np.ndarray]:
     """``inputs`` without the rows of weight 0 (``sample_weight`` times the class weight
-    ``weights``, :func:`~tabmoe.baselines._inner_params.class_weights`), in order; the
-    weights kept are the sample weights (the estimator applies its class weights itself).
-    ValueError when no row is left."""
+    ``weights``, :func:`~tabmoe.baselines._inner_params.class_weights`), in order, and the
+    mask of the rows kept; the weights kept are the sample weights (the estimator applies
+    its class weights itself). ValueError when no row is left."""
     row_weight = inputs.weight if weights is None else inputs.weight * weights[inputs.y_codes]
     keep = row_weight > 0
     if not keep.any():  # sample_weight alone: scikit-learn's check in start_fit
@@ -385,7 +392,7 @@ def _weighted_rows(
             f"{name}={estimator.get_params(deep=False)[name]!r}{times} gives every row "
             "weight 0: no row to train on."
         )
-    return inputs.weighted(keep)
+    return inputs.weighted(keep), keep
 
 
 # ------------------------------------------------------------------ factories
