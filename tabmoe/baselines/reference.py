@@ -337,7 +337,8 @@ def _category_cap(estimator: Any, max_categories: int | None, one_hot: bool) -> 
     """``max_categories``, at most the ``max_bins`` of a native scikit-learn estimator
     (HistGradientBoosting refuses a column of more categories, naming its position in the
     encoded matrix: a 314-value column failed "Categorical feature at index 0 is expected
-    to have a cardinality <= 255"). Below 3 it is left to the encoder to refuse."""
+    to have a cardinality <= 255"). A ``max_bins`` below 3 (the two reserved codes and one
+    value) is a ValueError raised here, naming it (:func:`_max_bins_message`)."""
     max_bins = estimator.get_params(deep=False).get("max_bins")
     if one_hot or library(estimator) != "sklearn" or not isinstance(max_bins, numbers.Integral):
         return max_categories
