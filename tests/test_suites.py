@@ -206,6 +206,17 @@ def test_a_rules_or_simulations_own_check_names_the_split_of_the_suite():
         suite_from_dict({**base, "splits": [{"name": "b", "data": car, "split": {"by": "values", "column": "c", "ood_valus": ["v"]}}]})
 
 
+def test_a_bad_split_of_a_suite_file_names_the_file(tmp_path):
+    """A split's errors named the split alone ("split 'b'.split (by: values): unknown key(s)
+    ..."): `tabmoe-bench suites` over a folder, or `run` of a suite by name, said not which file."""
+    path = tmp_path / "x.yaml"
+    path.write_text("name: x\nseeds: [0]\nsplits:\n  - {name: b, data: {openml: 31}, "
+                    "split: {by: values, column: c, ood_valus: [v]}}\n")
+    with pytest.raises(ValueError, match=rf"^suite {re.escape(str(path))}: split 'b'.split \(by: values\): "
+                       r"unknown key\(s\) \['ood_valus'\]"):
+        load_suite(path)
+
+
 def test_merge_keys_still_load_and_may_be_overridden(tmp_path):
     """`<<: *anchor` is YAML's way to share settings; the duplicate-key loader failed on it
     ("could not determine a constructor for the tag 'tag:yaml.org,2002:merge'")."""

@@ -108,9 +108,14 @@ def suite_from_dict(spec: dict[str, Any], *, base_dir: Path | None = None, path:
         )
     if not isinstance(spec["splits"], list) or not spec["splits"]:
         raise ValueError(f"{where}: splits must be a non-empty list")
-    splits = tuple(
-        SplitDefinition.from_dict(item, defaults=defaults, base_dir=base_dir) for item in spec["splits"]
-    )
+    try:
+        splits = tuple(
+            SplitDefinition.from_dict(item, defaults=defaults, base_dir=base_dir) for item in spec["splits"]
+        )
+    except ValueError as exc:  # it names the split ("split 'a'.data: ..."), not the file it is in
+        if path is None:
+            raise
+        raise ValueError(f"{where}: {exc}") from None
     names = [s.name for s in splits]
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
