@@ -265,6 +265,27 @@ def test_suites_says_when_a_folder_holds_none(runner, tmp_path):
     assert result.exit_code == 2 and f"suite {tmp_path / 'x.yaml'} is a folder, not a suite file" in result.output
 
 
+def test_suites_lists_the_good_suites_beside_a_bad_file(runner, tmp_path):
+    """One malformed file of the folder made `suites` print its error alone, listing none of
+    the suites that load."""
+    import shutil
+
+    from tabmoe.bench.suites import default_suites_dir
+
+    shutil.copy(default_suites_dir() / "smoke.yaml", tmp_path)
+    shutil.copytree(default_suites_dir() / "data", tmp_path / "data")
+    (tmp_path / "bad.yaml").write_text("name: bad\nseeds: [0]\nsplits: [\n")
+    (tmp_path / "worse.yaml").write_text("name: worse\nseeds: [0]\nsplits:\n  - {name: a, data: {openml: 31}, "
+                                         "split: {by: values, column: c, ood_valus: [v]}}\n")
+    result = runner.invoke(main, ["suites", "--suites-dir", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    assert result.stdout.startswith("smoke: ") and "  - car-cluster [" in result.stdout
+    errors = result.stderr.splitlines()
+    assert len(errors) == 2, errors
+    assert errors[0].startswith(f"Error: suite {tmp_path / 'bad.yaml'}: not valid YAML"), errors
+    assert errors[1].startswith(f"Error: suite {tmp_path / 'worse.yaml'}: split 'a'.split"), errors
+
+
 @pytest.mark.parametrize("kind", ["missing", "file"])
 def test_a_bad_suites_dir_variable_is_named_as_the_cause(runner, tmp_path, monkeypatch, kind):
     """A $TABMOE_SUITES_DIR that does not exist said "suites directory not found: D (set

@@ -173,12 +173,13 @@ def main(ctx: click.Context, suites_dir: Path | None) -> None:
 @_suites_dir_option
 @click.pass_context
 def suites_command(ctx: click.Context) -> None:
-    """List the suites and their splits (name, data, rule, seeds, rationale)."""
-    from .suites import available_suites, load_suite
+    """List the suites and their splits (name, data, rule, seeds, rationale); a suite file
+    that does not load is named with its error, after the others (exit code 2)."""
+    from .suites import load_suites
 
     with _user_errors():
-        suites = [load_suite(name, ctx.obj["suites_dir"]) for name in available_suites(ctx.obj["suites_dir"])]
-    if not suites:  # else an empty listing, as for a folder that holds suites it cannot see
+        suites, problems = load_suites(ctx.obj["suites_dir"])
+    if not suites and not problems:  # else an empty listing, as for a folder of suites it cannot see
         click.echo(f"no suites: {ctx.obj['suites_dir']} holds no *.yaml file")
     for suite in suites:
         click.echo(f"{suite.name}: {suite.description}")
@@ -188,6 +189,9 @@ def suites_command(ctx: click.Context) -> None:
                 f"  - {split.name} [{split.data.describe()}; by {split.rule.by}; "
                 f"{len(seeds)} seed{'s' if len(seeds) != 1 else ''}] {split.rationale}"
             )
+    for problem in problems:  # one bad file hid every good suite of the folder
+        click.echo(f"Error: {problem}", err=True)
+    ctx.exit(2 if problems else 0)
 
 
 @main.command("shift-report")

@@ -86,6 +86,19 @@ def available_suites(directory: str | os.PathLike | None = None) -> dict[str, Pa
     return {path.stem: path for path in sorted(directory.glob("*.yaml")) if path.is_file()}
 
 
+def load_suites(directory: str | os.PathLike | None = None) -> tuple[list[Suite], list[str]]:
+    """Every suite of ``directory`` that loads, and one message per ``*.yaml`` file that does
+    not, naming the file (a listing of the folder shows the good ones beside the bad)."""
+    suites, problems = [], []
+    for path in available_suites(directory).values():
+        try:
+            suites.append(load_suite(path))
+        except (ValueError, OSError) as exc:
+            message = " ".join(str(exc).split())
+            problems.append(message if str(path) in message else f"suite {path}: {message}")
+    return suites, problems
+
+
 def suite_from_dict(spec: dict[str, Any], *, base_dir: Path | None = None, path: Path | None = None) -> Suite:
     """Build a :class:`Suite` from a parsed YAML mapping; file paths resolve against ``base_dir``."""
     where = f"suite {path}" if path else "suite"
