@@ -238,6 +238,8 @@ def test_seed_lists():
         (["report", "smoke", "--tie", "-1"], "report --help)"),
         # accepted by click's FloatRange: no split counted as a win, tie or loss ("within ±nan")
         (["report", "smoke", "--tie", "nan"], "Invalid value for '--tie': nan is not a finite number."),
+        # a budget error would name the suite file, whose tuning is not at fault
+        (["run", "smoke", "--timeout", "nan"], "Invalid value for '--timeout': nan is not a finite number."),
         (["run"], "Missing argument 'SUITE'"),
         (["nosuch"], "No such command 'nosuch'"),
         (["--bogus", "suites"], "No such option '--bogus'"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 import shutil
 
 import pytest
@@ -106,6 +107,29 @@ def test_budget_values_of_the_wrong_type_are_named():
     assert Budget.from_dict({"timeout": 60, "metric": "accuracy"}).timeout == 60
 
 
+def test_a_suites_bad_budget_names_the_suite_file(tmp_path):
+    """`tuning: {n_trials: "2"}` said "tuning.n_trials must be a positive integer, got '2'",
+    naming no file, where the suite's other errors name it ("<file>.models...")."""
+    path = tiny_suite(tmp_path, models={"random_forest": {"random_state": 5}}, protocols=("tuned",))
+    where = re.escape(f"suite {path}")
+    with pytest.raises(ValueError, match=rf"^{where}\.models\.random_forest: \['random_state'\] cannot be fixed"):
+        plan_runs(load_suite(path))
+    for tuning, message in (('{n_trials: "2"}', r"\.tuning\.n_trials must be a positive integer, got '2'"),
+                            ('{timeout: "60"}', r"\.tuning\.timeout \(--timeout\) must be positive"),
+                            ("{n_trials: null}", r"\.tuning: give n_trials, timeout or both"),
+                            ("{metric: f1}", r"\.tuning\.metric 'f1' is not one of"),
+                            ("{trials: 2}", r"\.tuning: unknown key\(s\) \['trials'\]")):
+        path.write_text(re.sub(r"(?m)^tuning:.*(\n  .*)*", f"tuning: {tuning}", path.read_text()))
+        suite = load_suite(path)
+        assert suite.tuning  # the file was edited
+        with pytest.raises(ValueError, match=rf"^{where}{message}"):
+            plan_runs(suite, models=["logistic_regression"])
+        with pytest.raises(ValueError, match=rf"^{where}{message}"):
+            Budget.of_suite(suite)
+        if "metric" in tuning:  # the command line's value replaces the suite's
+            assert Budget.of_suite(suite, metric="accuracy", n_trials=None).metric == "accuracy"
+
+
 @pytest.mark.parametrize("timeout", [float("inf"), float("nan")])
 def test_a_timeout_that_is_not_finite_is_refused(timeout):
     """`--timeout inf` planned runs hashed with Infinity whose records stored null, and
@@ -126,7 +150,7 @@ def test_a_random_state_among_a_models_fixed_parameters_is_refused(tmp_path):
 def test_a_misspelt_fixed_parameter_is_a_usage_error_before_any_run(tmp_path):
     """It failed every run of the model with a TypeError that did not name the suite file."""
     suite = load_suite(tiny_suite(tmp_path, models={"hist_gradient_boosting": {"max_iters": 5}}))
-    with pytest.raises(ValueError, match=r"suite 'tiny' models.hist_gradient_boosting: .*'max_iters'"):
+    with pytest.raises(ValueError, match=r"suite .*tiny.yaml.models.hist_gradient_boosting: .*'max_iters'"):
         plan_runs(suite)
     # the parameters are not applied under defaults, nor to another model
     assert plan_runs(suite, protocols=["defaults"])[0].model == "hist_gradient_boosting"

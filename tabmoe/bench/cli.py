@@ -336,7 +336,7 @@ def models_command() -> None:
 @click.option("--trials", type=click.IntRange(1), default=None,
               help="Tuning budget: Optuna trials per (model, split, seed). Default: the suite's tuning.n_trials, "
               "else 20 (with a timeout too; `n_trials: null` in the suite: seconds alone).")
-@click.option("--timeout", type=click.FloatRange(0, min_open=True), default=None,
+@click.option("--timeout", type=click.FloatRange(0, min_open=True), default=None, callback=_finite,
               help="Tuning budget: seconds per (model, split, seed); a running trial finishes. "
               "Default: the suite's tuning.timeout.")
 @click.option("--metric", type=click.Choice(METRIC_NAMES), default=None,
@@ -402,10 +402,7 @@ def run_command(
     results = _results_dir(results, suite)
     with _user_errors():
         loaded = load_suite(suite, ctx.obj["suites_dir"])
-        budget = Budget.from_dict(
-            {**loaded.tuning, **{k: v for k, v in (("n_trials", trials), ("timeout", timeout), ("metric", metric)) if v is not None}},
-            f"suite {loaded.name!r} tuning",
-        )
+        budget = Budget.of_suite(loaded, n_trials=trials, timeout=timeout, metric=metric)
         specs = plan_runs(
             loaded, models=_names(model_names, "--models"),
             splits=_names(split_names, "--splits", {d.name for d in loaded.splits}),

@@ -33,7 +33,7 @@ import math
 import numbers
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from ..data._spec import MAX_SEED
@@ -71,23 +71,7 @@ class Budget:
     metric: str = "accuracy"
 
     def __post_init__(self) -> None:
-        if self.n_trials is not None and (
-            isinstance(self.n_trials, bool) or not isinstance(self.n_trials, int) or self.n_trials < 1
-        ):
-            raise ValueError(f"tuning.n_trials must be a positive integer, got {self.n_trials!r}")
-        if self.timeout is not None and (
-            isinstance(self.timeout, bool) or not isinstance(self.timeout, numbers.Real)
-            or not 0 < self.timeout < math.inf
-        ):  # a quoted "60" in YAML: '>' not supported between 'str' and 'int'; inf hashed as
-            # Infinity but was stored as null, and nan passed click's range
-            raise ValueError(
-                f"tuning.timeout (--timeout) must be positive, finite seconds, got {self.timeout!r}; "
-                "for no time limit leave it out and give n_trials"
-            )
-        if self.n_trials is None and self.timeout is None:
-            raise ValueError("tuning: give n_trials, timeout or both")
-        if not isinstance(self.metric, str) or self.metric not in METRICS:  # [accuracy]: unhashable
-            raise ValueError(f"tuning.metric {self.metric!r} is not one of {sorted(METRICS)}")
+        _check_budget(self.n_trials, self.timeout, self.metric, "tuning")
         if isinstance(self.timeout, float) and self.timeout.is_integer():
             # one budget, one config hash: `--timeout 60` (click gives 60.0) hashed apart from the
             # suite's `timeout: 60`, so every tuned record of the same budget read as stale
@@ -95,10 +79,43 @@ class Budget:
 
     @classmethod
     def from_dict(cls, spec: dict[str, Any], where: str = "tuning") -> Budget:
+        """The budget of a suite's ``tuning:`` mapping; errors start with ``where`` (the
+        suite file's ``tuning`` entry, :meth:`of_suite`)."""
         unknown = sorted(set(spec) - _BUDGET_KEYS)
         if unknown:
             raise ValueError(f"{where}: unknown key(s) {unknown}; allowed are {sorted(_BUDGET_KEYS)}")
+        _check_budget(**{**{f.name: f.default for f in fields(cls)}, **spec}, where=where)
         return cls(**spec)
+
+    @classmethod
+    def of_suite(cls, suite: Suite, **given: Any) -> Budget:
+        """``suite``'s budget with the values ``given`` that are not None (the command line's
+        ``--trials``, ``--timeout``, ``--metric``) over its own; errors name the suite file."""
+        spec = {**suite.tuning, **{key: value for key, value in given.items() if value is not None}}
+        return cls.from_dict(spec, f"{suite_where(suite)}.tuning")
+
+
+def _check_budget(n_trials: Any, timeout: Any, metric: Any, where: str) -> None:
+    """ValueError naming the bad value of a budget, its key prefixed by ``where``."""
+    if n_trials is not None and (isinstance(n_trials, bool) or not isinstance(n_trials, int) or n_trials < 1):
+        raise ValueError(f"{where}.n_trials must be a positive integer, got {n_trials!r}")
+    if timeout is not None and (
+        isinstance(timeout, bool) or not isinstance(timeout, numbers.Real) or not 0 < timeout < math.inf
+    ):  # a quoted "60" in YAML: '>' not supported between 'str' and 'int'; inf hashed as
+        # Infinity but was stored as null, and nan passed click's range
+        raise ValueError(
+            f"{where}.timeout (--timeout) must be positive, finite seconds, got {timeout!r}; "
+            "for no time limit leave it out and give n_trials"
+        )
+    if n_trials is None and timeout is None:
+        raise ValueError(f"{where}: give n_trials, timeout or both")
+    if not isinstance(metric, str) or metric not in METRICS:  # [accuracy]: unhashable
+        raise ValueError(f"{where}.metric {metric!r} is not one of {sorted(METRICS)}")
+
+
+def suite_where(suite: Suite) -> str:
+    """How an error names ``suite``: ``suite <its file>``, or ``suite '<name>'`` without one."""
+    return f"suite {suite.path}" if suite.path is not None else f"suite {suite.name!r}"
 
 
 @dataclass(frozen=True)
@@ -189,7 +206,7 @@ def current_config_hash(
         protocol=protocol,
         seed=record.get("seed", 0),
         fixed=fixed,
-        budget=budget or Budget.from_dict(suite.tuning, f"suite {suite.name!r} tuning"),
+        budget=budget or Budget.of_suite(suite),
     )
     table = record.get("table")  # outside the hash (committed hashes predate it), recorded since
     if table is not None and table != spec.split.data.settings():
@@ -251,7 +268,7 @@ def _check_fixed_params(suite: Suite, models: list[str]) -> None:
         try:
             get_model(model).make(**fixed)
         except TypeError as exc:
-            raise ValueError(f"suite {suite.name!r} models.{model}: {exc}") from None
+            raise ValueError(f"{suite_where(suite)}.models.{model}: {exc}") from None
 
 
 def plan_runs(
@@ -293,7 +310,7 @@ def plan_runs(
         seeded = [k for k in fixed_by_model.get(model, {}) if k == "random_state" or k.endswith("__random_state")]
         if seeded:
             raise ValueError(
-                f"suite {suite.name!r} models.{model}: {seeded} cannot be fixed; every random_state "
+                f"{suite_where(suite)}.models.{model}: {seeded} cannot be fixed; every random_state "
                 "is the run's seed (the suite's seeds, or --seeds)"
             )
     protocols = canonical_protocols(
@@ -304,7 +321,7 @@ def plan_runs(
     definitions = [suite.split(name) for name in splits] if splits else list(suite.splits)
     definitions = list({d.name: d for d in definitions}.values())
     if budget is None:
-        budget = Budget.from_dict(suite.tuning, f"suite {suite.name!r} tuning")
+        budget = Budget.of_suite(suite)
     if "tuned" in protocols:
         blind = [d.name for d in definitions if d.validation_size == 0]
         if blind:
