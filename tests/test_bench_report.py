@@ -284,6 +284,22 @@ def test_code_line_lists_every_runs_packages_whatever_the_record_order(tmp_path,
     assert texts[0] == texts[1] == "Code: git abc; tabmoe 0.0.9 / 0.1.0, xgboost 3.2.0."
 
 
+def test_code_line_says_in_words_what_the_records_do_not_record(tmp_path, records):
+    """A hand-made record without `git` and `versions` (or tabmoe from a wheel: revision
+    null) made the line read "Code: git None; ."."""
+    for r in records:
+        del r["git"], r["versions"]
+    write_report(records, tmp_path, title="t")
+    line = (tmp_path / "report.md").read_text().splitlines()[3]
+    assert line == "Code: git revision not recorded; package versions not recorded."
+    records[0]["git"] = {"revision": "0123456789abcdef"}
+    records[1]["git"] = {"revision": None, "dirty": False}
+    records[1]["versions"] = {"tabmoe": "0.1.0"}
+    write_report(records, tmp_path, title="t")
+    line = (tmp_path / "report.md").read_text().splitlines()[3]
+    assert line == f"Code: git 0123456789ab (not recorded for {len(records) - 1} of {len(records)} runs); tabmoe 0.1.0."
+
+
 def test_report_is_the_same_whatever_the_record_order(tmp_path, records):
     """The stores list records in different orders (files by path, rows by run id); the
     runs.csv rows followed the first-seen split and the unlabeled-target table the first-seen

@@ -292,6 +292,23 @@ def _paper_pm(mean: Any, sd: Any) -> str:
 
 
 # ------------------------------------------------------------------------------- report
+def _code_line(records: Sequence[dict[str, Any]]) -> str:
+    """"Code: git <revisions>; <package> <versions>, ...." over every run's record; what
+    the records do not say (a hand-made record, tabmoe installed from a wheel: revision null)
+    is said in words (it read "Code: git None; .")."""
+    revisions = [(r.get("git") or {}).get("revision") for r in records]
+    known = sorted({str(g)[:12] for g in revisions if g})
+    unknown = sum(not g for g in revisions)
+    git = "git revision not recorded" if not known else f"git {', '.join(known)}" + (
+        f" (not recorded for {unknown} of {len(revisions)} runs)" if unknown else "")
+    versions: dict[str, set] = {}  # every run's packages, whatever order the store lists them in
+    for r in records:
+        for package, version in (r.get("versions") or {}).items():
+            versions.setdefault(package, set()).add(str(version))
+    packages = ", ".join(f"{k} {' / '.join(sorted(v))}" for k, v in sorted(versions.items()))
+    return f"Code: {git}; {packages or 'package versions not recorded'}."
+
+
 def write_report(
     records: Sequence[dict[str, Any]],
     out_dir: str | Path,
@@ -343,19 +360,13 @@ def write_report(
     lines = [f"# Benchmark report: {title}", ""]
     if description:
         lines += [description, ""]
-    git = {(r.get("git") or {}).get("revision") for r in records}
-    versions: dict[str, set] = {}  # every run's packages, whatever order the store lists them in
-    for r in records:
-        for package, version in (r.get("versions") or {}).items():
-            versions.setdefault(package, set()).add(str(version))
     lines += [
         f"{len(runs)} finished runs ({runs['model'].nunique()} models, {runs['split'].nunique()} splits, "
         f"seeds {sorted(set(runs['seed']))}); "
         + (f"{len(failures or {})} failed or unfinished." if plan_known else
            f"{len(failures or {})} failed; runs never started are not counted (this report does "
            "not know which runs were planned)."),
-        f"Code: git {', '.join(sorted(str(g)[:12] for g in git))}; "
-        + ", ".join(f"{k} {' / '.join(sorted(v))}" for k, v in sorted(versions.items())) + ".",
+        _code_line(records),
         "",
         "Protocols:",
     ]
