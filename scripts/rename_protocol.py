@@ -2,43 +2,27 @@
 
     python scripts/rename_protocol.py benchmarks/results/openml-ood [--old untuned --new fixed-budget]
 
-For every ``runs/<suite>/<split>/<model>/<old>-seed<k>.json`` under the results folder:
-``protocol``, ``run_id`` and ``config.protocol`` take the new name, ``config_hash`` is
-recomputed the way :attr:`tabmoe.bench.plan.RunSpec.config_hash` computes it (SHA-1 of the
-sorted-key JSON of ``config``), and the file moves to ``<new>-seed<k>.json``. Everything
-else in the record (scores, times, versions, git revision) is kept byte for byte.
+The logic is ``tabmoe.bench.rename.rename_protocol``; ``tabmoe-bench rename-protocol RESULTS``
+(which a pip-installed tabmoe has too) renames every old protocol name to its current one.
+This script also takes any ``--old`` / ``--new`` pair.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
 from pathlib import Path
 
-from tabmoe.bench.storage import dumps
+from tabmoe.bench.rename import config_hash, rename_protocol
 
-
-def config_hash(config: dict) -> str:
-    return hashlib.sha1(json.dumps(config, sort_keys=True).encode()).hexdigest()[:12]
+__all__ = ["config_hash", "main", "rename"]
 
 
 def rename(results: Path, old: str, new: str) -> int:
-    count = 0
-    for path in sorted((results / "runs").glob(f"*/*/*/{old}-seed*.json")):
-        record = json.loads(path.read_text(encoding="utf8"))
-        if record["config_hash"] != config_hash(record["config"]):
-            raise SystemExit(f"{path}: its config_hash does not match its config; not touched")
-        suite, split, model, protocol, seed = record["run_id"].split("/")
-        assert protocol == old == record["protocol"] == record["config"]["protocol"], path
-        record["protocol"] = record["config"]["protocol"] = new
-        record["run_id"] = "/".join([suite, split, model, new, seed])
-        record["config_hash"] = config_hash(record["config"])
-        target = path.with_name(f"{new}-{seed}.json")
-        target.write_text(dumps(record) + "\n", encoding="utf8")
-        path.unlink()
-        count += 1
-    return count
+    """The number of records renamed; those left as they were are printed."""
+    written, kept = rename_protocol(results, old, new)
+    for line in kept:
+        print(f"warning: {line}")
+    return len(written)
 
 
 def main() -> None:

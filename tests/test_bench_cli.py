@@ -22,8 +22,9 @@ from tabmoe.bench.cli import (
     REPORT_EXIT_CODES,
     main,
 )
-from tabmoe.bench.plan import parse_seed_list
+from tabmoe.bench.plan import parse_seed_list, plan_runs
 from tabmoe.bench.storage import open_store, results_lock
+from tabmoe.bench.suites import load_suite
 
 from .bench_helpers import tiny_suite
 
@@ -512,6 +513,38 @@ def test_runs_under_the_old_protocol_name_are_resumed_and_reported_once(runner, 
     assert forced.exit_code == 0 and "1 run now" in forced.output
     report = (results / "report.md").read_text()
     assert "2 finished runs (1 models" in report and "1 run(s) carry an old protocol name" in report
+
+
+def test_the_old_protocol_name_advice_is_a_command_a_pip_install_has(runner, tmp_path):
+    """The warning said to run `python scripts/rename_protocol.py DIR`, a file that a wheel
+    install does not ship; the renaming is `tabmoe-bench rename-protocol DIR` now."""
+    from tabmoe.bench.rename import rename_protocol
+
+    suite = tiny_suite(tmp_path, seeds=(0, 1))
+    results = tmp_path / "results"
+    args = ["run", str(suite), "--results", str(results), "--no-progress"]
+    assert runner.invoke(main, [*args, "--no-report"]).exit_code == 0
+    assert len(rename_protocol(results, "fixed-budget", "untuned")[0]) == 2  # as the old version named them
+    forced = runner.invoke(main, [*args, "--seeds", "0", "--force", "--no-report"])  # beside the old record
+    assert forced.exit_code == 0 and "1 run now" in forced.output, forced.output
+    again = runner.invoke(main, args)
+    assert f"`tabmoe-bench rename-protocol {results}` renames them in place" in again.output, again.output
+    assert "scripts/" not in again.output and "scripts/" not in (results / "report.md").read_text()
+    renamed = runner.invoke(main, ["rename-protocol", str(results)])
+    assert renamed.exit_code == 0, renamed.output
+    assert f"1 record(s) renamed untuned -> fixed-budget in {results}" in renamed.stdout
+    seed0 = results / "runs/tiny/price/logistic_regression/untuned-seed0.json"
+    assert renamed.stderr == (f"warning: {seed0}: not renamed, fixed-budget-seed0.json beside it is "
+                              "the run's record (made since)\n")
+    assert seed0.exists()  # the older record is left as it was, not written over the newer one
+    done = runner.invoke(main, args)
+    assert done.exit_code == 0 and "2 already finished, 0 run now" in done.output, done.output
+    assert "old protocol name" not in done.output
+    record = json.loads((results / "runs/tiny/price/logistic_regression/fixed-budget-seed1.json").read_text())
+    assert record["run_id"] == "tiny/price/logistic_regression/fixed-budget/seed1"
+    assert record["config_hash"] == plan_runs(load_suite(suite), seeds=[1])[0].config_hash
+    nothing = runner.invoke(main, ["rename-protocol", str(tmp_path)])
+    assert nothing.exit_code == 2 and "holds no runs/ folder" in nothing.output, nothing.output
 
 
 def test_runs_under_the_old_protocol_name_are_not_listed_as_unfinished(runner, tmp_path):

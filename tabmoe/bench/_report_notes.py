@@ -38,7 +38,7 @@ def record_notes(
     notes = []
     if renamed:
         notes.append(f"{renamed} run(s) carry an old protocol name and are reported under the new "
-                     "one (`python scripts/rename_protocol.py RESULTS` renames them in place).")
+                     "one (`tabmoe-bench rename-protocol RESULTS` renames a results folder's in place).")
     hashes: dict[tuple, set] = {}
     tables: dict[tuple, set] = {}  # the target/categorical settings, outside the hash
     for r in records:

@@ -460,8 +460,8 @@ def run_command(
     if summary.renamed:
         click.echo(
             f"warning: {len(summary.renamed)} finished run(s) carry an old protocol name (kept, and "
-            f"reported under the new one), e.g. {summary.renamed[0]}; `python scripts/rename_protocol.py "
-            f"{results}` renames them in place", err=True,
+            f"reported under the new one), e.g. {summary.renamed[0]}" + ("" if storage else  # a database's: kept
+                f"; `tabmoe-bench rename-protocol {results}` renames them in place"), err=True,
         )
     if summary.aborted is not None:
         click.echo(f"Error: {summary.aborted}", err=True)
@@ -588,3 +588,13 @@ def report_command(
         except OSError as exc:
             raise click.ClickException(f"cannot write the report to {out}: {os_error_text(exc)}") from exc
     click.echo(f"report: {path}")
+
+
+@main.command("rename-protocol")
+@click.argument("results", type=_UserPath(exists=True, file_okay=False, path_type=Path))
+def rename_protocol_command(results: Path) -> None:
+    """Rename the records in RESULTS saved under an old protocol name (untuned) to the current
+    one (fixed-budget), in place: file, run id and config hash; nothing is rerun."""
+    from .rename import rename_command
+
+    rename_command(results)
