@@ -130,17 +130,30 @@ def test_run_report_and_resume(runner, tmp_path):
 
 
 def test_failed_runs_exit_1_and_are_retried(runner, tmp_path):
-    suite = tiny_suite(tmp_path, models={"logistic_regression": {"C": -1.0}})
+    # a parameter that fails at fit only, on the table: a column the data does not have
+    suite = tiny_suite(tmp_path, models={"logistic_regression": {"categorical_features": ["nope"]}})
     results = tmp_path / "results"
     result = runner.invoke(main, ["run", str(suite), "--results", str(results), "--no-progress"])
     assert result.exit_code == 1, result.output
     assert "1 failed" in result.output
     (failure,) = (results / "failures").rglob("*.txt")
-    assert "InvalidParameterError" in failure.read_text() and "'C'" in failure.read_text()
+    assert "categorical_features names column 'nope'" in failure.read_text()
     assert "no finished runs to report" in result.output and not (results / "report.md").exists()
     assert "report:" not in result.output  # no report was written, so none is announced
     retry = runner.invoke(main, ["run", str(suite), "--results", str(results), "--no-progress"])
     assert retry.exit_code == 1 and "0 already finished, 0 run now, 1 failed" in retry.output
+
+
+def test_a_fixed_parameter_of_the_wrong_type_exits_2_before_any_run(runner, tmp_path):
+    """`C: "abc"` passed planning, then failed every run at fit (exit 1), where a misspelt
+    parameter name is a usage error before any work."""
+    suite = tiny_suite(tmp_path, models={"logistic_regression": {"C": "abc"}})
+    result = runner.invoke(main, ["run", str(suite), "--results", str(tmp_path / "r"), "--no-progress"])
+    assert result.exit_code == 2, result.output
+    (line,) = result.output.splitlines()
+    assert line.startswith(f"Error: suite {suite}.models.logistic_regression: The 'C' parameter of "
+                           "LogisticRegression must be"), line
+    assert "'abc'" in line and not (tmp_path / "r").exists()
 
 
 @pytest.mark.parametrize(

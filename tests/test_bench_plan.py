@@ -157,6 +157,21 @@ def test_a_misspelt_fixed_parameter_is_a_usage_error_before_any_run(tmp_path):
     assert plan_runs(suite, models=["logistic_regression"])[0].model == "logistic_regression"
 
 
+@pytest.mark.parametrize("models, message", [
+    ({"logistic_regression": {"C": "abc"}}, r"The 'C' parameter of LogisticRegression must be .*Got 'abc'"),
+    ({"tabmoe": {"max_epochs": "20"}}, r"The 'max_epochs' parameter of TabularMoEClassifier must be "),
+    ({"tabmoe": {"learning_rate": "1e-3"}}, r"The 'learning_rate' parameter of .* Got '1e-3' instead\. \(YAML reads '1e-3' as text"),
+    ({"random_forest": {"drop": "last"}}, r"The 'drop' parameter of EncodedClassifier must be "),
+])
+def test_a_fixed_parameter_the_estimator_refuses_is_named_before_any_run(tmp_path, models, message):
+    """A value of the wrong type or range passed planning and failed every run at fit."""
+    path = tiny_suite(tmp_path, models=models)
+    (model,) = models
+    with pytest.raises(ValueError, match=rf"^{re.escape(f'suite {path}.models.{model}: ')}{message}"):
+        plan_runs(load_suite(path))
+    assert plan_runs(load_suite(path), protocols=["defaults"])[0].model == model  # not applied there
+
+
 def test_current_config_hash_is_the_hash_run_plans_for_a_records_run():
     """What the report compares a record's config_hash with (its OLD CONFIGURATION note)."""
     protocols = ["defaults", "fixed-budget", "tuned", "unlabeled-target"]

@@ -35,8 +35,8 @@ EXIT_CODES = {
     1: "some runs failed, or a result or the report could not be saved (the others are saved; "
     "rerun to retry them)",
     2: "usage error (bad option, unknown suite / model / split, a suite models: parameter the "
-    "model does not take, tuned protocol on a split without validation, unreachable scheduler, "
-    "unwritable storage or results folder); nothing ran",
+    "model does not take or a value it refuses, tuned protocol on a split without validation, "
+    "unreachable scheduler, unwritable storage or results folder); nothing ran",
     3: "the results folder is in use by another tabmoe-bench run",
     130: "interrupted (Ctrl-C): every result saved before is kept; rerun to resume",
 }

@@ -259,16 +259,43 @@ def check_models(names: list[str]) -> None:
 
 def _check_fixed_params(suite: Suite, models: list[str]) -> None:
     """ValueError naming the suite, model and parameter when a model's ``models:`` entry does
-    not build (a misspelt or foreign parameter name): before any run, where it failed every
-    run of that model with a TypeError that did not say it came from the suite file."""
+    not build (a misspelt or foreign parameter name) or holds a value its estimator refuses
+    (``C: "abc"``, scikit-learn's parameter constraints, which ``fit`` checks): before any
+    run, where it failed every run of that model, naming no suite file."""
     for model in models:
         fixed = suite.models.get(model)
         if not fixed:
             continue
         try:
-            get_model(model).make(**fixed)
-        except TypeError as exc:
-            raise ValueError(f"{suite_where(suite)}.models.{model}: {exc}") from None
+            check_params(get_model(model).make(**fixed))
+        except (TypeError, ValueError) as exc:  # InvalidParameterError is both
+            hint = next((f" (YAML reads {value!r} as text: write a number unquoted, 1e-3 as 1.0e-3)"
+                         for key, value in fixed.items() if f"'{key}' parameter" in str(exc)
+                         and isinstance(value, str) and _is_number(value)), "")
+            raise ValueError(f"{suite_where(suite)}.models.{model}: {exc}{hint}") from None
+
+
+def _is_number(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
+def check_params(estimator: Any) -> None:
+    """Check the parameters of ``estimator`` and of the estimators among them (a baseline's
+    wrapped ``estimator``) against their scikit-learn ``_parameter_constraints`` without
+    fitting (``InvalidParameterError``, naming the parameter, as ``fit`` raises it). An
+    estimator without constraints (XGBoost, CatBoost, LightGBM) is not checked."""
+    from sklearn import get_config
+
+    if get_config().get("skip_parameter_validation"):  # fit would not check them either
+        return
+    if isinstance(getattr(estimator, "_parameter_constraints", None), dict):
+        estimator._validate_params()
+    for value in estimator.get_params(deep=False).values():
+        if hasattr(value, "get_params") and not isinstance(value, type):
+            check_params(value)
 
 
 def plan_runs(
