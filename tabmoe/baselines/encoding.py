@@ -128,8 +128,8 @@ class TableEncoder(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         """Learn categories, folds and numeric scaling from ``X`` (n_samples, n_features).
 
         ``sample_weight`` (n_samples,) weights the numeric means and standard deviations,
-        so that a weight of 2 scales like a repeated row; only relative weights count
-        (:func:`_unit_weights`).
+        so that a weight of 2 scales like a repeated row; only relative weights count (they
+        are rescaled by a power of two to a mean in [1, 2) first).
         """
         frame = to_frame(X)
         validate_data(self, X, skip_check_array=True, reset=True)
