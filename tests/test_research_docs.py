@@ -37,6 +37,8 @@ CASES = [
        v, False) for v in ("rice05", "rice2")],
     *[("## Study 64:", ["--study", "r56-embedding-init,r64-adam-beta2", "--baseline", "def56", "--seeds", "0-9"],
        v, False) for v in ("b99", "b95")],
+    *[("## Study 65:", ["--study", "r56-embedding-init,r65-cosine", "--baseline", "def56", "--seeds", "0-9"],
+       v, False) for v in ("cos100", "cos30")],
 ]
 
 
