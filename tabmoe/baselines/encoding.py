@@ -91,7 +91,7 @@ class TableEncoder(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         missing indicator per numeric column that had NaN at fit.
     numeric_ : Pipeline or None
         ``PowerOfTwoScaler -> StandardScaler -> SimpleImputer(0, add_indicator=True)`` on
-        the numeric columns (:class:`PowerOfTwoScaler`: 1 for every column but the extreme).
+        the numeric columns (``PowerOfTwoScaler``: a factor of 1 for every column but the extreme).
     one_hot_ : OneHotEncoder or None
         Fitted on the codes when ``one_hot=True``.
     n_features_in_ : int
