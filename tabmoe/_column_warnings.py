@@ -155,7 +155,10 @@ def _parsed(values: pd.Index) -> np.ndarray | None:
     """``values`` as floats if all are numbers (see :func:`_numbers`), else None."""
     objects = pd.Series(values.to_numpy(dtype=object), dtype=object)
     try:
-        parsed = pd.to_numeric(objects, errors="coerce").to_numpy(dtype=np.float64)
+        numbers = pd.to_numeric(objects, errors="coerce")
+        if pd.api.types.is_complex_dtype(numbers.dtype):  # no numeric column takes them
+            return None
+        parsed = numbers.to_numpy(dtype=np.float64)
     except (TypeError, ValueError, OverflowError):  # e.g. tuples; ints beyond floats
         return None
     if not np.isfinite(parsed).all():  # NaN: a value that is not a number

@@ -114,7 +114,7 @@ def numeric_values(column: pd.Series, name: Any, kind: str | None = None, aware:
         # missing as NaN, None and pd.NA are: to_numeric refused it ("Invalid object type")
         column = column.mask(missing, np.nan)
     try:
-        values = pd.to_numeric(column, errors="raise").to_numpy(dtype=np.float64, na_value=np.nan)
+        numbers = pd.to_numeric(column, errors="raise")
     except OverflowError as exc:  # a Python int beyond the float range (10**309)
         raise ValueError(
             f"Input X contains a number too large for a float in column {name!r} ({exc}); "
@@ -128,6 +128,14 @@ def numeric_values(column: pd.Series, name: Any, kind: str | None = None, aware:
             f"Column {name!r} is numeric (declared so, or numeric at fit) but holds non-numeric "
             f"values ({detail}). If it is categorical, list it in categorical_features and refit."
         ) from exc
+    if pd.api.types.is_complex_dtype(numbers.dtype):
+        # complex numbers in an object column: the float cast kept the real part, with numpy's
+        # ComplexWarning naming no column (a complex dtype is refused by to_frame)
+        raise ValueError(
+            f"Complex data not supported (column {name!r} holds complex numbers): give it real "
+            "numbers, or list it in categorical_features (and refit) to read each value as a category."
+        )
+    values = numbers.to_numpy(dtype=np.float64, na_value=np.nan)
     if np.isinf(values).any():
         raise ValueError(
             f"Input X contains infinity in column {name!r}; replace inf by a finite value or "

@@ -242,3 +242,13 @@ def test_numbers_as_bytes_fit_and_codes_with_leading_zeros_stay_quiet():
     mixed = [f"{int(v):03d}" for v in _codes(rng, 40)]
     mixed[::2] = [v.encode() for v in mixed[::2]]
     assert _fit_warnings(pd.DataFrame({"code": mixed})) == []
+
+
+def test_complex_numbers_are_not_numbers_as_text():
+    # to_numeric parses complex numbers: they were "numbers as text" (whose advice,
+    # pd.to_numeric, gives a column fit refuses), with numpy's ComplexWarning from the check
+    X = pd.DataFrame({"z": pd.Series([complex(i, 1) for i in range(40)], dtype=object)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tok = ColumnTokenizer().fit(X)
+    assert tok.is_categorical_.tolist() == [True]

@@ -213,6 +213,22 @@ def test_inf_is_rejected_naming_the_column():
         ColumnTokenizer().fit(X)
 
 
+def test_complex_numbers_in_a_numeric_object_column_are_refused_naming_it():
+    # to_numeric gives complex: the float cast kept the real part (3+4j read as 3.0), with
+    # numpy's ComplexWarning naming no column, at fit (declared numeric) and at predict
+    complex_values = pd.DataFrame({"z": pd.Series([3 + 4j, 5.0, None], dtype=object)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ComplexWarning before the error
+        with pytest.raises(ValueError, match=r"Complex data not supported \(column 'z'"):
+            ColumnTokenizer(categorical_features=[]).fit(complex_values)
+        tok = ColumnTokenizer().fit(pd.DataFrame({"z": [1.0, 2.0, 7.0]}))
+        with pytest.raises(ValueError, match=r"Complex data not supported \(column 'z'"):
+            tok.transform(complex_values)
+    # read as categories (the default for an object column), each value is one
+    tok = ColumnTokenizer().fit(complex_values)
+    assert tok.transform(complex_values)[:, 0].tolist()[:2] == [N_SPECIAL + 0, N_SPECIAL + 1]
+
+
 def test_categorical_features_by_name_index_and_mask():
     X = pd.DataFrame({"a": [1, 2, 3, 1], "b": [0.5, 0.1, 0.2, 0.3]})
     for spec in (["a"], [0], [True, False]):
