@@ -357,8 +357,15 @@ def match_kinds(frame: pd.DataFrame, other: pd.DataFrame, what: str) -> pd.DataF
             return object
         return "float64" if numeric_kind(dtype) == "number" else dtype
 
-    empty = [name for name in frame.columns if other[name].isna().all()]
-    other = other.astype({name: blank(frame[name].dtype) for name in empty})
+    blanks = {name: blank(frame[name].dtype) for name in frame.columns if other[name].isna().all()}
+    blanks = {name: dtype for name, dtype in blanks.items() if other[name].dtype != dtype}
+    if blanks:
+        # built, not cast: astype of NaT (naive datetimes, pd.Series([pd.NaT])'s dtype) to
+        # timedeltas or an aware zone, or of a category of text to numbers, was pandas'
+        # TypeError naming no column ("Cannot cast DatetimeArray to dtype timedelta64[us]")
+        other = other.copy(deep=False)  # (X_unlabeled itself is left as it is)
+        for name, dtype in blanks.items():
+            other[name] = pd.Series(index=other.index, dtype=dtype).array  # (no alignment on the index)
     changed = [f"{name!r} ({kind(frame[name].dtype)} in X, {kind(other[name].dtype)} in {what})"
                for name in frame.columns if kind(frame[name].dtype) != kind(other[name].dtype)]
     if changed:

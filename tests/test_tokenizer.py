@@ -518,6 +518,28 @@ def test_match_kinds_keeps_all_missing_categorical_columns_categorical():
     np.testing.assert_array_equal(tokenizer.transform(X), ColumnTokenizer().fit(X).transform(X))
     assert (tokenizer.transform(other) == MISSING).all()
 
+def test_match_kinds_gives_all_missing_columns_of_any_dtype_the_kind_of_x():
+    # X_unlabeled's column of NaT (pd.Series([pd.NaT]) is naive datetimes) beside X's
+    # timedeltas or aware datetimes, or a category of text all NaN beside X's numbers, was cast
+    # with astype: pandas' TypeError naming no column ("Cannot cast DatetimeArray to dtype
+    # timedelta64[us]"), where predict reads such rows as missing
+    from tabmoe.tokenizer import match_kinds
+
+    X = pd.DataFrame({"wait": pd.to_timedelta([1, 2, 3], unit="h"),
+                      "at": pd.date_range("2020-01-01", periods=3, tz="Europe/Paris"),
+                      "x": [1.0, 2.0, 3.0]})
+    unlabeled = pd.DataFrame({"wait": [pd.NaT] * 2, "at": [pd.NaT] * 2,
+                              "x": pd.Categorical([None, None], categories=["a"])}, index=[7, 7])
+    given = unlabeled.copy()
+    other = match_kinds(X, unlabeled, "X_unlabeled")
+    assert other.dtypes.tolist() == X.dtypes.tolist() and other.isna().all().all()
+    assert other.index.tolist() == [7, 7]
+    pd.testing.assert_frame_equal(unlabeled, given)  # X_unlabeled itself unchanged
+    tokenizer = ColumnTokenizer().fit(pd.concat([X, other], ignore_index=True))
+    assert tokenizer.is_categorical_.tolist() == [False, False, False]
+    assert (tokenizer.transform(other) == MISSING).all()
+
+
 def test_match_kinds_refuses_periods_of_another_freq():
     # concatenated for one fit, period[M] and period[D] (or datetimes) give an object column,
     # which the tokenizer would read as categories
