@@ -3,13 +3,14 @@ their quantile bins (:class:`~tabmoe.tokenizer.ColumnTokenizer`'s numeric side).
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-#: Characters of pandas' message quoted in the error for a non-numeric value (a longer one,
-#: which quotes a long text, keeps its start and its end: the value's position).
+#: Characters of pandas' message quoted in the error for a non-numeric value where the value
+#: itself is not found (a longer one keeps its start and its end).
 MAX_DETAIL_CHARS = 200
 
 
@@ -121,12 +122,10 @@ def numeric_values(column: pd.Series, name: Any, kind: str | None = None, aware:
             "replace it by a finite value or NaN, or list the column in categorical_features."
         ) from exc
     except (TypeError, ValueError) as exc:
-        detail = str(exc)  # pandas quotes the value: a long text is cut in the middle
-        if len(detail) > MAX_DETAIL_CHARS:
-            detail = f"{detail[: MAX_DETAIL_CHARS - 50]} ... {detail[-50:]}"  # (its position)
         raise TypeError(
             f"Column {name!r} is numeric (declared so, or numeric at fit) but holds non-numeric "
-            f"values ({detail}). If it is categorical, list it in categorical_features and refit."
+            f"values ({_refused(column, exc, kind is None)}). If it is categorical, list it in "
+            "categorical_features and refit."
         ) from exc
     if pd.api.types.is_complex_dtype(numbers.dtype):
         # complex numbers in an object column: the float cast kept the real part, with numpy's
@@ -142,6 +141,32 @@ def numeric_values(column: pd.Series, name: Any, kind: str | None = None, aware:
             "NaN (which becomes the MISSING token)."
         )
     return values
+
+
+def _refused(column: pd.Series, exc: Exception, fitting: bool) -> str:
+    """The first value of ``column`` that ``to_numeric`` refuses (``exc``), its type and its
+    row's index label: pandas' message gives its position in the rows passed, which are a batch
+    of X's at predict time (row 66,000 was "at position 464"), and for a date, a tuple or any
+    other object no value ("Invalid object type at position 0"). At fit (``fitting``), a hint
+    for dates and times held as Python objects."""
+    try:
+        refused = pd.to_numeric(column, errors="coerce").isna().to_numpy() & column.notna().to_numpy()
+    except (TypeError, ValueError, OverflowError):
+        refused = np.zeros(0, dtype=bool)
+    if not refused.any():  # (not expected) pandas' words, a long text cut in the middle
+        detail = str(exc)
+        if len(detail) > MAX_DETAIL_CHARS:
+            detail = f"{detail[: MAX_DETAIL_CHARS - 50]} ... {detail[-50:]}"
+        return detail
+    from ._unseen import _example  # (a long text cut, with its length)
+
+    row = int(np.argmax(refused))
+    value = column.iloc[row]
+    hint = ""
+    if fitting and isinstance(value, datetime.date | datetime.timedelta | np.datetime64 | np.timedelta64):
+        hint = ("; dates or times held as Python objects: convert the column with pd.to_datetime (utc=True "
+                "where they mix time zones) or pd.to_timedelta to bin it by time")
+    return f"e.g. {_example(value)} of type {type(value).__name__} in the row with index {column.index[row]!r}{hint}"
 
 
 def _seconds(span: np.ndarray) -> np.ndarray:

@@ -1,3 +1,4 @@
+import datetime
 import warnings
 
 import numpy as np
@@ -46,9 +47,25 @@ def test_unseen_long_texts_are_cut_in_the_warning():
 def test_a_long_text_in_a_numeric_column_is_cut_in_the_error():
     # pandas' message quotes the value: a text of 10^6 characters made an error as long
     tok = ColumnTokenizer().fit(pd.DataFrame({"x": [1.0, 2.0]}))
-    with pytest.raises(TypeError, match=r"Column 'x' is numeric .*'qqq+ \.\.\. q+' at position 1\)\. If it is") as error:
+    with pytest.raises(TypeError, match=r"Column 'x' is numeric .*'qqq+\.\.\. \(1,000,002 characters\) of type str in the "
+                       r"row with index 1\)\. If it is") as error:
         tok.transform(pd.DataFrame({"x": ["1", "q" * 1_000_000]}))
     assert len(str(error.value)) < 500
+
+
+def test_a_non_numeric_value_is_named_with_its_row_in_x_not_in_its_batch():
+    # pandas gives the value's position in the rows passed: predict tokenizes batches, and a
+    # bad value in row 66,000 of X was "at position 464"; an object (a date, a tuple) was
+    # "Invalid object type at position 0", without the value
+    tok = ColumnTokenizer().fit(pd.DataFrame({"price": np.arange(10.0)}))
+    prices = pd.Series(np.arange(100.0), dtype=object)
+    prices[57] = "12,5"
+    with pytest.raises(TypeError, match=r"Column 'price' .*\(e\.g\. '12,5' of type str in the row with index 57\)"):
+        list(tok.transform_batches(pd.DataFrame({"price": prices}), 10))
+    dates = pd.DataFrame({"day": [None, datetime.date(2020, 1, 2)]}, index=["a", "b"])
+    with pytest.raises(TypeError, match=r"datetime\.date\(2020, 1, 2\) of type date in the row with index 'b'; "
+                       r"dates or times held as Python objects: convert the column with pd\.to_datetime"):
+        ColumnTokenizer(categorical_features=[]).fit(dates)
 
 
 def test_transform_batches_equal_transform_and_warn_once_for_all_rows():
