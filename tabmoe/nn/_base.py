@@ -121,8 +121,12 @@ def check_validation_fraction(validation_fraction: Any) -> None:
 def validation_split(
     y_codes: np.ndarray, validation_fraction: float | int | str, seed: int
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Row indices (train, validation); stratified when every class can appear in both. The
-    row of a class seen once stays on the training side.
+    """Row indices (train, validation); stratified when every class can appear in both. Every
+    class keeps a training row: the row of a class seen once stays on the training side, and
+    where a split (not stratified, e.g. fewer rows held out than classes) took every row of a
+    class, one of them trades places with a training row of a class that keeps another. Where
+    ``validation_fraction`` holds out more rows than that allows (every class seen once), a
+    UserWarning says that some class is held out whole, and the split is drawn as before.
 
     ``validation_fraction``: a share of the rows (float in (0, 1), rounded up), a number of
     rows (an integer >= 1), or ``"auto"``: ``AUTO_VALIDATION_FRACTION`` of the rows, at most
@@ -142,22 +146,53 @@ def validation_split(
             f"validation_fraction={validation_fraction!r} leaves no rows to train or "
             f"validate on with {n} samples; set early_stopping=False."
         )
-    single = np.bincount(y_codes)[y_codes] < 2
+    counts = np.bincount(y_codes)
+    spare = n - int(np.count_nonzero(counts))  # rows held out with every class keeping one
+    if n_val > spare:  # a class held out whole is never learnt (it was, silently)
+        fewer = f", or validation_fraction={spare} (rows)" if spare else ""
+        warnings.warn(
+            f"validation_fraction={validation_fraction!r} holds out {n_val} of {n} rows, more than the "
+            f"{spare} that leave each of the {n - spare} classes a training row: every row of at "
+            f"least {n_val - spare} class{'es' * (n_val - spare > 1)} is held out for early stopping, "
+            f"and the network never learns it. Pass eval_set=(X_val, y_val), set early_stopping=False{fewer}.",
+            UserWarning, stacklevel=user_stacklevel(),
+        )
+    single = counts[y_codes] < 2
     if single.any() and n - single.sum() > n_val:
         # a class seen once keeps its row in training (held out, it would never be learnt),
         # and the other classes are still split stratified
         rest = np.flatnonzero(~single)
-        idx_train, idx_val = _split(y_codes[rest], n_val, seed)
+        idx_train, idx_val = _split(y_codes[rest], n_val, seed, n_val <= spare)
         return np.concatenate([rest[idx_train], np.flatnonzero(single)]), rest[idx_val]
-    return _split(y_codes, n_val, seed)
+    return _split(y_codes, n_val, seed, n_val <= spare)
 
 
-def _split(y_codes: np.ndarray, n_val: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def _split(y_codes: np.ndarray, n_val: int, seed: int, every_class: bool) -> tuple[np.ndarray, np.ndarray]:
     counts = np.bincount(y_codes)
     counts = counts[counts > 0]
     # Stratify only when every class can appear on both sides.
     stratify = y_codes if counts.min() >= 2 and min(n_val, len(y_codes) - n_val) >= len(counts) else None
-    return train_test_split(np.arange(len(y_codes)), test_size=n_val, stratify=stratify, random_state=seed)
+    idx_train, idx_val = train_test_split(np.arange(len(y_codes)), test_size=n_val, stratify=stratify,
+                                          random_state=seed)
+    return _keep_every_class(y_codes, idx_train, idx_val, seed) if every_class else (idx_train, idx_val)
+
+
+def _keep_every_class(
+    y_codes: np.ndarray, idx_train: np.ndarray, idx_val: np.ndarray, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The split with one held-out row of each class that has no training row traded for a
+    random training row of a class that keeps another (the split as it was where every class
+    has a training row). ``validation_split``'s check leaves a training row to trade."""
+    lost = np.setdiff1d(y_codes[idx_val], y_codes[idx_train])
+    if not len(lost):
+        return idx_train, idx_val
+    idx_train, idx_val, rng = idx_train.copy(), idx_val.copy(), np.random.RandomState(seed)
+    for label in lost:
+        back = int(np.flatnonzero(y_codes[idx_val] == label)[0])
+        spare = np.flatnonzero(np.bincount(y_codes[idx_train])[y_codes[idx_train]] >= 2)
+        out = int(spare[rng.randint(len(spare))])
+        idx_train[out], idx_val[back] = idx_val[back], idx_train[out]
+    return idx_train, idx_val
 
 
 def hold_out(
