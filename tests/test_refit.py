@@ -82,3 +82,25 @@ def test_refit_history_survives_save_and_load(tmp_path):
     loaded = TabularMoEClassifier.load(tmp_path / "m.tabmoe")
     assert loaded.refit and loaded.refit_history_ == model.refit_history_
     np.testing.assert_allclose(loaded.predict_proba(X), model.predict_proba(X), atol=1e-6)
+
+
+def test_a_diverging_refit_says_it_is_the_refit_and_leaves_the_model_as_it_was(monkeypatch):
+    """A refit that diverged raised the trainer's bare "Training diverged in epoch 4", read as
+    the early-stopped fit's (which had kept its best epoch): it now names the refit."""
+    import tabmoe.nn._base as base
+    from tabmoe.nn.trainer import _divergence
+
+    class Trainer(base.Trainer):
+        def fit(self, module, train, loss_fn, **kwargs):
+            if "refit" in self.config.description:  # the refit's weights stop being finite
+                raise FloatingPointError(_divergence(self.config, 1, "the training loss is nan"))
+            return super().fit(module, train, loss_fn, **kwargs)
+
+    monkeypatch.setattr(base, "Trainer", Trainer)
+    X, y = toy_table()
+    clf = TabularMoEClassifier(refit=True, **PARAMS)
+    with pytest.raises(FloatingPointError, match=r"^refit=True: the refit on every training row diverged, "
+                       r"the early-stopped fit did not \(it kept epoch \d+\)\. Training diverged in epoch 1: "
+                       r".*Lower the learning rate .* Or set refit=False to keep that fit\.$"):
+        clf.fit(X, y)
+    assert not hasattr(clf, "module_")  # the failed fit left nothing behind

@@ -571,4 +571,10 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
         self.module_ = None  # the early-stopped network's memory, before the new one's
         with seeded(inputs.seed, inputs.device):
             self.module_ = self._initialize_module().to(inputs.device)
-            return Trainer(config).fit(self.module_, train, self._get_loss())
+            try:
+                return Trainer(config).fit(self.module_, train, self._get_loss())
+            except FloatingPointError as exc:  # it read as the early-stopped fit's divergence
+                raise FloatingPointError(
+                    f"refit=True: the refit on every training row diverged, the early-stopped fit "
+                    f"did not (it kept epoch {epochs}). {exc} Or set refit=False to keep that fit."
+                ) from None
