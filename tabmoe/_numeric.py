@@ -149,24 +149,47 @@ def _refused(column: pd.Series, exc: Exception, fitting: bool) -> str:
     of X's at predict time (row 66,000 was "at position 464"), and for a date, a tuple or any
     other object no value ("Invalid object type at position 0"). At fit (``fitting``), a hint
     for dates and times held as Python objects."""
-    try:
-        refused = pd.to_numeric(column, errors="coerce").isna().to_numpy() & column.notna().to_numpy()
-    except (TypeError, ValueError, OverflowError):
-        refused = np.zeros(0, dtype=bool)
-    if not refused.any():  # (not expected) pandas' words, a long text cut in the middle
+    row = _first_refused(column)
+    if row is None:  # (not expected) pandas' words, a long text cut in the middle
         detail = str(exc)
         if len(detail) > MAX_DETAIL_CHARS:
             detail = f"{detail[: MAX_DETAIL_CHARS - 50]} ... {detail[-50:]}"
         return detail
     from ._unseen import _example  # (a long text cut, with its length)
 
-    row = int(np.argmax(refused))
     value = column.iloc[row]
     hint = ""
     if fitting and isinstance(value, datetime.date | datetime.timedelta | np.datetime64 | np.timedelta64):
         hint = ("; dates or times held as Python objects: convert the column with pd.to_datetime (utc=True "
                 "where they mix time zones) or pd.to_timedelta to bin it by time")
     return f"e.g. {_example(value)} of type {type(value).__name__} in the row with index {column.index[row]!r}{hint}"
+
+
+def _first_refused(column: pd.Series) -> int | None:
+    """Position in ``column`` of the first value that ``to_numeric`` refuses on its own, or
+    None. Not merely the first it coerces to NaN: it reads an empty text ("", b"") as NaN
+    without an error, and such a blank before the refused value was named instead of it."""
+    try:
+        coerced = pd.to_numeric(column, errors="coerce").isna().to_numpy() & column.notna().to_numpy()
+    except (TypeError, ValueError, OverflowError):
+        return None
+    candidates = np.flatnonzero(coerced)
+    read = set()  # values seen to be read as NaN (the blanks), not tried again
+    for row, value in zip(candidates, column.to_numpy(dtype=object)[candidates], strict=True):
+        try:
+            key = (type(value), value)
+            seen = key in read
+        except TypeError:  # unhashable
+            key, seen = None, False
+        if seen:
+            continue
+        try:
+            pd.to_numeric(pd.Series([value], dtype=object), errors="raise")
+        except (TypeError, ValueError, OverflowError):
+            return int(row)
+        if key is not None:
+            read.add(key)
+    return None
 
 
 def _seconds(span: np.ndarray) -> np.ndarray:

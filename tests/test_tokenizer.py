@@ -68,6 +68,15 @@ def test_a_non_numeric_value_is_named_with_its_row_in_x_not_in_its_batch():
         ColumnTokenizer(categorical_features=[]).fit(dates)
 
 
+def test_the_value_named_is_one_to_numeric_refuses_not_an_empty_text_it_reads_as_missing():
+    # to_numeric reads "" (and b"") as NaN, without an error: the first value it *coerces*
+    # to NaN was named, so "" was blamed for the 'abc' after it (pandas had said 'abc')
+    tok = ColumnTokenizer().fit(pd.DataFrame({"x": [1.0, 2.0, 3.0]}))
+    values = pd.Series(["1", "", b"", "2", "abc", ""], dtype=object)
+    with pytest.raises(TypeError, match=r"\(e\.g\. 'abc' of type str in the row with index 4\)"):
+        tok.transform(pd.DataFrame({"x": values}))
+
+
 def test_transform_batches_equal_transform_and_warn_once_for_all_rows():
     """Batches of 3 rows: the same tokens as one transform, and one unseen-value warning per
     column whose count, rate and examples cover every batch (values in later batches too)."""
