@@ -162,7 +162,8 @@ def _refused(column: pd.Series, exc: Exception, fitting: bool) -> str:
     if fitting and isinstance(value, datetime.date | datetime.timedelta | np.datetime64 | np.timedelta64):
         hint = ("; dates or times held as Python objects: convert the column with pd.to_datetime (utc=True "
                 "where they mix time zones) or pd.to_timedelta to bin it by time")
-    return f"e.g. {_example(value)} of type {type(value).__name__} in the row with index {column.index[row]!r}{hint}"
+    label = column.index[row : row + 1].tolist()[0]  # a Python scalar: int64's was "np.int64(66000)"
+    return f"e.g. {_example(value)} of type {type(value).__name__} in the row with index {label!r}{hint}"
 
 
 def _first_refused(column: pd.Series) -> int | None:

@@ -77,6 +77,14 @@ def test_the_value_named_is_one_to_numeric_refuses_not_an_empty_text_it_reads_as
         tok.transform(pd.DataFrame({"x": values}))
 
 
+def test_the_row_of_a_non_numeric_value_is_its_label_as_written_not_numpys_repr():
+    # a filtered frame's index is int64, not a RangeIndex: its label read "np.int64(66000)"
+    tok = ColumnTokenizer().fit(pd.DataFrame({"x": [1.0, 2.0, 3.0]}))
+    rows = pd.DataFrame({"x": pd.Series(["1", "n/a", "2"], dtype=object, index=[65999, 66000, 66001])})
+    with pytest.raises(TypeError, match=r"'n/a' of type str in the row with index 66000\)"):
+        tok.transform(rows)
+
+
 def test_transform_batches_equal_transform_and_warn_once_for_all_rows():
     """Batches of 3 rows: the same tokens as one transform, and one unseen-value warning per
     column whose count, rate and examples cover every batch (values in later batches too)."""
