@@ -104,3 +104,31 @@ def test_a_diverging_refit_says_it_is_the_refit_and_leaves_the_model_as_it_was(m
                        r".*Lower the learning rate .* Or set refit=False to keep that fit\.$"):
         clf.fit(X, y)
     assert not hasattr(clf, "module_")  # the failed fit left nothing behind
+
+
+def test_a_diverging_refit_after_a_fit_that_diverged_too_does_not_say_that_one_did_not(monkeypatch):
+    """The early-stopped fit may itself diverge after its best epoch (it warns and keeps that
+    epoch's weights); the refit's error then said "the early-stopped fit did not" diverge."""
+    import tabmoe.nn._base as base
+    from tabmoe.nn.trainer import _divergence
+
+    class Trainer(base.Trainer):
+        def fit(self, module, train, loss_fn, **kwargs):
+            if "refit" in self.config.description:
+                raise FloatingPointError(_divergence(self.config, 1, "the training loss is nan"))
+            steps = []
+
+            def poisoned(m, batch):  # the weights stop being finite after 20 steps (epoch 3)
+                s, w = loss_fn(m, batch)
+                steps.append(m.training)
+                return (s * float("nan") if sum(steps) > 20 and m.training else s), w
+
+            return super().fit(module, train, poisoned, **kwargs)
+
+    monkeypatch.setattr(base, "Trainer", Trainer)
+    X, y = toy_table()
+    clf = TabularMoEClassifier(refit=True, **PARAMS)
+    with pytest.warns(RuntimeWarning, match="Training diverged in epoch 3"):
+        with pytest.raises(FloatingPointError, match=r"^refit=True: the refit on every training row diverged, "
+                           r"as the early-stopped fit did after the epoch it kept \(epoch [12]\)\. Training diverged"):
+            clf.fit(X, y)

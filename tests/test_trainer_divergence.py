@@ -52,6 +52,7 @@ def test_late_divergence_with_early_stopping_keeps_the_best_weights():
     assert all(torch.isfinite(p).all() for p in module.parameters())  # epoch 3's, restored
     assert result.stopped_early and result.best_epoch == 3 and len(result.history) == 4
     assert not math.isfinite(result.history[-1]["train_loss"])
+    assert result.diverged  # (a refit's error says so)
 
 
 def _last_step_overflows(early_stopping: bool, restore_best_weights: bool = True):

@@ -557,15 +557,16 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
         if every_row is not None and result.best_epoch is not None:
             labelled = every_row
             train = every_row if unlabeled is None else self._add_unlabeled_rows(every_row, unlabeled)
-            refit = self._train_again(config, train, result.best_epoch, inputs)
+            refit = self._train_again(config, train, result, inputs)
         self._record_fit(result, labelled, inputs.seed, refit)
 
     def _train_again(
-        self, config: TrainerConfig, train: dict[str, torch.Tensor], epochs: int, inputs: FitInputs
+        self, config: TrainerConfig, train: dict[str, torch.Tensor], stopped: TrainResult, inputs: FitInputs
     ) -> TrainResult:
-        """A fresh network (same seed, same rows per batch) trained ``epochs`` epochs on
-        ``train``, without validation: the refit after early stopping picked ``epochs``.
+        """A fresh network (same seed, same rows per batch) trained on ``train`` for the epochs
+        of ``stopped``'s best epoch, without validation: the refit after early stopping.
         No learning-rate schedule: one chosen on the hold-out cannot be replayed."""
+        epochs = stopped.best_epoch
         config = replace(config, max_epochs=epochs, early_stopping=False, lr_decay_patience=None,
                          description=f"{config.description} refit on every training row")
         self.module_ = None  # the early-stopped network's memory, before the new one's
@@ -574,7 +575,9 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
             try:
                 return Trainer(config).fit(self.module_, train, self._get_loss())
             except FloatingPointError as exc:  # it read as the early-stopped fit's divergence
+                first = (f"as the early-stopped fit did after the epoch it kept (epoch {epochs})" if stopped.diverged
+                         else f"the early-stopped fit did not (it kept epoch {epochs})")
                 raise FloatingPointError(
-                    f"refit=True: the refit on every training row diverged, the early-stopped fit "
-                    f"did not (it kept epoch {epochs}). {exc} Or set refit=False to keep that fit."
+                    f"refit=True: the refit on every training row diverged, {first}. {exc} Or set "
+                    "refit=False to keep that fit."
                 ) from None

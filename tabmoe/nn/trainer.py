@@ -303,6 +303,8 @@ class TrainResult:
     best_epoch: int | None = None
     n_steps: int = 0
     stopped_early: bool = False
+    # the weights stopped being finite and an earlier epoch's, the best, were kept (warned)
+    diverged: bool = False
 
 
 def _n_rows(data: Batch) -> int:
@@ -556,6 +558,7 @@ class Trainer:
         if diverged is not None and not kept_best:  # no better weights to fall back to
             raise FloatingPointError(diverged)
         if diverged is not None:
+            result.diverged = True
             warnings.warn(f"{diverged} The weights of epoch {result.best_epoch}, the best on "
                           "validation, are kept.", RuntimeWarning, stacklevel=user_stacklevel())
         if kept_best and (cfg.restore_best_weights or diverged):
