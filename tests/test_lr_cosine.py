@@ -5,33 +5,12 @@ import math
 
 import numpy as np
 import pytest
-import torch
-from torch import nn
 
-from tabmoe.nn.trainer import Trainer, TrainerConfig
-
-
-def _rates(**config):
-    """The learning rate of every optimisation step: 64 rows in batches of 16, 4 steps an epoch."""
-    torch.manual_seed(0)
-    module = nn.Linear(3, 1)
-    x = torch.randn(64, 3, generator=torch.Generator().manual_seed(1))
-    data = {"x": x, "y": x.sum(1)}
-    optimizer = torch.optim.AdamW(module.parameters(), lr=0.01)
-    rates = []
-
-    def loss(m, batch):
-        if m.training:
-            rates.append(optimizer.param_groups[0]["lr"])
-        err = (m(batch["x"]).squeeze(-1) - batch["y"]) ** 2
-        return err.sum(), torch.tensor(float(len(err)))
-
-    result = Trainer(TrainerConfig(batch_size=16, lr=0.01, **config)).fit(module, data, loss, optimizer=optimizer)
-    return rates, result.history
+from .test_lr_warmup import _rates
 
 
 def test_step_k_trains_at_the_cosine_of_k_over_the_steps():
-    rates, history = _rates(max_epochs=3, lr_cosine=True)  # T = 12 steps
+    rates, history = _rates(epochs=3, lr_cosine=True)  # 64 rows in batches of 16: T = 12 steps
     expected = [0.01 * (1 + math.cos(math.pi * k / 12)) / 2 for k in range(12)]
     np.testing.assert_allclose(rates, expected, rtol=1e-6, atol=1e-12)
     assert [h["lr"] for h in history] == pytest.approx([expected[0], expected[4], expected[8]])
@@ -39,10 +18,10 @@ def test_step_k_trains_at_the_cosine_of_k_over_the_steps():
 
 
 def test_without_it_the_rate_is_constant():
-    assert _rates(max_epochs=3)[0] == [0.01] * 12
+    assert _rates(epochs=3)[0] == [0.01] * 12
 
 
-@pytest.mark.parametrize("other", [{"lr_warmup_epochs": 1}, {"lr_decay_patience": 2}])
+@pytest.mark.parametrize("other", [{"warmup_epochs": 1}, {"lr_decay_patience": 2}])
 def test_it_does_not_combine_with_the_other_schedules(other):
     with pytest.raises(ValueError, match="lr_cosine does not combine"):
-        _rates(max_epochs=3, lr_cosine=True, **other)
+        _rates(epochs=3, lr_cosine=True, **other)

@@ -15,9 +15,10 @@ from .moe_data import toy_table
 FAST = dict(max_epochs=3, random_state=0, device="cpu")
 
 
-def _rates(warmup_epochs, epochs=3, lr_decay_patience=None, constant_loss=False):
+def _rates(warmup_epochs=0, epochs=3, lr_decay_patience=None, constant_loss=False, **config):
     """The learning rate of every optimisation step: 64 rows in batches of 16, 4 steps an
-    epoch (``constant_loss``: a loss that never improves, so a plateau schedule divides)."""
+    epoch (``constant_loss``: a loss that never improves, so a plateau schedule divides;
+    ``config``: other TrainerConfig fields)."""
     torch.manual_seed(0)
     module = nn.Linear(3, 1)
     x = torch.randn(64, 3, generator=torch.Generator().manual_seed(1))
@@ -34,7 +35,7 @@ def _rates(warmup_epochs, epochs=3, lr_decay_patience=None, constant_loss=False)
         return err.sum(), torch.tensor(float(len(err)))
 
     config = TrainerConfig(max_epochs=epochs, batch_size=16, lr=0.01, lr_warmup_epochs=warmup_epochs,
-                           lr_decay_patience=lr_decay_patience)
+                           lr_decay_patience=lr_decay_patience, **config)
     result = Trainer(config).fit(module, data, loss, optimizer=optimizer)
     return rates, result.history
 

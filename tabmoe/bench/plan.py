@@ -173,8 +173,13 @@ class RunSpec:
 
     @property
     def config_hash(self) -> str:
-        text = json.dumps(self.config(), sort_keys=True)
-        return hashlib.sha1(text.encode()).hexdigest()[:12]
+        return config_hash(self.config())
+
+
+def config_hash(config: Mapping[str, Any]) -> str:
+    """A run's configuration hash (:attr:`RunSpec.config_hash`; ``rename-protocol`` recomputes
+    it for a renamed record): the first 12 hex digits of the SHA-1 of its sorted JSON."""
+    return hashlib.sha1(json.dumps(config, sort_keys=True).encode()).hexdigest()[:12]
 
 
 def current_run_id(run_id: str) -> str:

@@ -14,15 +14,11 @@ one ``run`` and ``report`` use) is left as it is and named.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
-
-def config_hash(config: dict[str, Any]) -> str:
-    """:attr:`~tabmoe.bench.plan.RunSpec.config_hash` of a record's ``config``."""
-    return hashlib.sha1(json.dumps(config, sort_keys=True).encode()).hexdigest()[:12]
+from .plan import config_hash
 
 
 def _renamed(path: Path, old: str, new: str) -> dict[str, Any]:

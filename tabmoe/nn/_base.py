@@ -149,12 +149,12 @@ def validation_split(
     counts = np.bincount(y_codes)
     spare = n - int(np.count_nonzero(counts))  # rows held out with every class keeping one
     if n_val > spare:  # a class held out whole is never learnt (it was, silently)
-        fewer = f", or validation_fraction={spare} (rows)" if spare else ""
+        fewer = f", set early_stopping=False or validation_fraction={spare} (rows)" if spare else " or set early_stopping=False"
         warnings.warn(
             f"validation_fraction={validation_fraction!r} holds out {n_val} of {n} rows, more than the "
             f"{spare} that leave each of the {n - spare} classes a training row: every row of at "
             f"least {n_val - spare} class{'es' * (n_val - spare > 1)} is held out for early stopping, "
-            f"and the network never learns it. Pass eval_set=(X_val, y_val), set early_stopping=False{fewer}.",
+            f"and the network never learns it. Pass eval_set=(X_val, y_val){fewer}.",
             UserWarning, stacklevel=user_stacklevel(),
         )
     single = counts[y_codes] < 2
