@@ -9,6 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._unseen import shown_value  # (a long text cut, with its length)
+
 #: Characters of pandas' message quoted in the error for a non-numeric value where the value
 #: itself is not found (a longer one keeps its start and its end).
 MAX_DETAIL_CHARS = 200
@@ -155,7 +157,6 @@ def _refused(column: pd.Series, exc: Exception, fitting: bool) -> str:
         if len(detail) > MAX_DETAIL_CHARS:
             detail = f"{detail[: MAX_DETAIL_CHARS - 50]} ... {detail[-50:]}"
         return detail
-    from ._unseen import _example  # (a long text cut, with its length)
 
     value = column.iloc[row]
     hint = ""
@@ -163,7 +164,7 @@ def _refused(column: pd.Series, exc: Exception, fitting: bool) -> str:
         hint = ("; dates or times held as Python objects: convert the column with pd.to_datetime (utc=True "
                 "where they mix time zones) or pd.to_timedelta to bin it by time")
     label = column.index[row : row + 1].tolist()[0]  # a Python scalar: int64's was "np.int64(66000)"
-    return f"e.g. {_example(value)} of type {type(value).__name__} in the row with index {label!r}{hint}"
+    return f"e.g. {shown_value(value)} of type {type(value).__name__} in the row with index {label!r}{hint}"
 
 
 def _first_refused(column: pd.Series) -> int | None:

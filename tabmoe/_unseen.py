@@ -17,7 +17,7 @@ from ._stack import user_stacklevel
 MAX_EXAMPLE_CHARS = 100
 
 
-def _example(value: Any) -> str:
+def shown_value(value: Any) -> str:
     """``repr(value)``, cut to ``MAX_EXAMPLE_CHARS`` characters with its length when longer."""
     text = repr(value)
     if len(text) <= MAX_EXAMPLE_CHARS:
@@ -61,7 +61,7 @@ class UnseenValues:
             # repr() per value, so that the int 2 and the str '2' look different (a column read
             # as text at fit and as numbers now); Series.astype(str) fails on a lone surrogate
             # under pyarrow; a long one is cut
-            examples = "[" + ", ".join(_example(v) for v in self.examples[j]) + "]"
+            examples = "[" + ", ".join(shown_value(v) for v in self.examples[j]) + "]"
             # Numbers: the tokenizer maps them to UNKNOWN, TableEncoder's numeric block reads
             # them as missing, so the reading is left to the caller's note and the docs.
             reading = (", where the column was missing in every row" if j in self.numeric

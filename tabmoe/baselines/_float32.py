@@ -39,23 +39,34 @@ def float32_named(
         raise ValueError(named) from error
 
 
-def _message(model: Any, frame: pd.DataFrame, doing: str, positions: np.ndarray | None) -> str | None:
-    encoder = model.encoder_
+def most_extreme_value(
+    encoder: Any, frame: pd.DataFrame, numeric: np.ndarray, rows: np.ndarray, positions: np.ndarray
+) -> str | None:
+    """"<value> in column <name> (row position p), d standard deviations from its training
+    mean" for the largest |standardised value| of ``numeric`` (the numeric block of the
+    rows ``rows`` of ``frame``, the numeric columns first; ``positions``: those rows'
+    positions in X); None where the encoder has no numeric column."""
     n_columns = len(encoder.numeric_columns_)
     if not n_columns:
         return None
-    distance = np.abs(encoder._numeric_block(frame)[:, :n_columns])  # standardised values
-    beyond = ~(distance <= FLOAT32_MAX)
-    if not beyond.any():
-        return None
+    distance = np.abs(numeric[:, :n_columns])
     i, k = np.unravel_index(np.argmax(distance), distance.shape)
     column = int(encoder.numeric_columns_[k])
-    row = int(i if positions is None else positions[i])
+    return (f"{frame.iloc[rows[i], column]} in column {frame.columns[column]!r} (row position "
+            f"{positions[i]}), {distance[i, k]:.3g} standard deviations from its training mean")
+
+
+def _message(model: Any, frame: pd.DataFrame, doing: str, positions: np.ndarray | None) -> str | None:
+    encoder = model.encoder_
+    numeric = encoder._numeric_block(frame)
+    beyond = ~(np.abs(numeric[:, : len(encoder.numeric_columns_)]) <= FLOAT32_MAX)  # standardised values
+    if not beyond.any():
+        return None
+    rows = np.arange(len(frame))
+    extreme = most_extreme_value(encoder, frame, numeric, rows, rows if positions is None else positions)
     return (
         f"{type(model.estimator_).__name__} reads X as float32, whose largest value is "
         f"{FLOAT32_MAX:.3g}: {int(beyond.sum())} standardised numeric value(s) are beyond it. "
-        f"The most extreme is {frame.iloc[i, column]} in column {frame.columns[column]!r} (row "
-        f"position {row}), {distance[i, k]:.3g} standard deviations from its training mean; "
-        f"clip or transform (e.g. log) such values before {doing}, or use a reference that "
-        "reads float64 (logistic_regression, hist_gradient_boosting)."
+        f"The most extreme is {extreme}; clip or transform (e.g. log) such values before {doing}, "
+        "or use a reference that reads float64 (logistic_regression, hist_gradient_boosting)."
     )

@@ -36,6 +36,7 @@ from ..nn._base import (
 )
 from ..nn._sizes import check_network_sizes
 from ..nn.trainer import LossFn
+from ._float32 import most_extreme_value
 from .encoding import TableEncoder
 
 #: Constraints of the parameters every torch baseline shares (see TorchTabularClassifier):
@@ -75,18 +76,10 @@ def overflow_error(
         message = f"{name} gave no finite probability for {int(broken.sum())} row(s) of X (e.g. position(s) {shown})"
     positions = np.flatnonzero(broken) + rows.start
     message += ": its float32 network overflowed"
-    encoder = estimator.encoder_
-    n_columns = len(encoder.numeric_columns_)
-    if n_columns:
-        distance = np.abs(numeric[broken, :n_columns])
-        i, k = np.unravel_index(np.argmax(distance), distance.shape)
-        column = int(encoder.numeric_columns_[k])
-        message += (
-            f". The most extreme numeric value there is {frame.iloc[positions[i], column]} in "
-            f"column {frame.columns[column]!r} (row position {positions[i]}), "
-            f"{distance[i, k]:.3g} standard deviations from its training mean; clip or "
-            "transform (e.g. log) such values before predicting."
-        )
+    extreme = most_extreme_value(estimator.encoder_, frame, numeric[broken], positions, positions)
+    if extreme is not None:
+        message += (f". The most extreme numeric value there is {extreme}; clip or transform (e.g. log) "
+                    "such values before predicting.")
     return ValueError(message)
 
 
