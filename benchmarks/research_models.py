@@ -8,6 +8,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from impute_unknown import ImputedUnknownClassifier
+from null_key import NullKeyClassifier
 from research_args import RESEARCH_PARAMS
 from row_scoring import RowScoredClassifier
 from separate_members import SeparateMembersClassifier
@@ -165,8 +166,16 @@ def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
     :class:`~impute_unknown.ImputedUnknownClassifier`, ``separate_members`` > 1 (study 60; alone)
     :class:`~separate_members.SeparateMembersClassifier`, ``tree_bins`` = a leaf's rows > 0 (study
     61; alone) :class:`~tree_bins.TreeBinsClassifier`, ``swap_rate`` > 0 (study 62; alone)
-    :class:`~swap_noise.SwapNoiseClassifier`."""
+    :class:`~swap_noise.SwapNoiseClassifier`, ``null_key=True`` (study 67; alone)
+    :class:`~null_key.NullKeyClassifier`."""
     params = dict(params)
+    null = params.pop("null_key", False)
+    if not isinstance(null, bool):  # as impute_unknown: "true" or 1 would fit the plain estimator
+        raise SystemExit(f"null_key must be True or False, got {null!r}")
+    if null:
+        if set(params) & RESEARCH_PARAMS or params.get("n_members", 1) != 1 or params.get("gate", "softmax") != "softmax":
+            raise SystemExit("null_key does not combine with other research-only settings, n_members or gate")
+        return NullKeyClassifier(**params, random_state=seed)
     swap = pop_number(params, "swap_rate", 0.0, 0)
     if swap > 0:
         if set(params) & RESEARCH_PARAMS or swap >= 1:
