@@ -149,6 +149,22 @@ def test_the_end_of_fit_check_takes_a_device_given_as_text():
     assert len(Trainer(cfg).fit(torch.nn.Linear(3, 1), data, loss).history) == 2
 
 
+def test_mixed_precision_takes_a_device_given_as_text():
+    """bf16 autocast read config.device.type: TrainerConfig(device="cpu", mixed_precision=True)
+    failed at its first step with "'str' object has no attribute 'type'"; it trains in bf16."""
+    dtypes = []
+
+    def loss(module, batch):
+        out = module(batch["x"]).squeeze(-1)
+        dtypes.append(out.dtype)
+        return ((out.float() - batch["y"]) ** 2).sum(), torch.tensor(float(len(batch["y"])))
+
+    data = {"x": torch.randn(16, 3), "y": torch.randn(16)}
+    cfg = TrainerConfig(max_epochs=2, batch_size=8, device="cpu", mixed_precision=True)
+    assert len(Trainer(cfg).fit(torch.nn.Linear(3, 1), data, loss).history) == 2
+    assert dtypes[0] == torch.bfloat16
+
+
 def test_a_fit_on_no_rows_still_says_it_made_no_step():
     """The end-of-fit check read the first batch of the data with next(): on no rows it raised
     a bare StopIteration instead of "Training made no optimisation step"."""
