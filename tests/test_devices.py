@@ -21,10 +21,29 @@ def test_a_cuda_device_index_past_the_last_gpu_is_refused(monkeypatch):
     _gpus(monkeypatch, 2)
     assert resolve_device("cuda:1") == torch.device("cuda:1")
     assert resolve_device("cuda") == torch.device("cuda")
-    with pytest.raises(ValueError, match=r"device='cuda:2' was requested but only 2 CUDA"):
+    with pytest.raises(ValueError, match=r"device='cuda:2' was requested but only 2 CUDA.*use 'cuda:0' to 'cuda:1'"):
         resolve_device("cuda:2")
     with pytest.raises(ValueError, match=r"device=device\(type='cuda', index=7\)"):
         resolve_device(torch.device("cuda", 7))
+
+
+@pytest.mark.parametrize(("build", "why"), [(None, "a CPU-only build"), ("12.8", "sees no GPU")])
+def test_cuda_on_a_machine_without_it_says_why_and_what_to_set(monkeypatch, build, why):
+    """It said only "device='cuda' was requested but CUDA is not available.": not whether
+    torch was built without CUDA or sees no GPU, nor what to set instead."""
+    _gpus(monkeypatch, 0)
+    monkeypatch.setattr(torch.version, "cuda", build)
+    monkeypatch.setattr(torch.version, "hip", None)
+    with pytest.raises(ValueError, match=rf"device='cuda:0' was requested but CUDA is not available: .*{why}.*"
+                                         r"Set device='cpu', or 'auto'"):
+        resolve_device("cuda:0")
+
+
+@pytest.mark.parametrize("device", ["CPU", "gpu", "auto:0"])
+def test_a_device_torch_cannot_read_is_refused_with_what_device_takes(device):
+    """torch's list of device types left out tabmoe's own 'auto'."""
+    with pytest.raises(ValueError, match=rf"device={device!r} is not a valid torch device: .*Use 'auto'"):
+        resolve_device(device)
 
 
 @pytest.mark.parametrize("available", [False, True])

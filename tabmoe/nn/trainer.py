@@ -31,6 +31,10 @@ Batch = Mapping[str, Tensor]
 LossFn = Callable[[nn.Module, Batch], tuple[Tensor, Tensor]]
 
 
+#: What ``device`` takes, for the errors of :func:`resolve_device`.
+_DEVICES = "Use 'auto' (CUDA when available), 'cpu', 'cuda', 'cuda:N' or 'mps', or a torch.device."
+
+
 def resolve_device(device: str | torch.device) -> torch.device:
     """``"auto"`` -> CUDA when available, else CPU; anything else is passed to torch, and a
     device that this machine lacks (CUDA, MPS, or another backend whose ``is_available()``
@@ -40,16 +44,23 @@ def resolve_device(device: str | torch.device) -> torch.device:
     try:
         resolved = torch.device(device)
     except (RuntimeError, TypeError) as exc:
-        raise ValueError(f"device={device!r} is not a valid torch device: {exc}") from exc
+        raise ValueError(f"device={device!r} is not a valid torch device: {exc}. {_DEVICES}") from exc
     if resolved.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"device={device!r} was requested but CUDA is not available.")
-    if resolved.type == "cuda" and (resolved.index or 0) >= torch.cuda.device_count():
+        why = ("this torch is a CPU-only build (docs/installation.md installs a CUDA one)"
+               if torch.version.cuda is None and torch.version.hip is None
+               else "this torch sees no GPU (check the driver and CUDA_VISIBLE_DEVICES)")
         raise ValueError(
-            f"device={device!r} was requested but only {torch.cuda.device_count()} CUDA "
-            "device(s) are available."
+            f"device={device!r} was requested but CUDA is not available: {why}. Set "
+            "device='cpu', or 'auto' (CUDA where there is one)."
+        )
+    if resolved.type == "cuda" and (resolved.index or 0) >= torch.cuda.device_count():
+        count = torch.cuda.device_count()
+        raise ValueError(
+            f"device={device!r} was requested but only {count} CUDA device(s) are available: "
+            f"use 'cuda:0' to 'cuda:{count - 1}'."
         )
     if resolved.type == "mps" and not torch.backends.mps.is_available():
-        raise ValueError(f"device={device!r} was requested but MPS is not available.")
+        raise ValueError(f"device={device!r} was requested but MPS is not available. Set device='cpu' or 'auto'.")
     if resolved.type == "meta":  # torch's shapes-only device: training on it failed in AdamW
         raise ValueError(f"device={device!r} holds no data: a model cannot be trained or run on it.")
     if resolved.type not in ("cpu", "cuda", "mps"):
