@@ -176,7 +176,7 @@ class EstimatorStateMixin:
         persistence.save(self, path)
 
     @classmethod
-    def load(cls, path: str | os.PathLike, device: str = "cpu") -> TabularMoEClassifier:
+    def load(cls, path: str | os.PathLike, device: str | torch.device = "cpu") -> TabularMoEClassifier:
         """Load a model written by :meth:`save` onto ``device`` (default CPU); a ``~`` at the
         start of ``path`` is the user's home.
 

@@ -164,7 +164,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TokenI
     class_weight : dict, "balanced" or None
         Per-class weights multiplying ``sample_weight`` (``"balanced"``: scikit-learn's
         ``n_samples / (n_classes * counts)``); only their relative size matters.
-    device : str
+    device : str or torch.device
         ``"auto"`` (CUDA when available), ``"cpu"``, ``"cuda"``, ``"cuda:1"``, ...
     random_state : int, RandomState or None
     n_jobs : int or None

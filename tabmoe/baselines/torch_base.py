@@ -138,7 +138,7 @@ class TorchTabularClassifier(TorchClassifier):
         Epochs without improvement of at least ``tol`` before stopping.
     tol : float
     class_weight : dict, "balanced" or None
-    device : str
+    device : str or torch.device
         ``"auto"`` (CUDA when available), ``"cpu"``, ``"cuda"``, ``"cuda:1"``, ...
     random_state : int, RandomState or None
     n_jobs : int or None
