@@ -141,3 +141,43 @@ def test_a_device_without_data_or_backend_is_refused_before_the_fit_works(device
     with pytest.raises(ValueError, match="device="):
         clf.fit(X, y)
     assert not hasattr(clf, "tokenizer_")
+
+
+@pytest.fixture
+def meta_default_device():
+    """A caller's ``torch.set_default_device("cuda")`` stood in for by the meta device: a
+    tensor tabmoe made there without a device holds no data, so the call fails where, on a
+    GPU machine, it made that tensor on the GPU (the trainer's shuffle then raised torch's
+    "Expected a 'cuda' device type for generator but found 'cpu'")."""
+    torch.set_default_device("meta")
+    yield
+    torch.set_default_device(None)
+
+
+@pytest.mark.parametrize("name", ["tabmoe", "ft_transformer", "tab_transformer", "tabnet", "tabm"])
+def test_a_callers_default_device_changes_no_fit(name, meta_default_device, tmp_path):
+    """The networks were built on the caller's default device (from its RNG, not the CPU's
+    seeded one), and fit, adapt and load failed there; each call now makes its tensors where
+    ``device`` says, and leaves the caller's default as it was."""
+    import numpy as np
+    import pandas as pd
+
+    from .classifiers import CLASSIFIER_FACTORIES
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.choice(list("xyz"), 120), "b": rng.normal(size=120)})
+    y = np.where((X["a"] == "x") | (X["b"] > 0.5), "p", "q")
+    with torch.device("cpu"):
+        fitted = CLASSIFIER_FACTORIES[name]().fit(X, y)
+        expected = fitted.predict_proba(X)
+    clf = CLASSIFIER_FACTORIES[name]().fit(X, y)
+    assert torch.empty(0).device.type == "meta"  # the caller's, kept
+    np.testing.assert_array_equal(clf.predict_proba(X), expected)
+    if hasattr(clf, "adapt"):
+        clf.save(tmp_path / "model.tabmoe")
+        loaded = type(clf).load(tmp_path / "model.tabmoe")
+        np.testing.assert_array_equal(loaded.predict_proba(X), expected)
+        np.testing.assert_array_equal(loaded.explain(X).gates, fitted.explain(X).gates)
+        with torch.device("cpu"):
+            fitted.adapt(X, max_epochs=1)
+        np.testing.assert_array_equal(loaded.adapt(X, max_epochs=1).predict_proba(X), fitted.predict_proba(X))

@@ -7,7 +7,9 @@ tabmoe.demo`` on a loaded 2-core machine was killed after 11 min at epoch 15 of 
 So a fit or prediction uses ``n_jobs`` threads (``None``: one, unless a joblib
 ``parallel_config(n_jobs=...)`` context says otherwise; ``-1``: every core), and the caller's
 torch setting is restored afterwards. The same calls run outside a caller's ``torch.autocast``
-block (:func:`caller_autocast_off`): ``mixed_precision`` alone says where bf16 is used.
+block (:func:`caller_autocast_off`): ``mixed_precision`` alone says where bf16 is used; and
+with the CPU as torch's default device (:func:`caller_default_device_off`): ``device`` alone
+says where the network runs.
 """
 
 from __future__ import annotations
@@ -81,13 +83,30 @@ def caller_autocast_off() -> Iterator[None]:
         yield
 
 
+@contextlib.contextmanager
+def caller_default_device_off() -> Iterator[None]:
+    """The CPU as torch's default device inside the block where the caller made another one
+    the default (``torch.set_default_device("cuda")``, a ``with torch.device(...)`` block):
+    tensors made without a device (the networks before ``.to(device)``, the trainer's shuffling
+    order from its CPU generator, ``feature_importances_``' float64 sums) were made there, and
+    every fit failed (torch's "Expected a 'cuda' device type for generator but found 'cpu'").
+    A no-op where the default is the CPU (an empty tensor says which it is, in every torch)."""
+    if torch.empty(0).device.type == "cpu":
+        yield
+        return
+    with torch.device("cpu"):
+        yield
+
+
 def scoped_threads(method: F) -> F:
     """Run an estimator method with ``self.n_jobs`` torch threads (see the module doc),
-    outside a caller's autocast (:func:`caller_autocast_off`)."""
+    outside a caller's autocast (:func:`caller_autocast_off`) and default device
+    (:func:`caller_default_device_off`)."""
 
     @functools.wraps(method)
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-        with torch_threads(resolve_n_jobs(getattr(self, "n_jobs", None))), caller_autocast_off():
+        with (torch_threads(resolve_n_jobs(getattr(self, "n_jobs", None))), caller_autocast_off(),
+              caller_default_device_off()):
             return method(self, *args, **kwargs)
 
     return cast(F, wrapper)

@@ -26,6 +26,7 @@ from tqdm.auto import tqdm
 
 from .._stack import user_stacklevel
 from ._lr_schedules import cosine_scheduler, plateau_scheduler, warmup_scheduler
+from ._threads import caller_default_device_off
 
 Batch = Mapping[str, Tensor]
 LossFn = Callable[[nn.Module, Batch], tuple[Tensor, Tensor]]
@@ -88,9 +89,11 @@ def seeded(seed: int, device: torch.device) -> Iterator[None]:
     One thread at a time runs such a block (``_TORCH_STATE_LOCK``), with float32 as torch's
     default dtype (:func:`float32_default`): networks are built and trained in float32; and
     with autograd on, whatever the caller's mode (a fit under ``torch.no_grad()`` failed
-    with torch's "element 0 of tensors does not require grad")."""
-    with (_TORCH_STATE_LOCK, float32_default(), torch.inference_mode(False), torch.enable_grad(),
-          contextlib.ExitStack() as forks):
+    with torch's "element 0 of tensors does not require grad"), and the CPU as the default
+    device (``caller_default_device_off`` in ``tabmoe.nn._threads``): networks are built on the
+    CPU, from the CPU's seeded RNG, then moved to ``device``."""
+    with (_TORCH_STATE_LOCK, float32_default(), caller_default_device_off(), torch.inference_mode(False),
+          torch.enable_grad(), contextlib.ExitStack() as forks):
         forks.enter_context(_lazy_cuda_seed_kept())
         forks.enter_context(forked_rngs(device))
         torch.default_generator.manual_seed(seed)  # not torch.manual_seed: it seeds every GPU
