@@ -148,6 +148,19 @@ def test_explain_and_importances_convert_to_float64_on_the_cpu_only(monkeypatch)
     np.testing.assert_array_equal(clf.feature_importances_, expected[1])
 
 
+def test_importances_sum_on_the_cpu_under_a_callers_default_device():
+    """gate_importances made its float64 sums on the caller's default device (a
+    torch.set_default_device("cuda") or "mps": there the CPU gates did not add to them, and
+    MPS holds no float64); the meta device stands in for it."""
+    from tabmoe.interpret.explain import gate_importances
+
+    clf, X, _ = fit()
+    tokens, attend, _ = clf._feature_tokens(X)
+    expected = gate_importances(clf.module_, tokens, attend)
+    with torch.device("meta"):
+        np.testing.assert_array_equal(gate_importances(clf.module_, tokens, attend), expected)
+
+
 def test_ensemble_importances_take_each_members_absolute_gates():
     """Signed TanhMax gates were averaged over the members before the absolute value: two
     members with opposite gates cancelled and the rounding residue, normalised, was reported."""

@@ -185,7 +185,7 @@ def gate_importances(
     column do not cancel, within a member or across members."""
     module = module.eval()
     device = next(module.parameters()).device
-    total = torch.zeros(tokens.shape[1], dtype=torch.float64)
+    total = torch.zeros(tokens.shape[1], dtype=torch.float64, device="cpu")  # not a caller's default device
     for batch, att, frac in _batches(tokens, attend, fraction, batch_rows, device):
         g = _label_gates(module, batch, att, frac, absolute=True).mean(1)[:, :-1]  # (B, F)
         total += g.cpu().double().sum(0)  # float64 on the CPU: MPS has none
