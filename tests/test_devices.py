@@ -181,3 +181,36 @@ def test_a_callers_default_device_changes_no_fit(name, meta_default_device, tmp_
         with torch.device("cpu"):
             fitted.adapt(X, max_epochs=1)
         np.testing.assert_array_equal(loaded.adapt(X, max_epochs=1).predict_proba(X), fitted.predict_proba(X))
+
+
+def test_the_trainers_shuffle_draws_on_its_generators_device(meta_default_device):
+    """``iterate_batches`` (the trainer's, also for a direct ``Trainer``) drew its order on the
+    caller's default device with a CPU generator: a mismatch (on a GPU, torch's "Expected a
+    'cuda' device type for generator"), here a tensor without data."""
+    from tabmoe.nn.trainer import iterate_batches
+
+    data = {"x": torch.arange(6.0, device="cpu")}
+    batches = [b["x"].tolist() for b in iterate_batches(data, 4, torch.Generator().manual_seed(0))]
+    with torch.device("cpu"):
+        expected = [b["x"].tolist() for b in iterate_batches(data, 4, torch.Generator().manual_seed(0))]
+    assert batches == expected and sorted(sum(batches, [])) == list(range(6))
+
+
+def test_a_copy_to_the_host_is_not_left_running():
+    """``_to_device`` copied with ``non_blocking=True`` both ways; a copy to the CPU from a
+    GPU may then still be running when the CPU reads it. Only copies from the host overlap."""
+    from unittest import mock
+
+    from tabmoe.nn import trainer
+
+    calls = []
+    real = torch.Tensor.to
+
+    def spy(self, *args, **kwargs):
+        calls.append(kwargs.get("non_blocking"))
+        return real(self, *args, **kwargs)
+
+    meta = torch.empty(3, device="meta")  # a tensor off the host, standing in for a GPU one
+    with mock.patch.object(torch.Tensor, "to", spy):
+        trainer._to_device({"a": torch.zeros(3), "b": meta}, torch.device("meta"))
+    assert calls == [True, False]

@@ -331,7 +331,8 @@ def _n_rows(data: Batch) -> int:
 
 
 def _to_device(data: Batch, device: torch.device) -> dict[str, Tensor]:
-    return {k: v.to(device, non_blocking=True) for k, v in data.items()}
+    # Only a copy from the host may overlap: one to the host must end before the CPU reads it.
+    return {k: v.to(device, non_blocking=v.device.type == "cpu") for k, v in data.items()}
 
 
 def iterate_batches(data: Batch, batch_size: int, generator: torch.Generator | None = None) -> Iterator[dict[str, Tensor]]:
@@ -342,7 +343,8 @@ def iterate_batches(data: Batch, batch_size: int, generator: torch.Generator | N
         for start in range(0, n, batch_size):
             yield {k: v[start : start + batch_size] for k, v in data.items()}
         return
-    order = torch.randperm(n, generator=generator).to(device)
+    # On the generator's device, not torch's default (a caller's CUDA default: a device mismatch)
+    order = torch.randperm(n, generator=generator, device=generator.device).to(device)
     for start in range(0, n, batch_size):
         idx = order[start : start + batch_size]
         yield {k: v[idx] for k, v in data.items()}
