@@ -105,3 +105,24 @@ def test_study_64_quotes_def56s_epochs_per_split_as_recorded():
     assert len(means) == 14
     quoted = f"{round(min(means))}-{round(max(means))} epochs per split on average"
     assert quoted in section("## Study 64:"), quoted
+
+
+
+def test_study_5_ordered_row_is_the_five_numeric_splits():
+    """Study 5's `ordered` row gives the 30 pairs of the five splits with numeric columns;
+    its W/T/L were counted over 32, with the two seed-0 checks on all-categorical splits
+    (ties by construction) that `summary` pairs too (14/13/5 beside n = 30)."""
+    import numpy as np
+
+    research = import_benchmark("research")
+    by = research.by_variant(research.study_lines("r3-defaults,r5-numeric"))
+    base, rows = by["default"], by["ordered"]
+    numeric = {split for split, _ in by["ordered20"]}
+    keys = [k for k in research.paired_keys("ordered", rows, base) if k[0] in numeric]
+    diff = {p: np.array([rows[k][p] - base[k][p] for k in keys]) for p in ("validation", "id_test", "ood_test")}
+    figures = [str(len(keys)), research.diff_sd(diff["validation"]), research.wtl(diff["validation"]),
+               f"{diff['id_test'].mean():+.4f}", research.diff_sd(diff["ood_test"]), research.wtl(diff["ood_test"])]
+    text = DOCS.read_text(encoding="utf8")
+    start = text.index("## Study 5:")
+    row = next(line for line in text[start:text.index("\n## ", start)].splitlines() if line.startswith("| ordered |"))
+    assert [c.strip() for c in row.strip("|").split("|")][2:] == figures, row
