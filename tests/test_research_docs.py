@@ -126,3 +126,27 @@ def test_study_5_ordered_row_is_the_five_numeric_splits():
     start = text.index("## Study 5:")
     row = next(line for line in text[start:text.index("\n## ", start)].splitlines() if line.startswith("| ordered |"))
     assert [c.strip() for c in row.strip("|").split("|")][2:] == figures, row
+
+
+@pytest.mark.parametrize(("label", "seeds"), [("seeds 3-5, with the 18 ties", (3, 4, 5)),
+                                              ("seeds 0-2, with the 18 ties", (0, 1, 2)),
+                                              ("seeds 0-5, with the 36 ties", (0, 1, 2, 3, 4, 5))])
+def test_study_29_pooled_lines_add_the_ties(label, seeds):
+    """Study 29's pooled lines are `summary`'s fitted pairs of `cap100` and `drop0` plus the
+    six splits under 1,000 training rows (cap100 is drop0 there: 18 ties per three seeds),
+    with the page's SD (over n, numpy's default): seeds 0-2's OOD SD read 0.025, the SD
+    over n - 1."""
+    import numpy as np
+
+    research = import_benchmark("research")
+    by = research.by_variant(research.study_lines("r16-capacity,r18-replication,r29-holdout-cap"))
+    base, rows = by["drop0"], by["cap100"]
+    keys = [k for k in research.paired_keys("cap100", rows, base) if k[1] in seeds]
+    ties = [0.0] * (6 * len(seeds))
+    diff = {p: np.array([rows[k][p] - base[k][p] for k in keys] + ties) for p in ("validation", "ood_test")}
+    figures = [str(len(diff["validation"])), research.diff_sd(diff["validation"]), research.wtl(diff["validation"]),
+               research.diff_sd(diff["ood_test"]), research.wtl(diff["ood_test"])]
+    text = DOCS.read_text(encoding="utf8")
+    start = text.index("## Study 29:")
+    row = next(line for line in text[start:text.index("\n## ", start)].splitlines() if label in line)
+    assert [c.strip().strip("*") for c in row.strip("|").split("|")][1:6] == figures, row
