@@ -4,6 +4,7 @@ column kinds (categorical, number, datetime, timedelta) the tokenizer reads."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -51,11 +52,7 @@ def to_frame(X: Any) -> pd.DataFrame:
                 f"which numpy reads as one value{lazy}."
             )
         if arr.ndim != 2:
-            raise ValueError(
-                f"Expected 2D array, got {arr.ndim}D array instead. Reshape your data either "
-                "using array.reshape(-1, 1) if your data has a single feature or "
-                "array.reshape(1, -1) if it contains a single sample."
-            )
+            raise ValueError(f"Expected 2D array, got {arr.ndim}D array instead{_one_d_advice(X, arr)}")
         # Object arrays (e.g. from a ColumnTransformer) get per-column dtypes back, so that
         # numeric columns are binned rather than treated as categories. pd.NA (a nullable
         # column's to_numpy()) would keep its column object: it is NaN for infer_objects.
@@ -77,6 +74,30 @@ def to_frame(X: Any) -> pd.DataFrame:
         if pd.api.types.is_complex_dtype(dtype):
             raise ValueError(f"Complex data not supported (column {name!r}).")
     return frame
+
+
+def _one_d_advice(X: Any, arr: np.ndarray) -> str:
+    """The end of the error for input that is not 2-d: what to pass instead. numpy's
+    reshapes were the advice for every 1-d input, which turned a pandas Series (a row taken
+    with ``X.iloc[i]``) into an object array read by position, and a list of dicts (records)
+    into one column of dicts."""
+    if isinstance(X, pd.Series):
+        label = X.name.item() if isinstance(X.name, np.generic) else X.name  # 7, not np.int64(7)
+        return (
+            f": a pandas Series (name {label!r}, {len(X)} values). For one row, pass a "
+            "one-row DataFrame (X.iloc[[i]] rather than X.iloc[i], or "
+            "series.to_frame().T.infer_objects(), which gives its values their types back); "
+            "for one column, series.to_frame()."
+        )
+    if arr.ndim == 1 and len(arr) and all(isinstance(v, Mapping) for v in arr):
+        return (
+            f": a list of {len(arr)} dicts (records). Pass pd.DataFrame(X), whose columns are "
+            "the dicts' keys."
+        )
+    return (
+        ". Reshape your data either using array.reshape(-1, 1) if your data has a single "
+        "feature or array.reshape(1, -1) if it contains a single sample."
+    )
 
 
 def as_arrow_table(X: Any) -> Any:

@@ -363,6 +363,21 @@ def test_empty_input_is_refused(name):
         clf.predict(X.iloc[:0])
 
 
+def test_records_and_a_series_are_refused_with_what_to_pass(name):
+    """A list of dicts and a row taken as a Series (``X.iloc[0]``) got numpy's advice,
+    "Reshape your data either using array.reshape(-1, 1) ...", which made a column of dicts
+    or an array read by position."""
+    X, y = frame()
+    with pytest.raises(ValueError, match=r"^Expected 2D array, got 1D array instead: a list of 60 dicts \(records\)\. Pass pd\.DataFrame\(X\)"):
+        CLASSIFIER_FACTORIES[name]().fit(X.to_dict("records"), y)
+    clf = CLASSIFIER_FACTORIES[name]().fit(X, y)
+    row = X.set_index(np.arange(len(X)) * 7).iloc[1]  # named np.int64(7), shown as 7
+    with pytest.raises(ValueError, match=r"a pandas Series \(name 7, 3 values\)\. For one row, pass a one-row DataFrame \(X\.iloc\[\[i\]\]"):
+        clf.predict(row)
+    # the other way the message gives, for a row of mixed types
+    assert clf.predict(row.to_frame().T.infer_objects()).shape == (1,)
+
+
 def test_inf_in_numeric_column_named(name):
     X, y = frame()
     X.loc[3, "age"] = np.inf
