@@ -137,6 +137,14 @@ def test_labels_in_an_object_array_are_a_clear_error(name, labels, match):
         CLASSIFIER_FACTORIES[name]().fit(X, y)
 
 
+def test_the_label_columns_name_as_y_is_a_clear_error(name):
+    """fit(data, "label") was scikit-learn's "y should be a 1d array, got an array of shape
+    () instead"."""
+    X, y = frame()
+    with pytest.raises(ValueError, match=r"^y is the text 'label', not one label per row: .*data\.drop\(columns='label'\), data\['label'\]"):
+        CLASSIFIER_FACTORIES[name]().fit(X.assign(label=y), "label")
+
+
 @pytest.mark.parametrize("kind", ["object-nan", "string-na"])
 def test_missing_labels_in_eval_set_are_a_clear_error(name, kind):
     clf = _with_eval_set(name)

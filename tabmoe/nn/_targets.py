@@ -21,6 +21,12 @@ def validate_targets(y: Any, what: str = "y") -> np.ndarray:
     names ``y`` in them)."""
     if y is None:
         raise ValueError(f"requires {what} to be passed, but the target {what} is None.")
+    if isinstance(y, str):  # fit(data, "label"): "y should be a 1d array, got an array of shape ()"
+        raise ValueError(
+            f"{what} is the text {y!r}, not one label per row: pass the labels themselves, e.g. "
+            f"X, y = data.drop(columns={y!r}), data[{y!r}] (a label column left in X gives "
+            "the answer away)."
+        )
     _check_no_missing_labels(y, what)
     try:
         y = column_or_1d(y, warn=True)
