@@ -8,6 +8,7 @@ for already-integer-coded columns, leave-one-column-out over every column includ
 
 from __future__ import annotations
 
+#: The paper's network: the architecture parameters of ``TabularMoEClassifier``.
 PAPER_ARCHITECTURE: dict = {
     "d_model": 20,
     "n_heads": 5,
@@ -19,6 +20,7 @@ PAPER_ARCHITECTURE: dict = {
     "embedding_init": 0.05,  # Keras's Embedding draws U(-0.05, 0.05)
 }
 
+#: The paper's training: optimiser, epochs, batches, no early stopping, the masked objective.
 PAPER_TRAINING: dict = {
     "learning_rate": 1e-3,
     "weight_decay": 0.0,
@@ -29,6 +31,9 @@ PAPER_TRAINING: dict = {
     "feature_loss_weight": 1.0,
 }
 
+#: The paper's exact configuration, ``TabularMoEClassifier(**PAPER_CONFIG)``: the network and
+#: training above, one shared code space, every column categorical. Read it; to build on it,
+#: take a copy with :func:`paper_config` (this dict is shared by every caller).
 PAPER_CONFIG: dict = {
     **PAPER_ARCHITECTURE,
     **PAPER_TRAINING,

@@ -178,6 +178,28 @@ def test_docstring_extension_converts_sphinx_roles():
     assert convert(package, ":class:`~sklearn.cluster.KMeans`") == "`KMeans`"
 
 
+@needs_mkdocs
+def test_docstring_extension_reads_attribute_comments():
+    """Attributes documented by ``#:`` comments (Sphinx's way) rendered with no text on the
+    API pages, which read griffe's docstrings: tabmoe.PAPER_CONFIG (in tabmoe.__all__) and
+    the AUTO_* rules beside it on the estimator page among them."""
+    spec = importlib.util.spec_from_file_location("docstrings_ext", DOCS / "_ext" / "docstrings.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    import griffe
+
+    extensions = griffe.load_extensions(module.SphinxNumpyDocstrings())
+    config = griffe.load("tabmoe._paper_config", search_paths=[str(ROOT)], extensions=extensions)
+    for name in ("PAPER_CONFIG", "PAPER_ARCHITECTURE", "PAPER_TRAINING"):
+        assert config[name].docstring is not None, name
+    assert config["PAPER_CONFIG"].docstring.value.startswith("The paper's exact configuration")
+    # a Sphinx role in a comment becomes a cross-reference, as in a docstring
+    assert "[`paper_config()`][tabmoe._paper_config.paper_config]" in config["PAPER_CONFIG"].docstring.value
+    assert config["AUTO_EARLY_STOPPING_ROWS"].docstring.value.startswith(
+        '``early_stopping="auto"`` turns early stopping on above this many training rows\n'
+    )
+
+
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 #: The pages a newcomer opens first: (page, its h1, images it must show).
 FIRST_PAGES = [

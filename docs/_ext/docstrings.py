@@ -11,6 +11,10 @@ code base (both standard NumPy / scikit-learn style) before they reach the page:
   a group the first name's default, and the first name's annotation when the entry has no
   type, so the pages would show ``dropout : int = 20``. Each name gets its own default and
   annotation from the signature instead.
+* Module and class attributes documented Sphinx's way, by ``#:`` comment lines right above
+  the assignment (``#: Rows per forward pass at prediction time.``), which griffe does not
+  read (it reads a string after the assignment only): the pages showed such constants, and
+  ``tabmoe.PAPER_CONFIG``, with no text. The comment becomes the attribute's docstring.
 
 Loaded by mkdocstrings (``extensions:`` in mkdocs.yml); it changes only what the docs show.
 """
@@ -84,10 +88,31 @@ def fix_grouped_parameters(obj: griffe.Object) -> None:
                 param.annotation = own.annotation
 
 
+def comment_docstring(obj: griffe.Object) -> str | None:
+    """The ``#:`` comment lines right above attribute ``obj``'s first line (Sphinx autodoc's
+    convention for documenting attributes), as text; None where there are none."""
+    if not obj.is_attribute or obj.lineno is None:
+        return None
+    try:
+        lines = obj.module.lines
+    except (AttributeError, KeyError, OSError):  # no source (a compiled or inspected module)
+        return None
+    comment: list[str] = []
+    for line in reversed(lines[: obj.lineno - 1]):
+        stripped = line.strip()
+        if not stripped.startswith("#:"):
+            break
+        comment.insert(0, stripped[3:] if stripped.startswith("#: ") else stripped[2:])
+    return "\n".join(comment).strip() or None
+
+
 class SphinxNumpyDocstrings(griffe.Extension):
-    """Sphinx roles -> Markdown cross-references; grouped parameters -> their own defaults."""
+    """Sphinx roles -> Markdown cross-references; grouped parameters -> their own defaults;
+    ``#:`` comments -> attribute docstrings."""
 
     def on_object(self, *, obj: griffe.Object, loader: griffe.GriffeLoader, **kwargs: Any) -> None:
+        if obj.docstring is None and (text := comment_docstring(obj)) is not None:
+            obj.docstring = griffe.Docstring(text, parent=obj, lineno=obj.lineno)
         if obj.docstring is None:
             return
         obj.docstring.value = roles_to_markdown(obj, obj.docstring.value)
