@@ -8,6 +8,8 @@ for already-integer-coded columns, leave-one-column-out over every column includ
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 #: The paper's network: the architecture parameters of ``TabularMoEClassifier``.
 PAPER_ARCHITECTURE: dict = {
     "d_model": 20,
@@ -33,13 +35,15 @@ PAPER_TRAINING: dict = {
 
 #: The paper's exact configuration, ``TabularMoEClassifier(**PAPER_CONFIG)``: the network and
 #: training above, one shared code space, every column categorical. Read it; to build on it,
-#: take a copy with :func:`paper_config` (this dict is shared by every caller).
+#: take a copy with :func:`paper_config` (this dict is shared by every caller; an edit to it
+#: does not reach :func:`paper_config`, which copies a read-only snapshot).
 PAPER_CONFIG: dict = {
     **PAPER_ARCHITECTURE,
     **PAPER_TRAINING,
     "vocabulary": "shared",
     "categorical_features": "all",
 }
+_PAPER_SNAPSHOT = MappingProxyType(dict(PAPER_CONFIG))  # every value a str, number or bool
 
 #: ``batch_size="paper"``: the paper's 128 masked copies per batch up to this many rows,
 #: AUTO_LARGE_BATCH rows per batch above it.
@@ -73,5 +77,6 @@ AUTO_LAYERS_ROWS = 10_000
 
 
 def paper_config() -> dict:
-    """A fresh copy of the paper's hyperparameters for ``TabularMoEClassifier(**...)``."""
-    return dict(PAPER_CONFIG)
+    """A fresh copy of the paper's hyperparameters for ``TabularMoEClassifier(**...)``, the
+    same whatever a caller did to the shared ``PAPER_CONFIG`` dict."""
+    return dict(_PAPER_SNAPSHOT)

@@ -158,6 +158,17 @@ def test_rows_of_weight_zero_do_not_count_in_the_table_size_rules(monkeypatch):
     assert TabularMoEClassifier(**params).fit(X, y).n_layers_ == 2  # 240 weighted rows
 
 
+def test_paper_config_is_the_papers_whatever_was_done_to_the_shared_dict(monkeypatch):
+    """``paper_config()`` copied the public ``PAPER_CONFIG``, so a caller's edit to that dict
+    (``PAPER_CONFIG["d_model"] = 64``) changed every later "paper" configuration."""
+    import tabmoe
+
+    expected = paper_config()
+    monkeypatch.setitem(tabmoe.PAPER_CONFIG, "d_model", 64)
+    monkeypatch.delitem(tabmoe.PAPER_CONFIG, "n_heads")
+    assert paper_config() == expected and paper_config() is not paper_config()
+
+
 def test_paper_config_is_the_papers(auto_mpg):
     cfg = paper_config()
     assert cfg | {} == {
