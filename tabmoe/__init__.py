@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from .tokenizer import (
         ColumnTokenizer,
         ColumnWarning,
+        LabelColumnWarning,
         NearUniqueColumnWarning,
         NumbersAsTextWarning,
     )
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ColumnTokenizer",
     "ColumnWarning",
+    "LabelColumnWarning",
     "NearUniqueColumnWarning",
     "NumbersAsTextWarning",
     "PAPER_CONFIG",
@@ -33,6 +35,7 @@ _LAZY = {
     "TabularMoEClassifier": ".estimator",
     "ColumnTokenizer": ".tokenizer",
     "ColumnWarning": ".tokenizer",
+    "LabelColumnWarning": ".tokenizer",
     "NearUniqueColumnWarning": ".tokenizer",
     "NumbersAsTextWarning": ".tokenizer",
 }

@@ -1,5 +1,6 @@
 """Warnings at fit about columns read as categories that the user most likely did not mean
-as categories: numbers stored as text, and near-unique (identifier-like) columns. Gathered over the columns of one
+as categories: numbers stored as text, and near-unique (identifier-like) columns (and, from
+:func:`warn_label_column`, the label left among the features). Gathered over the columns of one
 :meth:`~tabmoe.tokenizer.ColumnTokenizer.fit`, the one place every model (tabmoe's and the
 baselines', through :class:`~tabmoe.baselines.encoding.TableEncoder`) reads column types,
 and warned about once per fit (one warning of each kind), naming all such columns; a column
@@ -29,6 +30,36 @@ class NumbersAsTextWarning(ColumnWarning):
 
 class NearUniqueColumnWarning(ColumnWarning):
     """Categorical columns with a value of their own in most rows (ids, names, timestamps)."""
+
+
+class LabelColumnWarning(ColumnWarning):
+    """A column of ``X`` named as ``y`` and equal to it in every row: the label left among the
+    features (``fit(data, data["class"])``), from which the model reads the answer."""
+
+
+def warn_label_column(frame: pd.DataFrame, y: Any) -> None:
+    """Warn (:class:`LabelColumnWarning`) where ``y``, a named pandas Series, is also a
+    column of ``frame`` holding the same value in every row (missing where ``y`` is). One
+    column compared, only when the names match: no cost on other fits."""
+    name = getattr(y, "name", None) if isinstance(y, pd.Series) else None
+    if name is None or len(frame) != len(y):
+        return
+    try:
+        column = frame[name] if name in frame.columns else None
+        if not isinstance(column, pd.Series):  # absent, or a duplicated name
+            return
+        a, b = column.to_numpy(dtype=object), y.to_numpy(dtype=object)
+        same = bool(np.all((a == b) | (pd.isna(a) & pd.isna(b))))
+    except (TypeError, ValueError):  # unhashable name, values that do not compare
+        return
+    if same:
+        warnings.warn(
+            f"X holds the label: its column {name!r} equals y in every row, so the model reads "
+            "the answer from it (scores near 1 on rows that have it, nothing learned for rows "
+            f"that do not). Fit without it: X = data.drop(columns={name!r}).",
+            LabelColumnWarning,
+            stacklevel=user_stacklevel(),
+        )
 
 
 # More distinct numbers than this before numbers as text are warned about. Integer codes

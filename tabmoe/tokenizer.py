@@ -38,6 +38,7 @@ from ._category_index import category_codes, concat_objects, sorted_values
 from ._column_warnings import (
     ColumnChecks,
     ColumnWarning,
+    LabelColumnWarning,
     NearUniqueColumnWarning,
     NumbersAsTextWarning,
 )
@@ -57,7 +58,7 @@ from ._unseen import UnseenValues
 # Re-exported: the frame helpers are documented here (docs/api/tokenizer.md).
 __all__ = [
     "MASK", "MISSING", "N_SPECIAL", "SPECIAL_TOKENS", "UNKNOWN", "ColumnTokenizer", "ColumnWarning",
-    "NearUniqueColumnWarning", "NumbersAsTextWarning", "is_categorical_dtype", "match_kinds",
+    "LabelColumnWarning", "NearUniqueColumnWarning", "NumbersAsTextWarning", "is_categorical_dtype", "match_kinds",
     "to_frame", "validated_frame",
 ]
 

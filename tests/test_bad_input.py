@@ -145,6 +145,26 @@ def test_the_label_columns_name_as_y_is_a_clear_error(name):
         CLASSIFIER_FACTORIES[name]().fit(X.assign(label=y), "label")
 
 
+def test_the_label_left_in_x_is_warned_about(name):
+    """fit(data, data["label"]) trained on the label itself without a word (test accuracy 1.0
+    on rows that hold it)."""
+    from tabmoe import LabelColumnWarning
+    from tabmoe._column_warnings import warn_label_column
+
+    X, y = frame()
+    data = X.assign(label=pd.Series(y, index=X.index).astype(object))
+    with pytest.warns(LabelColumnWarning, match=r"its column 'label' equals y in every row.*data\.drop\(columns='label'\)"):
+        CLASSIFIER_FACTORIES[name]().fit(data, data["label"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", LabelColumnWarning)
+        other = data["label"].copy()
+        other.iloc[-1] = other.iloc[0] if other.iloc[-1] != other.iloc[0] else other.iloc[1]
+        warn_label_column(data, other)  # one row differs: a column of its own
+        warn_label_column(data, data["label"].rename("y"))  # another name
+        warn_label_column(data, data["label"].to_numpy())  # no name to match
+        warn_label_column(data.iloc[:5], data["label"])  # other lengths: sklearn's error
+
+
 @pytest.mark.parametrize("kind", ["object-nan", "string-na"])
 def test_missing_labels_in_eval_set_are_a_clear_error(name, kind):
     clf = _with_eval_set(name)

@@ -25,6 +25,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_consistent_length, validate_data
 
 from .. import _paper_config as defaults
+from .._column_warnings import warn_label_column
 from .._frame import check_other_columns
 from .._stack import user_stacklevel, warnings_about
 from ..tokenizer import to_frame
@@ -265,10 +266,12 @@ def start_fit(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> FitI
     Reads the estimator's ``random_state``, ``class_weight``, ``device``, ``mixed_precision``
     and ``compile`` where it has them (defaults: None, None, CPU, False, False). Raises
     ValueError for empty input (in ``to_frame``) or a single class; warns when
-    ``mixed_precision=True`` has no effect on the device.
+    ``mixed_precision=True`` has no effect on the device, and when ``y`` is a column of ``X``
+    (``LabelColumnWarning``).
     """
     frame = to_frame(X)
     validate_data(estimator, X, skip_check_array=True, reset=True)
+    warn_label_column(frame, y)
     y = validate_targets(y)
     check_consistent_length(frame, y)
     estimator.classes_, y_codes = np.unique(y, return_inverse=True)
