@@ -9,6 +9,7 @@ import torch
 import torch.nn.functional as F
 from impute_unknown import ImputedUnknownClassifier
 from null_key import NullKeyClassifier
+from periodic import PeriodicClassifier
 from research_args import RESEARCH_PARAMS
 from row_scoring import RowScoredClassifier
 from separate_members import SeparateMembersClassifier
@@ -167,8 +168,16 @@ def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
     :class:`~separate_members.SeparateMembersClassifier`, ``tree_bins`` = a leaf's rows > 0 (study
     61; alone) :class:`~tree_bins.TreeBinsClassifier`, ``swap_rate`` > 0 (study 62; alone)
     :class:`~swap_noise.SwapNoiseClassifier`, ``null_key=True`` (study 67; alone)
-    :class:`~null_key.NullKeyClassifier`."""
+    :class:`~null_key.NullKeyClassifier`, ``periodic`` = a frequency scale > 0 (study 68; alone)
+    :class:`~periodic.PeriodicClassifier`."""
     params = dict(params)
+    scale = pop_number(params, "periodic", 0.0, 0)
+    if scale > 0:
+        if set(params) & RESEARCH_PARAMS or params.get("n_members", 1) != 1 or "numeric_embedding" in params:
+            raise SystemExit("periodic does not combine with other research-only settings, n_members or numeric_embedding")
+        model = PeriodicClassifier(**params, numeric_embedding="piecewise", random_state=seed)
+        model.frequency_init_scale = float(scale)
+        return model
     null = params.pop("null_key", False)
     if not isinstance(null, bool):  # as impute_unknown: "true" or 1 would fit the plain estimator
         raise SystemExit(f"null_key must be True or False, got {null!r}")
