@@ -5,8 +5,8 @@
 
 Every (split, seed) is made exactly as ``tabmoe-bench run`` makes it, and the variant is the
 suite's tabmoe (paper defaults + the suite's fixed parameters, ``random_state = seed``) with
-the ``--variant`` parameters changed. The baseline is the committed record of the same run
-(``--results``), so the paired difference compares the same rows and seed; with
+the ``--variant`` parameters changed. The baseline is the committed ``fixed-budget`` record of
+the same run (``--results``), so the paired difference compares the same rows and seed; with
 ``--refit-baseline`` the baseline is refitted first and must reproduce its record (a
 determinism check). Prints one JSON line per (split, seed) and a summary: mean OOD accuracy of
 both, the mean paired difference, and splits won / lost.
@@ -40,9 +40,9 @@ def parse_variant(text: str) -> dict:
 
 
 def ood_accuracy(suite: str, split, seed: int, params: dict, args) -> tuple[float, float]:
-    """(OOD test accuracy, fit seconds) of the untuned tabmoe run with ``params`` fixed, run
-    by the harness's own :func:`~tabmoe.bench.execute.execute` (same rows, same seeding)."""
-    spec = RunSpec(suite, split, "tabmoe", "untuned", seed, fixed=tuple(sorted(params.items())),
+    """(OOD test accuracy, fit seconds) of the fixed-budget tabmoe run with ``params`` fixed,
+    run by the harness's own :func:`~tabmoe.bench.execute.execute` (same rows, same seeding)."""
+    spec = RunSpec(suite, split, "tabmoe", "fixed-budget", seed, fixed=tuple(sorted(params.items())),
                    openml_cache=args.openml_cache, threads=args.threads)
     record = execute(spec)
     return record["ood_test"]["accuracy"], record["fit_seconds"]
@@ -62,7 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     suite = load_suite(args.suite)
-    results = Path(args.results or Path(__file__).parent / "results" / suite.name) / "runs" / suite.name
+    folder = Path(args.results or Path(__file__).parent / "results" / suite.name)
+    results = folder / "runs" / suite.name
     fixed = suite.models.get("tabmoe", {})
     variant = parse_variant(args.variant)
     names = args.splits.split(",") if args.splits else [s.name for s in suite.splits]
@@ -70,9 +71,12 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         split = suite.split(name)
         for seed in parse_seed_list(args.seeds):
-            record_path = results / name / "tabmoe" / f"untuned-seed{seed}.json"
+            record_path = results / name / "tabmoe" / f"fixed-budget-seed{seed}.json"
             if not record_path.is_file():
-                print(f"skip {name} seed {seed}: no baseline record {record_path}", file=sys.stderr)
+                old = record_path.with_name(f"untuned-seed{seed}.json")  # the protocol's former name
+                hint = (f" (it holds {old.name}, the protocol's former name: `tabmoe-bench rename-protocol "
+                        f"{folder}` renames it)" if old.is_file() else "")
+                print(f"skip {name} seed {seed}: no baseline record {record_path}{hint}", file=sys.stderr)
                 continue
             record = json.loads(record_path.read_text())
             line = {"split": name, "seed": seed, "variant": variant,

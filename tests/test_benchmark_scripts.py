@@ -58,3 +58,19 @@ def test_speed_defaults_refuses_to_extrapolate_a_model_it_does_not_fit(tmp_path)
         script.main(["--rows", "200", "--columns", "4", "--models", "logistic_regression",
                      "--extrapolate", "ft-transformer:5", "--out", str(out)])
     assert not out.exists()
+
+
+def test_ood_variants_finds_the_suites_fixed_budget_records(tmp_path, capsys):
+    """The script looked for ``untuned-seed<k>.json``, a name no record has had since the
+    protocol became ``fixed-budget``: every (split, seed) was skipped for "no baseline
+    record" and it fitted nothing. It reads the fixed-budget record and refits it."""
+    script = import_benchmark("ood_variants")
+    out = tmp_path / "variants.jsonl"
+    assert script.main(["--suite", "smoke", "--variant", "max_epochs=2", "--splits", "car-buying-vhigh",
+                        "--seeds", "0", "--refit-baseline", "--out", str(out)]) == 0
+    line = json.loads(out.read_text(encoding="utf8").splitlines()[0])
+    record = json.loads((script.Path(script.__file__).parent / "results" / "smoke" / "runs" / "smoke"
+                         / "car-buying-vhigh" / "tabmoe" / "fixed-budget-seed0.json").read_text())
+    assert line["baseline_ood_accuracy"] == record["ood_test"]["accuracy"]
+    assert line["baseline_refit_ood_accuracy"] == record["ood_test"]["accuracy"]
+    assert line["variant"] == {"max_epochs": 2}
