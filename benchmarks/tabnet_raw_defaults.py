@@ -2,6 +2,9 @@
 
     python benchmarks/tabnet_raw_defaults.py [--seeds 42-51]
 
+``--seeds`` takes what ``tabmoe-bench run --seeds`` takes: one seed, a range, or a comma list
+(``42``, ``42-51``, ``42,45-47``).
+
 With ``batch_size=1024`` and ``drop_last=True``, 245 training rows give ZERO optimisation
 steps, and the returned model still predicts. Prints the step counts and the untrained
 model's OOD accuracy per seed (compare ``TabNetClassifier``, whose batches are bounded by
@@ -18,14 +21,22 @@ import torch
 
 from tabmoe.baselines import TableEncoder
 from tabmoe.baselines.tabnet import StepCounter, quiet
+from tabmoe.bench.plan import parse_seed_list
 from tabmoe.data import auto_mpg_origin_split
 
 
-def main() -> None:
+def seeds(text: str) -> list[int]:
+    """``--seeds`` as ``tabmoe-bench run`` reads it; argparse names a bad one."""
+    try:
+        return parse_seed_list(text)
+    except ValueError as exc:  # "--seeds: 'x' is not an integer or a range like 0-4"
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--seeds: ")) from None
+
+
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--seeds", default="42-51")
-    args = parser.parse_args()
-    lo, hi = map(int, args.seeds.split("-"))
+    parser.add_argument("--seeds", type=seeds, default="42-51")
+    args = parser.parse_args(argv)
     torch.set_num_threads(1)
     from pytorch_tabnet.tab_model import TabNetClassifier
 
@@ -35,7 +46,7 @@ def main() -> None:
     Z_test = encoder.transform(split.X_test).astype(np.float32)
     cardinalities = [int(c) for c in encoder.cardinalities_]
     steps, accuracy = [], []
-    for seed in range(lo, hi + 1):
+    for seed in args.seeds:
         counter = StepCounter()
         clf = TabNetClassifier(
             seed=seed,

@@ -74,3 +74,16 @@ def test_ood_variants_finds_the_suites_fixed_budget_records(tmp_path, capsys):
     assert line["baseline_ood_accuracy"] == record["ood_test"]["accuracy"]
     assert line["baseline_refit_ood_accuracy"] == record["ood_test"]["accuracy"]
     assert line["variant"] == {"max_epochs": 2}
+
+
+def test_tabnet_raw_defaults_takes_one_seed(capsys):
+    """``--seeds 42`` (one seed, as every other script and ``tabmoe-bench run`` take it)
+    stopped with Python's "not enough values to unpack": only a range ``A-B`` was read."""
+    pytest.importorskip("pytorch_tabnet")
+    script = import_benchmark("tabnet_raw_defaults")
+    script.main(["--seeds", "42"])
+    line = json.loads(capsys.readouterr().out)
+    assert line["steps_per_seed"] == [0] and len(line["ood_accuracy"]) == 1
+    with pytest.raises(SystemExit):
+        script.main(["--seeds", "x"])
+    assert "'x' is not an integer or a range like 0-4" in capsys.readouterr().err
