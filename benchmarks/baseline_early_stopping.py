@@ -13,7 +13,11 @@ committed harness records on the same openml-ood (split, seed), so on the same r
 
 Prints, per model, the pairs, both means of ID-validation, ID-test and OOD-test accuracy,
 the paired mean difference (early stopping minus "auto") with its SD, and W/T/L (ties
-within 0.005). The default is chosen on ID validation, as tabmoe's are.
+within 0.005). The default is chosen on ID validation, as tabmoe's are. A pair whose two
+records were made from different definitions of the split (``config["split"]``, e.g.
+car-buying-vhigh's fixed-budget runs redone on 2026-12-05 with the kept ``buying``
+column, which the "auto" runs never saw) or on different rows (the row digests, where both
+records carry one) is left out, and named.
 """
 
 from __future__ import annotations
@@ -40,6 +44,14 @@ def load(folder: Path, protocol: str) -> dict[tuple[str, str, int], dict]:
     return records
 
 
+def same_rows(a: dict, b: dict) -> bool:
+    """Whether two records of one (split, seed) were made from the same split definition
+    and, where both carry a row digest, on the same rows: only then are they a pair."""
+    if a.get("config", {}).get("split") != b.get("config", {}).get("split"):
+        return False
+    return a.get("rows") is None or b.get("rows") is None or a["rows"] == b["rows"]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--auto", type=Path, default=ROOT / "baseline-early-stopping" / "runs")
@@ -47,9 +59,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     auto, stopped = load(args.auto, "defaults"), load(args.stopped, "fixed-budget")
     for model in MODELS:
-        keys = sorted(k for k in auto if k[0] == model and k in stopped)
+        common = sorted(k for k in auto if k[0] == model and k in stopped)
+        keys = [k for k in common if same_rows(auto[k], stopped[k])]
         splits = sorted({k[1] for k in keys})
         print(f"{model}: {len(keys)} pairs on {len(splits)} splits ({', '.join(splits)})")
+        if unpaired := [f"{k[1]} seed {k[2]}" for k in common if k not in keys]:
+            print(f"  left out, the two records made from different split definitions or rows: "
+                  f"{', '.join(unpaired)} (rerun those runs to pair them)")
+        if not keys:
+            continue
         for part in PARTS:
             a = np.array([auto[k][part]["accuracy"] for k in keys])
             s = np.array([stopped[k][part]["accuracy"] for k in keys])
