@@ -15,9 +15,9 @@ import time
 
 import numpy as np
 import torch
+from research_args import seeds_arg
 
 from tabmoe import TabularMoEClassifier, paper_config
-from tabmoe.bench.plan import parse_seed_list
 from tabmoe.data import auto_mpg_origin_split
 
 
@@ -30,20 +30,26 @@ def parse_value(text: str):
     return {"true": True, "false": False}.get(text.lower(), text)
 
 
-def main() -> None:
+def key_value(text: str) -> tuple[str, object]:
+    """``--set KEY=VALUE``; argparse names one without ``=`` or a key."""
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE (e.g. vocabulary=per_column)")
+    return key, parse_value(value)
+
+
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--seeds", default="42-51")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--seeds", type=seeds_arg, default="42-51")
+    parser.add_argument("--set", type=key_value, action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--threads", type=int, default=1)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     config = paper_config()
-    for item in args.set:
-        key, value = item.split("=", 1)
-        config[key] = parse_value(value)
+    config.update(args.set)
     split = auto_mpg_origin_split()
     accs, seconds = [], []
-    for seed in parse_seed_list(args.seeds):
+    for seed in args.seeds:
         start = time.perf_counter()
         clf = TabularMoEClassifier(**config, random_state=seed, device="cpu")
         clf.fit(split.X_train, split.y_train)
@@ -51,7 +57,7 @@ def main() -> None:
         accs.append(float(clf.score(split.X_test, split.y_test)))
     print(json.dumps({
         "config": config,
-        "seeds": parse_seed_list(args.seeds),
+        "seeds": args.seeds,
         "ood_accuracy": accs,
         "mean": float(np.mean(accs)),
         "sd_population": float(np.std(accs)),

@@ -3,6 +3,8 @@ a bad one stops the command naming it (not a traceback, not hours into a run).""
 
 from __future__ import annotations
 
+import argparse
+
 from ood_variants import parse_variant as parse_params  # "a=1,b=x" -> {"a": 1, "b": "x"}
 
 from tabmoe import TabularMoEClassifier
@@ -33,6 +35,15 @@ def parse_variant(text: str) -> tuple[str, dict]:
     if not name or "=" in name:
         raise SystemExit(f"--variant needs NAME:params, got {text!r}")
     return name, parse_items(params, f"--variant {name}")
+
+
+def seeds_arg(text: str) -> list[int]:
+    """An argparse ``type`` for ``--seeds``, read as ``tabmoe-bench run`` reads it (``42``,
+    ``42-51``, ``42,45-47``); argparse names a bad one."""
+    try:
+        return parse_seed_list(text)
+    except ValueError as exc:  # "--seeds: 'x' is not an integer or a range like 0-4"
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--seeds: ")) from None
 
 
 def seed_list(text: str) -> list[int]:

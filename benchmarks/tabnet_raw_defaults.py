@@ -18,24 +18,16 @@ import json
 
 import numpy as np
 import torch
+from research_args import seeds_arg
 
 from tabmoe.baselines import TableEncoder
 from tabmoe.baselines.tabnet import StepCounter, quiet
-from tabmoe.bench.plan import parse_seed_list
 from tabmoe.data import auto_mpg_origin_split
-
-
-def seeds(text: str) -> list[int]:
-    """``--seeds`` as ``tabmoe-bench run`` reads it; argparse names a bad one."""
-    try:
-        return parse_seed_list(text)
-    except ValueError as exc:  # "--seeds: 'x' is not an integer or a range like 0-4"
-        raise argparse.ArgumentTypeError(str(exc).removeprefix("--seeds: ")) from None
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--seeds", type=seeds, default="42-51")
+    parser.add_argument("--seeds", type=seeds_arg, default="42-51")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     from pytorch_tabnet.tab_model import TabNetClassifier

@@ -87,3 +87,15 @@ def test_tabnet_raw_defaults_takes_one_seed(capsys):
     with pytest.raises(SystemExit):
         script.main(["--seeds", "x"])
     assert "'x' is not an integer or a range like 0-4" in capsys.readouterr().err
+
+
+def test_auto_mpg_paper_names_a_bad_set_or_seed(capsys):
+    """``--set max_epochs`` (no ``=``) stopped with Python's "not enough values to unpack",
+    and ``--seeds x`` with a traceback: both are now argparse errors naming the value."""
+    script = import_benchmark("auto_mpg_paper")
+    for argv, message in ((["--set", "max_epochs"], "'max_epochs' is not KEY=VALUE"),
+                          (["--set", "=3"], "'=3' is not KEY=VALUE"),
+                          (["--seeds", "x"], "'x' is not an integer or a range like 0-4")):
+        with pytest.raises(SystemExit) as exc:
+            script.main(argv)
+        assert exc.value.code == 2 and message in capsys.readouterr().err
