@@ -129,9 +129,10 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TokenI
         paper: False). ``"auto"``: on when an ``eval_set`` is passed to ``fit`` or the
         training data has more than 10,000 rows.
     validation_fraction : "auto", float or int
-        Rows held out (stratified; each class keeps a training row) for early stopping without
-        eval_set: a share of the rows, or, an integer, a number of rows (as HistGradientBoosting's).
-        ``"auto"`` (default): 10%, at most 100 rows on tables of at most 10,000 rows
+        Rows held out (stratified where each class fits on both sides; each class keeps a
+        training row) for early stopping without eval_set: a share of the rows, or, an integer,
+        a number of rows (as HistGradientBoosting's). ``"auto"`` (default): 10%, at most 100
+        rows on tables of at most 10,000 rows
         (docs/research.md#study-29, #study-32; was 0.1).
     n_iter_no_change : int
         Epochs without improvement of at least ``tol`` before stopping.
