@@ -93,15 +93,18 @@ class EstimatorStateMixin:
             for j, column in enumerate(zip(tok.categories_, tok._infrequent, strict=True))
             for values in column if values is not None
         ]
-        for values, what, where in checks:
-            found = persistence.first_unsaveable(values, what, where)
-            if found is not None:
-                value, error = found
-                dates = isinstance(value, datetime.date) and what == "category value"
-                hint = " (dates: pd.to_datetime makes the column a datetime one, binned by time)" if dates else ""
-                warnings.warn(f"{error} The model fits and predicts, but save() will raise: convert "
-                              f"them before fit{hint}.", UserWarning, stacklevel=user_stacklevel())
-                return
+        found = [(f, what, where) for values, what, where in checks
+                 if (f := persistence.first_unsaveable(values, what, where)) is not None]
+        if not found:
+            return
+        (value, error), what, _ = found[0]
+        # the others named too (the warning named the first only, and save() the next after a fix)
+        others = list(dict.fromkeys(where.strip() or "the class labels" for _, _, where in found[1:]))
+        also = f" Nor can values {' or '.join(others)}." if others else ""
+        dates = any(isinstance(f[0], datetime.date) and w == "category value" for f, w, _ in found)
+        hint = " (dates: pd.to_datetime makes the column a datetime one, binned by time)" if dates else ""
+        warnings.warn(f"{error}{also} The model fits and predicts, but save() will raise: convert "
+                      f"them before fit{hint}.", UserWarning, stacklevel=user_stacklevel())
 
     def _check_network_parameters(self, action: str) -> None:
         """ValueError naming the network parameters ``set_params`` changed since the network

@@ -273,3 +273,13 @@ def test_eval_set_columns_of_other_labels_are_named_as_eval_sets():
     named = X.set_axis(["a", "b", "c"], axis=1)
     with pytest.raises(ValueError, match=r"X_val has \[0, 1, 2\] \(lacks \['a', 'b', 'c'\]; \[0, 1, 2\] not in X\)"):
         TabularMoEClassifier(**FAST).fit(named, y, eval_set=(X, y))
+
+
+def test_every_column_save_cannot_write_is_named_at_fit():
+    """The warning named the first such column only; fixing it, the next fit named the next."""
+    X, y = _frame()
+    X["price"] = pd.Series([decimal.Decimal("1.5"), decimal.Decimal("2.5")] * 30, dtype=object)
+    X["day"] = [datetime.date(2020, 1, 1 + i % 28) for i in range(len(X))]
+    with pytest.warns(UserWarning, match=r"in column 'price'.* Nor can values in column 'day'\. The model fits and "
+                                         r"predicts, but save\(\) will raise: convert them before fit \(dates: pd\.to_datetime"):
+        TabularMoEClassifier(**FAST).fit(X, y)
