@@ -171,3 +171,23 @@ def test_overlapping_blocks_in_threads_restore_the_callers_setting(restore_threa
             assert torch.get_num_threads() == 3
         assert torch.get_num_threads() == 1
     assert torch.get_num_threads() == 2
+
+
+def test_a_cluster_backend_does_not_set_this_machines_threads():
+    """dask's joblib backend counts every core of its cluster whatever n_jobs says: under
+    parallel_config(backend="dask") on a 16-core cluster, n_jobs=2 (and None) ran 16 torch
+    threads in the caller's process (a search's refit included)."""
+    from joblib import cpu_count, register_parallel_backend
+    from joblib.parallel import ThreadingBackend
+
+    class ClusterBackend(ThreadingBackend):  # dask's rule, without a cluster
+        def effective_n_jobs(self, n_jobs):
+            return 64
+
+    register_parallel_backend("tabmoe-test-cluster", ClusterBackend)
+    with parallel_config(backend="tabmoe-test-cluster"):
+        assert [_threads.resolve_n_jobs(n) for n in (None, 1, 2, -1)] == [1, 1, 2, cpu_count()]
+    with parallel_config(backend="tabmoe-test-cluster", n_jobs=3):
+        assert _threads.resolve_n_jobs(None) == 3
+    with parallel_config(backend="threading", n_jobs=3):  # joblib's own backends: its count, as before
+        assert _threads.resolve_n_jobs(None) == 3 and _threads.resolve_n_jobs(-1) == cpu_count()

@@ -22,7 +22,14 @@ from collections.abc import Callable, Iterator
 from typing import Any, TypeVar, cast
 
 import torch
-from joblib import effective_n_jobs
+from joblib import cpu_count, effective_n_jobs
+from joblib.parallel import (
+    LokyBackend,
+    MultiprocessingBackend,
+    SequentialBackend,
+    ThreadingBackend,
+    get_active_backend,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -34,7 +41,20 @@ def resolve_n_jobs(n_jobs: int | None) -> int:
         raise ValueError(f"n_jobs must be an integer other than 0 (-1: every core) or None, got {n_jobs!r}.")
     if n_jobs is not None and n_jobs >= 2**31:  # torch.set_num_threads: "Overflow when unpacking long"
         raise ValueError(f"n_jobs must be below 2**31 (a number of threads), got {n_jobs!r}.")
-    return max(1, int(effective_n_jobs(n_jobs)))
+    backend, context_n_jobs = get_active_backend()
+    if type(backend) in _LOCAL_BACKENDS:
+        return max(1, int(effective_n_jobs(n_jobs)))
+    # Another backend's count is its workers' (dask's: every core of its cluster, whatever
+    # n_jobs says): n_jobs=2 under parallel_config(backend="dask") on a 16-core cluster ran
+    # 16 torch threads here. This machine's threads: the n_jobs asked, -1 its every core.
+    n = context_n_jobs if n_jobs is None else n_jobs
+    if not isinstance(n, numbers.Integral) or n == 0:
+        return 1
+    return max(1, int(n) if n > 0 else cpu_count() + 1 + int(n))
+
+
+#: joblib's backends whose workers run on this machine, counted by ``effective_n_jobs``.
+_LOCAL_BACKENDS = (LokyBackend, MultiprocessingBackend, SequentialBackend, ThreadingBackend)
 
 
 #: Blocks of :func:`torch_threads` running now (in any thread), and the setting before the
