@@ -1,5 +1,6 @@
 """n_jobs: torch threads scoped to fit / predict, the caller's setting restored."""
 
+import os
 import threading
 
 import numpy as np
@@ -191,3 +192,41 @@ def test_a_cluster_backend_does_not_set_this_machines_threads():
         assert _threads.resolve_n_jobs(None) == 3
     with parallel_config(backend="threading", n_jobs=3):  # joblib's own backends: its count, as before
         assert _threads.resolve_n_jobs(None) == 3 and _threads.resolve_n_jobs(-1) == cpu_count()
+
+
+@pytest.mark.skipif(not hasattr(os, "register_at_fork"), reason="no fork on this platform")
+def test_a_child_forked_while_a_thread_fits_does_not_wait_for_it():
+    """A child forked (multiprocessing's "fork") while another thread of the parent held
+    torch's state lock or a thread block waited forever on locks no thread of it would
+    release: its first fit hung."""
+    import multiprocessing
+
+    from tabmoe.nn.trainer import _TORCH_STATE_LOCK, seeded
+
+    holding, done = threading.Event(), threading.Event()
+
+    def fitting():  # a fit's locks, held for the whole of the fork
+        with _TORCH_STATE_LOCK, _threads.torch_threads(1), _threads._BLOCKS_LOCK:
+            holding.set()
+            done.wait(timeout=120)
+
+    def child():
+        with _threads.torch_threads(1), seeded(0, torch.device("cpu")):
+            torch.rand(1)
+        os._exit(0 if _threads._BLOCKS["running"] == 0 else 3)
+
+    thread = threading.Thread(target=fitting)
+    thread.start()
+    try:
+        assert holding.wait(timeout=30)
+        process = multiprocessing.get_context("fork").Process(target=child)
+        process.start()
+        process.join(timeout=60)
+        hung = process.is_alive()
+        if hung:
+            process.kill()
+            process.join(timeout=30)
+    finally:
+        done.set()
+        thread.join(timeout=30)
+    assert not hung and process.exitcode == 0

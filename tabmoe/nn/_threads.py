@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import numbers
+import os
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar, cast
@@ -64,6 +65,26 @@ _LOCAL_BACKENDS = (LokyBackend, MultiprocessingBackend, SequentialBackend, Threa
 #: a caller's 2 threads at 1). The last block to end restores the setting from before the first.
 _BLOCKS = {"running": 0, "callers": 0}
 _BLOCKS_LOCK = threading.Lock()
+_OWN_BLOCKS = threading.local()  # this thread's share of _BLOCKS["running"]
+
+
+def free_in_forked_children(lock: Any) -> None:
+    """``lock`` (an RLock) free in a child process forked while another thread held it: that
+    thread does not exist in the child, which waited for it forever (a ``multiprocessing``
+    "fork" worker's fit, while a thread of the parent fitted, hung). Held by the forking
+    thread itself, it stays held, to be released as usual."""
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=lambda: None if lock._is_owned() else lock._at_fork_reinit())
+
+
+def _blocks_after_fork() -> None:
+    # the forking thread alone lives on in the child: its blocks are the ones running there
+    _BLOCKS_LOCK._at_fork_reinit()
+    _BLOCKS["running"] = getattr(_OWN_BLOCKS, "depth", 0)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_blocks_after_fork)
 
 
 @contextlib.contextmanager
@@ -77,11 +98,13 @@ def torch_threads(n: int) -> Iterator[None]:
         if _BLOCKS["running"] == 0:
             _BLOCKS["callers"] = before
         _BLOCKS["running"] += 1
+        _OWN_BLOCKS.depth = getattr(_OWN_BLOCKS, "depth", 0) + 1
     try:
         yield
     finally:
         with _BLOCKS_LOCK:
             _BLOCKS["running"] -= 1
+            _OWN_BLOCKS.depth -= 1
             after = before if _BLOCKS["running"] else _BLOCKS["callers"]
             if torch.get_num_threads() != after:
                 torch.set_num_threads(after)

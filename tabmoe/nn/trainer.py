@@ -26,7 +26,7 @@ from tqdm.auto import tqdm
 
 from .._stack import user_stacklevel
 from ._lr_schedules import cosine_scheduler, plateau_scheduler, warmup_scheduler
-from ._threads import caller_default_device_off
+from ._threads import caller_default_device_off, free_in_forked_children
 
 Batch = Mapping[str, Tensor]
 LossFn = Callable[[nn.Module, Batch], tuple[Tensor, Tensor]]
@@ -78,8 +78,9 @@ def resolve_device(device: str | torch.device) -> torch.device:
 #: Held by :func:`seeded` and :func:`float32_default`: torch's generators and default dtype
 #: are process-wide, so two fits in threads (a search under joblib's threading backend) would
 #: reseed and draw from each other's streams and restore each other's states; they take
-#: turns instead.
+#: turns instead (and a child forked while one ran does not wait for it: free_in_forked_children).
 _TORCH_STATE_LOCK = threading.RLock()
+free_in_forked_children(_TORCH_STATE_LOCK)
 
 
 @contextlib.contextmanager
