@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import threading
 import warnings
 from collections.abc import Iterator
 
@@ -35,6 +36,23 @@ def user_stacklevel() -> int:
     return level
 
 
+#: Held by :func:`catch_warnings`: the warning filters and the way warnings are shown are
+#: process-wide (before Python 3.14), and ``warnings.catch_warnings`` restores, at its end,
+#: what they were at its start. Two such blocks in threads that overlap without nesting (fits
+#: with ``eval_set`` in two threads) left the second's recording in place: every later warning
+#: of the process, the user's too, went into a list no one read. tabmoe's blocks take turns.
+_WARNINGS_LOCK = threading.RLock()
+if hasattr(os, "register_at_fork"):  # a child forked while another thread held it does not wait for it
+    os.register_at_fork(after_in_child=lambda: _WARNINGS_LOCK._is_owned() or _WARNINGS_LOCK._at_fork_reinit())
+
+
+@contextlib.contextmanager
+def catch_warnings(**kwargs) -> Iterator[list | None]:
+    """``warnings.catch_warnings(**kwargs)``, one thread at a time (``_WARNINGS_LOCK``)."""
+    with _WARNINGS_LOCK, warnings.catch_warnings(**kwargs) as caught:
+        yield caught
+
+
 @contextlib.contextmanager
 def warnings_about(what: str) -> Iterator[None]:
     """Re-issue the warnings raised inside the block, also when it raises, naming ``what`` at
@@ -42,7 +60,7 @@ def warnings_about(what: str) -> Iterator[None]:
     at the place they pointed to. At the end, so that a filter on the message's start still
     matches it."""
     try:
-        with warnings.catch_warnings(record=True) as caught:
+        with catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             yield
     finally:

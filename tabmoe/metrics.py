@@ -25,6 +25,8 @@ import pandas as pd
 from sklearn.metrics import balanced_accuracy_score, log_loss, roc_auc_score
 from sklearn.utils.validation import _num_samples
 
+from ._stack import catch_warnings
+
 #: name -> whether greater is better. The tuner's ``metric`` is one of these.
 METRICS: dict[str, bool] = {
     "accuracy": True,
@@ -75,7 +77,7 @@ def _log_loss(y: np.ndarray, proba: np.ndarray, classes: np.ndarray, dtype: np.d
     for i, c in enumerate(classes):
         codes[y == c] = i
     eps = np.finfo(dtype if dtype.kind == "f" else np.float64).eps
-    with warnings.catch_warnings():
+    with catch_warnings():
         if np.all(np.isclose(proba.sum(axis=1), 1, rtol=np.sqrt(eps))):
             warnings.filterwarnings("ignore", "The y_prob values do not sum to one", UserWarning)
         return float(log_loss(codes, proba, labels=np.arange(len(classes))))
@@ -113,7 +115,7 @@ def classification_scores(y_true: Any, proba: np.ndarray, classes: np.ndarray) -
         )
     pred = classes[proba.argmax(axis=1)]
     seen = np.isin(y, classes)
-    with warnings.catch_warnings():  # "y_pred contains classes not in y_true"
+    with catch_warnings():  # "y_pred contains classes not in y_true"
         warnings.simplefilter("ignore", UserWarning)
         balanced = float(balanced_accuracy_score(y, pred))
     integer_labels = classes.dtype.kind in "iu" or (  # not bool: no order of bins

@@ -41,6 +41,7 @@ import pandas as pd
 import sklearn
 import torch
 
+from ._stack import catch_warnings
 from ._version import __version__
 
 FORMAT = "tabmoe.TabularMoEClassifier"
@@ -370,7 +371,7 @@ def _oversized_tensor(payload: dict) -> str | None:
 
 def _read(path: str) -> dict:
     """The payload of ``path``, its header checked; IncompatibleFileError if it is not one."""
-    with open(path, "rb") as opened, warnings.catch_warnings():  # errors opening the file propagate
+    with open(path, "rb") as opened, catch_warnings():  # errors opening the file propagate
         # a pipe (/dev/stdin, a shell's <(...), a named pipe) cannot seek, as the zip reader
         # must: it failed with "io.UnsupportedOperation: File or stream is not seekable"
         file = opened if opened.seekable() else io.BytesIO(opened.read())

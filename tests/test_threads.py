@@ -2,6 +2,7 @@
 
 import os
 import threading
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -230,3 +231,35 @@ def test_a_child_forked_while_a_thread_fits_does_not_wait_for_it():
         done.set()
         thread.join(timeout=30)
     assert not hung and process.exitcode == 0
+
+
+def test_warning_blocks_in_threads_leave_the_process_warnings_working(recwarn):
+    """warnings.catch_warnings restores at its end what the filters were at its start; two
+    warnings_about blocks (fits with eval_set) in threads, overlapping without nesting, left
+    the second's recording in place: every later warning of the process was lost."""
+    from tabmoe._stack import warnings_about
+
+    filters = list(warnings.filters)
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+
+    def first():
+        with warnings_about("first"):
+            first_in.set()
+            second_in.wait(timeout=1)  # set at once without the lock; with it, never in here
+        first_out.set()
+
+    def second():
+        assert first_in.wait(timeout=30)
+        with warnings_about("second"):
+            second_in.set()
+            assert first_out.wait(timeout=30)
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not any(t.is_alive() for t in threads)
+    assert warnings.filters == filters
+    warnings.warn("after the blocks", UserWarning, stacklevel=1)
+    assert any("after the blocks" in str(w.message) for w in recwarn)

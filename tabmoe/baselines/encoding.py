@@ -50,6 +50,7 @@ from sklearn.utils.validation import (
 )
 
 from .._numeric import numeric_values
+from .._stack import catch_warnings
 from ..tokenizer import MISSING, N_SPECIAL, ColumnTokenizer, to_frame, validated_frame
 
 CODE_MISSING, CODE_UNKNOWN = 0, 1
@@ -254,7 +255,7 @@ class TableEncoder(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
             return np.hstack([codes.astype(np.float64), numeric])
         blocks = [sparse.csr_matrix(numeric)]
         if self.one_hot_ is not None:
-            with warnings.catch_warnings(), _array_output():
+            with catch_warnings(), _array_output():  # one thread at a time: see tabmoe._stack
                 # The tokenizer already warned, naming the column; these are its UNKNOWNs.
                 warnings.filterwarnings("ignore", message="Found unknown categories")
                 blocks.insert(0, self.one_hot_.transform(codes))

@@ -31,7 +31,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._frame import check_other_columns
 from .._optional import optional_import
-from .._stack import warnings_about
+from .._stack import catch_warnings, warnings_about
 from ..nn._base import FitInputs
 from ..nn.trainer import float32_default, seeded
 from ..tokenizer import to_frame
@@ -550,7 +550,7 @@ def _cpu_copy(model: Any) -> Any:
 @contextlib.contextmanager
 def quiet(verbose: int):
     """Silence pytorch-tabnet's prints and routine warnings unless ``verbose``."""
-    with warnings.catch_warnings():
+    with catch_warnings():  # one thread at a time: see tabmoe._stack
         for message in _TABNET_CHATTER:
             warnings.filterwarnings("ignore", message=message)
         if verbose:

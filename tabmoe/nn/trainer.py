@@ -24,7 +24,7 @@ from torch import Tensor, nn
 from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 from tqdm.auto import tqdm
 
-from .._stack import user_stacklevel
+from .._stack import catch_warnings, user_stacklevel
 from ._lr_schedules import cosine_scheduler, plateau_scheduler, warmup_scheduler
 from ._threads import caller_default_device_off, free_in_forked_children
 
@@ -417,7 +417,7 @@ class Trainer:
         compiled. A genuine error of the loss is raised again by the uncompiled step; the
         device's own failures (see :func:`_device_failure`) are raised as they are."""
         try:
-            with warnings.catch_warnings():
+            with catch_warnings():  # one thread at a time: see tabmoe._stack
                 # torch's own deprecation notices from inside its compiler, not the user's
                 for category in (FutureWarning, DeprecationWarning):
                     warnings.filterwarnings("ignore", category=category, module=r"torch\.")
