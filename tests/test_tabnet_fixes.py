@@ -196,3 +196,34 @@ def test_an_eval_set_is_scored_with_unit_weights(monkeypatch):
     small_tabnet().fit(X, y, sample_weight=np.linspace(1, 2, len(y)), eval_set=(X[:30], y[:30]))
     # unweighted, as every model's eval_set (the training rows' weights do not name its rows)
     assert len(calls) == 2 and all(w is None or np.array_equal(w, np.ones(30)) for w in calls)
+
+
+def test_a_tabnet_fit_in_a_thread_leaves_other_threads_output_alone(monkeypatch, capsys):
+    """A quiet TabNet fit redirected sys.stdout, which is process-wide, for the whole fit: a
+    caller printing while the fit ran in a background thread lost every line."""
+    import threading
+
+    from tabmoe.baselines import tabnet
+
+    inside, printed = threading.Event(), threading.Event()
+    counted = tabnet.StepCounter.on_batch_end
+
+    def on_batch_end(self, batch, logs=None):
+        inside.set()
+        printed.wait(timeout=30)
+        counted(self, batch, logs)
+
+    monkeypatch.setattr(tabnet.StepCounter, "on_batch_end", on_batch_end)
+    X, y = rare_class_table()
+    fit = threading.Thread(target=small_tabnet(early_stopping=True).fit, args=(X, y))
+    fit.start()
+    try:
+        assert inside.wait(timeout=60)
+        print("the caller's line")
+    finally:
+        printed.set()
+        fit.join(timeout=120)
+    assert not fit.is_alive()
+    out = capsys.readouterr().out
+    assert "the caller's line" in out
+    assert "Stop training" not in out  # pytorch-tabnet's own lines stay silenced

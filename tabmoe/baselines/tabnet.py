@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import io
 import numbers
+import sys
 import warnings
 from typing import Any, Literal
 
@@ -549,12 +550,23 @@ def _cpu_copy(model: Any) -> Any:
 
 @contextlib.contextmanager
 def quiet(verbose: int):
-    """Silence pytorch-tabnet's prints and routine warnings unless ``verbose``."""
+    """Silence pytorch-tabnet's prints and routine warnings unless ``verbose``. Its prints
+    (its callbacks' "Stop training because ...") are silenced in its own module, not by
+    redirecting ``sys.stdout``: that is process-wide, and every other thread's output (a
+    caller printing while a fit ran in the background) was lost for the whole fit."""
     with catch_warnings():  # one thread at a time: see tabmoe._stack
         for message in _TABNET_CHATTER:
             warnings.filterwarnings("ignore", message=message)
-        if verbose:
+        callbacks = sys.modules.get("pytorch_tabnet.callbacks")  # None: not installed, fit says so
+        if verbose or callbacks is None:
             yield
-        else:
-            with contextlib.redirect_stdout(io.StringIO()):
-                yield
+            return
+        had, before = hasattr(callbacks, "print"), getattr(callbacks, "print", None)
+        callbacks.print = lambda *args, **kwargs: None  # its module's name print, before the builtin
+        try:
+            yield
+        finally:
+            if had:
+                callbacks.print = before
+            else:
+                del callbacks.print
