@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import math
 import numbers
+import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -15,7 +16,8 @@ import torch
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ._frame import check_other_columns
+from ._frame import check_other_columns, concat_rows
+from ._stack import errors_about, named_error
 from .nn._base import resolve_mixed_precision
 from .nn._threads import scoped_threads
 from .nn.trainer import Trainer, TrainerConfig, seeded
@@ -45,6 +47,23 @@ class AdaptMixin:
                 )
             unlabeled = unlabeled.set_axis(frame.columns, axis=1)
         return match_kinds(frame, unlabeled, "X_unlabeled")
+
+    def _fitted_tokenizer(self, frame: pd.DataFrame, unlabeled: pd.DataFrame | None) -> Any:
+        """``_new_tokenizer()`` fitted on ``frame`` and the ``unlabeled`` rows (None: none). An
+        error reading them together that ``frame`` alone does not raise names X_unlabeled:
+        "Input X contains infinity in column 'b'" was about X_unlabeled, while X had none."""
+        if unlabeled is None:
+            return self._new_tokenizer().fit(frame)
+        try:
+            return self._new_tokenizer().fit(concat_rows(frame, unlabeled))
+        except (TypeError, ValueError) as exc:
+            with warnings.catch_warnings():  # X's own error, where X has one, as X's fit raises it
+                warnings.simplefilter("ignore")
+                self._new_tokenizer().fit(frame)
+            named = named_error(exc, "X_unlabeled")
+            if named is exc:
+                raise
+            raise named from None
 
     def _check_training_params(self) -> None:
         """The cross-parameter checks of ``fit`` on parameters that ``adapt`` trains with too
@@ -103,13 +122,12 @@ class AdaptMixin:
             self.train_sample_tokens_, self.train_sample_weight_, getattr(self, "train_sample_position_", None)
         )
         if X_target is not None:
-            try:  # empty or 1-d: scikit-learn's words, which did not name X_target
+            # empty or 1-d (scikit-learn's words), inf ("Input X contains infinity"): name X_target
+            with errors_about("X_target"):
                 frame = self._prepare_X(X_target)
-            except ValueError as exc:
-                raise ValueError(f"X_target: {exc}") from None
-            target = self._tokens(frame, None)
+                target, position = self._tokens(frame, None), self._positions(frame)
             weight = np.full(len(target), float(np.mean(self.train_sample_weight_)))  # as the mean labelled row
-            extra = self._rows(target, weight, self._positions(frame))
+            extra = self._rows(target, weight, position)
             data = {k: torch.cat([v, extra[k]]) for k, v in data.items()}
         masking, device, tokens = self._masking(), self._module_device(), data["tokens"]
         config = TrainerConfig(

@@ -53,16 +53,43 @@ def catch_warnings(**kwargs) -> Iterator[list | None]:
         yield caught
 
 
+def named_error(exc: BaseException, what: str) -> BaseException:
+    """``exc``, raised reading ``what`` as ``X``, with a message that names ``what``: a plain
+    ValueError or TypeError whose message does not name it already starts ``"{what}: "``, or
+    with ``what`` in place of its leading "Input X" ("Input X contains infinity in column
+    'b'" was about X_unlabeled, while X had none). Any other exception comes back as it is."""
+    message = str(exc)
+    if type(exc) not in (ValueError, TypeError) or what in message:
+        return exc
+    if message.startswith("Input X "):
+        return type(exc)(f"{what} {message[len('Input X '):]}")
+    return type(exc)(f"{what}: {message}")
+
+
+@contextlib.contextmanager
+def errors_about(what: str) -> Iterator[None]:
+    """Raise a ValueError or TypeError of the block (which reads ``what`` as ``X``) naming
+    ``what`` (:func:`named_error`)."""
+    try:
+        yield
+    except (TypeError, ValueError) as exc:
+        named = named_error(exc, what)
+        if named is exc:
+            raise
+        raise named from None
+
+
 @contextlib.contextmanager
 def warnings_about(what: str) -> Iterator[None]:
     """Re-issue the warnings raised inside the block, also when it raises, naming ``what`` at
     their end ("Column 'a': ... not seen during fit" about eval_set's rows read as ``X``'s),
     at the place they pointed to. At the end, so that a filter on the message's start still
-    matches it."""
+    matches it. A ValueError or TypeError of the block names ``what`` too (:func:`named_error`)."""
     try:
         with catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            yield
+            with errors_about(what):
+                yield
     finally:
         for w in caught:
             warnings.warn_explicit(f"{w.message} (In {what}.)", w.category, w.filename, w.lineno)

@@ -17,7 +17,7 @@ from ._estimator_adapt import AdaptMixin
 from ._estimator_explain import ExplainMixin
 from ._estimator_state import EstimatorStateMixin
 from ._estimator_tokens import TokenInputsMixin
-from ._frame import concat_rows, fitted_columns
+from ._frame import fitted_columns
 from .nn._base import (
     FIT_PARAMETER_CONSTRAINTS,
     SPEED_PARAMETER_CONSTRAINTS,
@@ -473,8 +473,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TokenI
         """Resolve ``n_layers_``; fit ``tokenizer_`` (on ``X`` and ``X_unlabeled``) and ``label_token_ids_``."""
         self._resolve_n_layers(inputs.n_weighted)
         unlabeled = self._unlabeled_frame(inputs.frame, X_unlabeled)
-        rows = inputs.frame if unlabeled is None else concat_rows(inputs.frame, unlabeled)
-        self.tokenizer_ = self._new_tokenizer().fit(rows)
+        self.tokenizer_ = self._fitted_tokenizer(inputs.frame, unlabeled)  # (on both; errors name X_unlabeled)
         self.label_token_ids_ = self.tokenizer_.label_token_ids(self.classes_)
         self._warn_unsaveable()
         self.numeric_embedding_ = self.numeric_embedding  # the network's, whatever set_params does

@@ -227,3 +227,14 @@ def test_a_tabnet_fit_in_a_thread_leaves_other_threads_output_alone(monkeypatch,
     out = capsys.readouterr().out
     assert "the caller's line" in out
     assert "Stop training" not in out  # pytorch-tabnet's own lines stay silenced
+
+
+def test_an_inf_in_x_unlabeled_or_x_val_is_named_not_called_input_x():
+    """"Input X contains infinity in column 'num'" was about X_unlabeled (or eval_set's X_val),
+    while X held none."""
+    X, y = rare_class_table()
+    bad = X.assign(num=np.inf)
+    with pytest.raises(ValueError, match=r"^X_unlabeled contains infinity in column 'num'"):
+        small_tabnet().fit(X, y, X_unlabeled=bad)
+    with pytest.raises(ValueError, match=r"^eval_set's X_val contains infinity in column 'num'"):
+        small_tabnet().fit(X, y, eval_set=(bad, y))

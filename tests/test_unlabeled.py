@@ -221,6 +221,27 @@ def test_empty_or_1d_adapt_rows_are_named_as_fit_names_x_unlabeled():
     np.testing.assert_array_equal(clf.predict_proba(X), before)
 
 
+def test_errors_reading_unlabeled_or_target_rows_name_them_not_x():
+    """An inf in X_unlabeled (or adapt's X_target, or eval_set's X_val) was refused as "Input X
+    contains infinity in column 'size'", while X held none; text in a numeric column of X_target
+    named no argument."""
+    X, y = toy_table()
+    bad = X.assign(size=np.inf)
+    with pytest.raises(ValueError, match=r"^X_unlabeled contains infinity in column 'size'"):
+        make(max_epochs=1).fit(X, y, X_unlabeled=bad)
+    with pytest.raises(ValueError, match=r"^eval_set's X_val contains infinity in column 'size'"):
+        make(max_epochs=1).fit(X, y, eval_set=(bad, y))
+    with pytest.raises(ValueError, match=r"^Input X contains infinity in column 'size'"):  # X's own, as before
+        make(max_epochs=1).fit(bad, y, X_unlabeled=X)
+    clf = make(max_epochs=1).fit(X, y)
+    before = clf.predict_proba(X)
+    with pytest.raises(ValueError, match=r"^X_target contains infinity in column 'size'"):
+        clf.adapt(bad, max_epochs=1)
+    with pytest.raises(TypeError, match=r"^X_target: Column 'size' is numeric .* non-numeric values"):
+        clf.adapt(X.assign(size="big"), max_epochs=1)
+    np.testing.assert_array_equal(clf.predict_proba(X), before)
+
+
 def test_an_adaptation_interrupted_after_training_changes_nothing(monkeypatch):
     """A Ctrl-C while adapt() recomputed feature_importances_ left the adapted weights and
     adapt_history_ beside the fit's importances: neither the fitted model nor the adapted one."""
