@@ -13,10 +13,14 @@ calibrate first, e.g. on ID validation rows), and it assumes the shift is in p(y
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
+from sklearn.exceptions import ConvergenceWarning
+
+from .._stack import user_stacklevel
 
 
 @dataclass(frozen=True)
@@ -84,7 +88,8 @@ def em_label_shift(
     -------
     LabelShiftEstimate
         ``prior`` (the estimate), ``proba`` (``proba * prior / source_prior``, rows
-        renormalised: predict with ``proba.argmax(1)``), ``n_iter`` and ``converged``.
+        renormalised: predict with ``proba.argmax(1)``), ``n_iter`` and ``converged``
+        (False after ``max_iter`` rounds, with a ``ConvergenceWarning``).
     """
     p = _check_proba(proba)
     source = _check_prior(source_prior, p.shape[1], "source_prior")
@@ -101,6 +106,12 @@ def em_label_shift(
         new = _reweight(p, _ratio(prior, source)).mean(axis=0)
         converged = bool(np.abs(new - prior).max() <= tol)
         prior = new
+    if not converged:  # as scikit-learn's iterative estimators say it (the flag alone went unread)
+        warnings.warn(
+            f"em_label_shift stopped after max_iter={max_iter} rounds with the estimate still "
+            f"moving by more than tol={tol!r}: raise max_iter, or read converged=False.",
+            ConvergenceWarning, stacklevel=user_stacklevel(),
+        )
     return LabelShiftEstimate(prior, _reweight(p, _ratio(prior, source)), n_iter, converged)
 
 
