@@ -1,6 +1,7 @@
 """Unsupervised adaptation of a fitted :class:`~tabmoe.TabularMoEClassifier` to target
 rows: :meth:`adapt` (a mixin of the estimator: it continues training the estimator's own
-network with its own objective, and owns no state beyond ``adapt_history_``)."""
+network with its own objective, and owns no state beyond ``adapt_history_``; the network's
+gates move, so it recomputes ``feature_importances_`` on the stored training sample)."""
 
 from __future__ import annotations
 
