@@ -18,7 +18,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ._frame import check_other_columns, concat_rows
-from ._stack import errors_about, named_error
+from ._stack import catch_warnings, errors_about, named_error
 from .nn._base import resolve_mixed_precision
 from .nn._threads import scoped_threads
 from .nn.trainer import Trainer, TrainerConfig, seeded
@@ -58,7 +58,7 @@ class AdaptMixin:
         try:
             return self._new_tokenizer().fit(concat_rows(frame, unlabeled))
         except (TypeError, ValueError) as exc:
-            with warnings.catch_warnings():  # X's own error, where X has one, as X's fit raises it
+            with catch_warnings():  # X's own error, where X has one (one thread at a time: tabmoe._stack)
                 warnings.simplefilter("ignore")
                 self._new_tokenizer().fit(frame)
             named = named_error(exc, "X_unlabeled")

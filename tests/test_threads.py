@@ -263,3 +263,51 @@ def test_warning_blocks_in_threads_leave_the_process_warnings_working(recwarn):
     assert warnings.filters == filters
     warnings.warn("after the blocks", UserWarning, stacklevel=1)
     assert any("after the blocks" in str(w.message) for w in recwarn)
+
+
+def test_the_unlabeled_rows_error_check_takes_turns_with_other_warning_blocks(recwarn):
+    """fit's check of which of X and X_unlabeled an error is about refits the tokenizer on X
+    alone under warnings.catch_warnings (to hide X's column warnings a second time): without
+    tabmoe's lock, a fit's eval_set block in another thread ending inside it left that
+    block's recording in place, and every later warning of the process was lost."""
+    from tabmoe._stack import warnings_about
+
+    filters = list(warnings.filters)
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+
+    class Tokenizer:  # X and X_unlabeled together raise; X alone fits, while `first` is about
+        def fit(self, rows):
+            if len(rows) > 4:
+                raise ValueError("Input X contains infinity in column 'b'.")
+            second_in.set()
+            assert first_out.wait(timeout=30)
+            return self
+
+    clf = TabularMoEClassifier()
+    clf._new_tokenizer = Tokenizer
+    frame = pd.DataFrame({"b": [1.0, 2.0, 3.0, 4.0]})
+    errors = []
+
+    def first():
+        with warnings_about("first"):
+            first_in.set()
+            second_in.wait(timeout=1)  # set at once without the lock; with it, never in here
+        first_out.set()
+
+    def second():
+        assert first_in.wait(timeout=30)
+        try:
+            clf._fitted_tokenizer(frame, frame.assign(b=np.inf))
+        except ValueError as exc:
+            errors.append(str(exc))
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not any(t.is_alive() for t in threads)
+    assert errors == ["X_unlabeled contains infinity in column 'b'."]
+    assert warnings.filters == filters
+    warnings.warn("after the blocks", UserWarning, stacklevel=1)
+    assert any("after the blocks" in str(w.message) for w in recwarn)
