@@ -8,6 +8,7 @@ import sys
 import threading
 import warnings
 from collections.abc import Iterator
+from typing import Any
 
 _TABMOE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
@@ -42,8 +43,19 @@ def user_stacklevel() -> int:
 #: with ``eval_set`` in two threads) left the second's recording in place: every later warning
 #: of the process, the user's too, went into a list no one read. tabmoe's blocks take turns.
 _WARNINGS_LOCK = threading.RLock()
-if hasattr(os, "register_at_fork"):  # a child forked while another thread held it does not wait for it
-    os.register_at_fork(after_in_child=lambda: _WARNINGS_LOCK._is_owned() or _WARNINGS_LOCK._at_fork_reinit())
+
+
+def free_in_forked_children(lock: Any) -> None:
+    """``lock`` (an RLock) free in a child process forked while another thread held it: that
+    thread does not exist in the child, which waited for it forever (a ``multiprocessing``
+    "fork" worker's fit, while a thread of the parent fitted, hung). Held by the forking
+    thread itself, it stays held, to be released as usual. For tabmoe's process-wide locks
+    (this module's ``_WARNINGS_LOCK``, the trainer's ``_TORCH_STATE_LOCK``)."""
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=lambda: None if lock._is_owned() else lock._at_fork_reinit())
+
+
+free_in_forked_children(_WARNINGS_LOCK)
 
 
 @contextlib.contextmanager

@@ -202,17 +202,18 @@ def test_a_child_forked_while_a_thread_fits_does_not_wait_for_it():
     release: its first fit hung."""
     import multiprocessing
 
+    from tabmoe._stack import _WARNINGS_LOCK, catch_warnings
     from tabmoe.nn.trainer import _TORCH_STATE_LOCK, seeded
 
     holding, done = threading.Event(), threading.Event()
 
     def fitting():  # a fit's locks, held for the whole of the fork
-        with _TORCH_STATE_LOCK, _threads.torch_threads(1), _threads._BLOCKS_LOCK:
+        with _TORCH_STATE_LOCK, _threads.torch_threads(1), _threads._BLOCKS_LOCK, _WARNINGS_LOCK:
             holding.set()
             done.wait(timeout=120)
 
     def child():
-        with _threads.torch_threads(1), seeded(0, torch.device("cpu")):
+        with _threads.torch_threads(1), seeded(0, torch.device("cpu")), catch_warnings():
             torch.rand(1)
         os._exit(0 if _threads._BLOCKS["running"] == 0 else 3)
 

@@ -68,15 +68,6 @@ _BLOCKS_LOCK = threading.Lock()
 _OWN_BLOCKS = threading.local()  # this thread's share of _BLOCKS["running"]
 
 
-def free_in_forked_children(lock: Any) -> None:
-    """``lock`` (an RLock) free in a child process forked while another thread held it: that
-    thread does not exist in the child, which waited for it forever (a ``multiprocessing``
-    "fork" worker's fit, while a thread of the parent fitted, hung). Held by the forking
-    thread itself, it stays held, to be released as usual."""
-    if hasattr(os, "register_at_fork"):
-        os.register_at_fork(after_in_child=lambda: None if lock._is_owned() else lock._at_fork_reinit())
-
-
 def _blocks_after_fork() -> None:
     # the forking thread alone lives on in the child: its blocks are the ones running there
     _BLOCKS_LOCK._at_fork_reinit()

@@ -24,9 +24,9 @@ from torch import Tensor, nn
 from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 from tqdm.auto import tqdm
 
-from .._stack import catch_warnings, user_stacklevel
+from .._stack import catch_warnings, free_in_forked_children, user_stacklevel
 from ._lr_schedules import cosine_scheduler, plateau_scheduler, warmup_scheduler
-from ._threads import caller_default_device_off, free_in_forked_children
+from ._threads import caller_default_device_off
 
 Batch = Mapping[str, Tensor]
 LossFn = Callable[[nn.Module, Batch], tuple[Tensor, Tensor]]
