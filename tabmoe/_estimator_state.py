@@ -97,9 +97,10 @@ class EstimatorStateMixin:
                  if (f := persistence.first_unsaveable(values, what, where)) is not None]
         if not found:
             return
-        (value, error), what, _ = found[0]
-        # the others named too (the warning named the first only, and save() the next after a fix)
-        others = list(dict.fromkeys(where.strip() or "the class labels" for _, _, where in found[1:]))
+        (value, error), what, first = found[0]
+        # the others named too (the warning named the first only, and save() the next after a fix);
+        # a column's kept and rare values are checked apart, but the column is named once
+        others = list(dict.fromkeys(where.strip() for _, _, where in found[1:] if where != first))
         also = f" Nor can values {' or '.join(others)}." if others else ""
         dates = any(isinstance(f[0], datetime.date) and w == "category value" for f, w, _ in found)
         hint = " (dates: pd.to_datetime makes the column a datetime one, binned by time)" if dates else ""

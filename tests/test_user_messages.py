@@ -283,3 +283,15 @@ def test_every_column_save_cannot_write_is_named_at_fit():
     with pytest.warns(UserWarning, match=r"in column 'price'.* Nor can values in column 'day'\. The model fits and "
                                          r"predicts, but save\(\) will raise: convert them before fit \(dates: pd\.to_datetime"):
         TabularMoEClassifier(**FAST).fit(X, y)
+
+
+def test_a_column_whose_kept_and_rare_values_save_cannot_write_is_named_once():
+    """A column's kept categories and its rare ones (min_frequency) are checked apart: the
+    warning named the first column a second time ("... in column 'price'. Nor can values in
+    column 'price'.")."""
+    X, y = _frame()
+    X["price"] = pd.Series([decimal.Decimal(i % 3) for i in range(len(X) - 1)] + [decimal.Decimal(99)], dtype=object)
+    with pytest.warns(UserWarning, match=r"in column 'price'") as caught:
+        TabularMoEClassifier(**FAST, min_frequency=2).fit(X, y)
+    message = next(str(w.message) for w in caught if "save()" in str(w.message))
+    assert "Nor can" not in message and message.count("'price'") == 1, message
