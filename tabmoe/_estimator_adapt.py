@@ -64,7 +64,7 @@ class AdaptMixin:
             named = named_error(exc, "X_unlabeled")
             if named is exc:
                 raise
-            raise named from None
+            raise named  # noqa: B904 (its cause is exc's own: named_error)
 
     def _check_training_params(self) -> None:
         """The cross-parameter checks of ``fit`` on parameters that ``adapt`` trains with too

@@ -74,8 +74,15 @@ def named_error(exc: BaseException, what: str) -> BaseException:
     if type(exc) not in (ValueError, TypeError) or what in message:
         return exc
     if message.startswith("Input X "):
-        return type(exc)(f"{what} {message[len('Input X '):]}")
-    return type(exc)(f"{what}: {message}")
+        named = type(exc)(f"{what} {message[len('Input X '):]}")
+    else:
+        named = type(exc)(f"{what}: {message}")
+    # only the message changes: the cause (pandas' own error), the notes and where it was
+    # raised stay, as they are on X's error (``raise named`` keeps them; not ``from None``)
+    named.__cause__, named.__suppress_context__ = exc.__cause__, True
+    if hasattr(exc, "__notes__"):
+        named.__notes__ = list(exc.__notes__)
+    return named.with_traceback(exc.__traceback__)
 
 
 @contextlib.contextmanager
@@ -88,7 +95,7 @@ def errors_about(what: str) -> Iterator[None]:
         named = named_error(exc, what)
         if named is exc:
             raise
-        raise named from None
+        raise named  # noqa: B904 (its cause is exc's own: named_error)
 
 
 @contextlib.contextmanager

@@ -295,3 +295,18 @@ def test_unlabeled_rows_keep_a_category_column_categorical_in_its_order():
     # the same categories in X_unlabeled: the tokenizer is fitted as before
     same = make(max_epochs=1).fit(X, y, X_unlabeled=X.head(5)).tokenizer_
     assert same.categories_[1].tolist() == ["lo", "mid", "hi"]
+
+
+def test_an_error_named_for_x_target_keeps_its_cause_and_where_it_was_raised():
+    """Renamed for X_target (or X_unlabeled, eval_set's X_val), the error was raised anew
+    ``from None``: pandas' own error (its cause, shown for X's) and every frame below tabmoe's
+    renaming were gone, the traceback ending in errors_about."""
+    import traceback
+
+    X, y = toy_table()
+    clf = make(max_epochs=1).fit(X, y)
+    with pytest.raises(TypeError, match=r"^X_target: Column 'size' is numeric") as caught:
+        clf.adapt(X.assign(size="big"), max_epochs=1)
+    assert isinstance(caught.value.__cause__, ValueError)  # pandas' "Unable to parse string"
+    frames = [f.name for f in traceback.extract_tb(caught.value.__traceback__)]
+    assert "numeric_values" in frames, frames
