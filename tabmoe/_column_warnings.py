@@ -38,9 +38,11 @@ class LabelColumnWarning(ColumnWarning):
 
 
 def warn_label_column(frame: pd.DataFrame, y: Any) -> None:
-    """Warn (:class:`LabelColumnWarning`) where ``y``, a named pandas Series, is also a
-    column of ``frame`` holding the same value in every row (missing where ``y`` is). One
-    column compared, only when the names match: no cost on other fits."""
+    """Warn (:class:`LabelColumnWarning`) where ``y``, a named pandas Series (or a one-column
+    DataFrame), is also a column of ``frame`` holding the same value in every row (missing
+    where ``y`` is). One column compared, only when the names match: no cost on other fits."""
+    if isinstance(y, pd.DataFrame) and y.shape[1] == 1:  # y = data[["class"]]: its one column
+        y = y.iloc[:, 0]
     name = getattr(y, "name", None) if isinstance(y, pd.Series) else None
     if name is None or len(frame) != len(y):
         return

@@ -163,6 +163,8 @@ def test_the_label_left_in_x_is_warned_about(name):
         warn_label_column(data, data["label"].rename("y"))  # another name
         warn_label_column(data, data["label"].to_numpy())  # no name to match
         warn_label_column(data.iloc[:5], data["label"])  # other lengths: sklearn's error
+    with pytest.warns(LabelColumnWarning, match="its column 'label'"):
+        warn_label_column(data, data[["label"]])  # a one-column DataFrame y, as scikit-learn reads it
 
 
 @pytest.mark.parametrize("kind", ["object-nan", "string-na"])
