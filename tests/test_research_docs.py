@@ -39,6 +39,8 @@ CASES = [
        v, False) for v in ("b99", "b95")],
     *[("## Study 65:", ["--study", "r56-embedding-init,r65-cosine", "--baseline", "def56", "--seeds", "0-9"],
        v, False) for v in ("cos100", "cos30")],
+    ("## Study 69:", ["--study", "r57-embedding-init-fresh,r69-init125-fresh", "--baseline", "init05", "--seeds", "10-14"],
+     "init125", False),
     *[("## Study 68:", ["--study", "r56-embedding-init,r68-periodic", "--baseline", "def56", "--seeds", "0-9"],
        v, False) for v in ("plr001", "plr1")],
     ("## Study 67:", ["--study", "r56-embedding-init,r67-null-key", "--baseline", "def56", "--seeds", "0-9"],
