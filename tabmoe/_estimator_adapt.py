@@ -8,7 +8,6 @@ from __future__ import annotations
 import copy
 import math
 import numbers
-import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -17,8 +16,8 @@ import torch
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ._frame import check_other_columns, concat_rows
-from ._stack import catch_warnings, errors_about, named_error
+from ._frame import check_other_columns
+from ._stack import errors_about
 from .nn._base import resolve_mixed_precision
 from .nn._threads import scoped_threads
 from .nn.trainer import Trainer, TrainerConfig, seeded
@@ -48,23 +47,6 @@ class AdaptMixin:
                 )
             unlabeled = unlabeled.set_axis(frame.columns, axis=1)
         return match_kinds(frame, unlabeled, "X_unlabeled")
-
-    def _fitted_tokenizer(self, frame: pd.DataFrame, unlabeled: pd.DataFrame | None) -> Any:
-        """``_new_tokenizer()`` fitted on ``frame`` and the ``unlabeled`` rows (None: none). An
-        error reading them together that ``frame`` alone does not raise names X_unlabeled:
-        "Input X contains infinity in column 'b'" was about X_unlabeled, while X had none."""
-        if unlabeled is None:
-            return self._new_tokenizer().fit(frame)
-        try:
-            return self._new_tokenizer().fit(concat_rows(frame, unlabeled))
-        except (TypeError, ValueError) as exc:
-            with catch_warnings():  # X's own error, where X has one (one thread at a time: tabmoe._stack)
-                warnings.simplefilter("ignore")
-                self._new_tokenizer().fit(frame)
-            named = named_error(exc, "X_unlabeled")
-            if named is exc:
-                raise
-            raise named  # noqa: B904 (its cause is exc's own: named_error)
 
     def _check_training_params(self) -> None:
         """The cross-parameter checks of ``fit`` on parameters that ``adapt`` trains with too

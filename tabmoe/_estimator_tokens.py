@@ -1,14 +1,19 @@
-"""``TabularMoEClassifier``'s token inputs: a frame's feature tokens (warning about values
-unseen at fit), what the attention leaves out, piecewise bin positions and training rows."""
+"""``TabularMoEClassifier``'s token inputs: the tokenizer fitted on X (and X_unlabeled), a
+frame's feature tokens (warning about values unseen at fit), what the attention leaves out,
+piecewise bin positions and training rows."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import torch
 from sklearn.utils._param_validation import InvalidParameterError, validate_parameter_constraints
 
+from ._frame import concat_rows
+from ._stack import catch_warnings, errors_about
 from .tokenizer import MISSING, UNKNOWN
 
 
@@ -24,6 +29,21 @@ class TokenInputsMixin:
                                            {k: getattr(self, k) for k in names}, type(self).__name__)
         except InvalidParameterError as exc:
             raise InvalidParameterError(f"{exc} (set by set_params after fit)") from None
+
+    def _fitted_tokenizer(self, frame: pd.DataFrame, unlabeled: pd.DataFrame | None) -> Any:
+        """``_new_tokenizer()`` fitted on ``frame`` and the ``unlabeled`` rows (None: none). An
+        error reading them together that ``frame`` alone does not raise names X_unlabeled:
+        "Input X contains infinity in column 'b'" was about X_unlabeled, while X had none."""
+        if unlabeled is None:
+            return self._new_tokenizer().fit(frame)
+        try:
+            return self._new_tokenizer().fit(concat_rows(frame, unlabeled))
+        except (TypeError, ValueError):
+            with catch_warnings():  # X's own error, where X has one (one thread at a time: tabmoe._stack)
+                warnings.simplefilter("ignore")
+                self._new_tokenizer().fit(frame)
+            with errors_about("X_unlabeled"):
+                raise
 
     def _unseen_note(self) -> str:
         """How this model reads values unseen at fit: it ends the tokenizer's warning."""

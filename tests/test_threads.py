@@ -234,10 +234,11 @@ def test_a_child_forked_while_a_thread_fits_does_not_wait_for_it():
     assert not hung and process.exitcode == 0
 
 
-def test_warning_blocks_in_threads_leave_the_process_warnings_working(recwarn):
-    """warnings.catch_warnings restores at its end what the filters were at its start; two
-    warnings_about blocks (fits with eval_set) in threads, overlapping without nesting, left
-    the second's recording in place: every later warning of the process was lost."""
+def _beside_a_warning_block(second, recwarn) -> None:
+    """Run ``second(second_in, first_out)`` in a thread once another thread is inside a
+    ``warnings_about`` block (an eval_set read), which waits up to 1 s for ``second_in``
+    (set at once where the two blocks overlap; never, where they take turns) and then sets
+    ``first_out``; then check that the process's warnings work as before."""
     from tabmoe._stack import warnings_about
 
     filters = list(warnings.filters)
@@ -246,16 +247,14 @@ def test_warning_blocks_in_threads_leave_the_process_warnings_working(recwarn):
     def first():
         with warnings_about("first"):
             first_in.set()
-            second_in.wait(timeout=1)  # set at once without the lock; with it, never in here
+            second_in.wait(timeout=1)
         first_out.set()
 
-    def second():
+    def after_first_in():
         assert first_in.wait(timeout=30)
-        with warnings_about("second"):
-            second_in.set()
-            assert first_out.wait(timeout=30)
+        second(second_in, first_out)
 
-    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    threads = [threading.Thread(target=first), threading.Thread(target=after_first_in)]
     for t in threads:
         t.start()
     for t in threads:
@@ -264,6 +263,20 @@ def test_warning_blocks_in_threads_leave_the_process_warnings_working(recwarn):
     assert warnings.filters == filters
     warnings.warn("after the blocks", UserWarning, stacklevel=1)
     assert any("after the blocks" in str(w.message) for w in recwarn)
+
+
+def test_warning_blocks_in_threads_leave_the_process_warnings_working(recwarn):
+    """warnings.catch_warnings restores at its end what the filters were at its start; two
+    warnings_about blocks (fits with eval_set) in threads, overlapping without nesting, left
+    the second's recording in place: every later warning of the process was lost."""
+    from tabmoe._stack import warnings_about
+
+    def second(second_in, first_out):
+        with warnings_about("second"):
+            second_in.set()
+            assert first_out.wait(timeout=30)
+
+    _beside_a_warning_block(second, recwarn)
 
 
 def test_the_unlabeled_rows_error_check_takes_turns_with_other_warning_blocks(recwarn):
@@ -271,44 +284,24 @@ def test_the_unlabeled_rows_error_check_takes_turns_with_other_warning_blocks(re
     alone under warnings.catch_warnings (to hide X's column warnings a second time): without
     tabmoe's lock, a fit's eval_set block in another thread ending inside it left that
     block's recording in place, and every later warning of the process was lost."""
-    from tabmoe._stack import warnings_about
-
-    filters = list(warnings.filters)
-    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
-
-    class Tokenizer:  # X and X_unlabeled together raise; X alone fits, while `first` is about
-        def fit(self, rows):
-            if len(rows) > 4:
-                raise ValueError("Input X contains infinity in column 'b'.")
-            second_in.set()
-            assert first_out.wait(timeout=30)
-            return self
-
-    clf = TabularMoEClassifier()
-    clf._new_tokenizer = Tokenizer
-    frame = pd.DataFrame({"b": [1.0, 2.0, 3.0, 4.0]})
     errors = []
 
-    def first():
-        with warnings_about("first"):
-            first_in.set()
-            second_in.wait(timeout=1)  # set at once without the lock; with it, never in here
-        first_out.set()
+    def second(second_in, first_out):
+        class Tokenizer:  # X and X_unlabeled together raise; X alone fits, while `first` is about
+            def fit(self, rows):
+                if len(rows) > 4:
+                    raise ValueError("Input X contains infinity in column 'b'.")
+                second_in.set()
+                assert first_out.wait(timeout=30)
+                return self
 
-    def second():
-        assert first_in.wait(timeout=30)
+        clf = TabularMoEClassifier()
+        clf._new_tokenizer = Tokenizer
+        frame = pd.DataFrame({"b": [1.0, 2.0, 3.0, 4.0]})
         try:
             clf._fitted_tokenizer(frame, frame.assign(b=np.inf))
         except ValueError as exc:
             errors.append(str(exc))
 
-    threads = [threading.Thread(target=first), threading.Thread(target=second)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
-    assert not any(t.is_alive() for t in threads)
+    _beside_a_warning_block(second, recwarn)
     assert errors == ["X_unlabeled contains infinity in column 'b'."]
-    assert warnings.filters == filters
-    warnings.warn("after the blocks", UserWarning, stacklevel=1)
-    assert any("after the blocks" in str(w.message) for w in recwarn)
