@@ -371,10 +371,13 @@ def _oversized_tensor(payload: dict) -> str | None:
 
 def _read(path: str) -> dict:
     """The payload of ``path``, its header checked; IncompatibleFileError if it is not one."""
-    with open(path, "rb") as opened, catch_warnings():  # errors opening the file propagate
+    with contextlib.ExitStack() as stack:
+        opened = stack.enter_context(open(path, "rb"))  # errors opening the file propagate
         # a pipe (/dev/stdin, a shell's <(...), a named pipe) cannot seek, as the zip reader
-        # must: it failed with "io.UnsupportedOperation: File or stream is not seekable"
+        # must: it failed with "io.UnsupportedOperation: File or stream is not seekable". Read
+        # before taking the warnings lock: the pipe's writer may be a thread that needs it.
         file = opened if opened.seekable() else io.BytesIO(opened.read())
+        stack.enter_context(catch_warnings())
         # torch warns about a plain pickle's protocol before refusing it: the error says more
         warnings.filterwarnings("ignore", message="Detected pickle protocol", category=UserWarning)
         compressed = _compressed_member(file)

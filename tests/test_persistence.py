@@ -933,6 +933,40 @@ def test_a_path_starting_with_a_tilde_is_in_the_users_home(saved, tmp_path, monk
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_load_reads_a_pipe_whose_writer_holds_the_warnings_lock(saved, tmp_path):
+    """load read a pipe while holding tabmoe's warnings lock (tabmoe._stack): a writer thread
+    inside a tabmoe warnings block (a fit reading eval_set) that fills the pipe waited for
+    the reader, which waited for the lock: neither went on. The pipe is read first now."""
+    import threading
+
+    from tabmoe._stack import catch_warnings
+
+    fcntl = pytest.importorskip("fcntl")
+    if not hasattr(fcntl, "F_SETPIPE_SZ"):
+        pytest.skip("needs a pipe buffer smaller than a model file (Linux's F_SETPIPE_SZ)")
+    path, clf, X = saved
+    data = path.read_bytes()
+    assert len(data) > 4096  # more than the pipe's buffer below: the writer waits for the reader
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+
+    def write():
+        with catch_warnings(), open(pipe, "wb") as fh:
+            fcntl.fcntl(fh.fileno(), fcntl.F_SETPIPE_SZ, 4096)
+            fh.write(data)
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    loaded = []
+    reader = threading.Thread(target=lambda: loaded.append(TabularMoEClassifier.load(pipe)), daemon=True)
+    reader.start()
+    reader.join(timeout=60)
+    writer.join(timeout=5)
+    assert not reader.is_alive() and not writer.is_alive(), "load and the pipe's writer waited for each other"
+    np.testing.assert_array_equal(loaded[0].predict_proba(X), clf.predict_proba(X))
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
 def test_load_reads_a_pipe(saved, tmp_path):
     """A file that cannot seek (a named pipe, /dev/stdin fed by `cat m.tabmoe |`, a shell's
     <(...)) failed with a bare "io.UnsupportedOperation: File or stream is not seekable",
