@@ -77,9 +77,8 @@ def named_error(exc: BaseException, what: str) -> BaseException:
         named = type(exc)(f"{what} {message[len('Input X '):]}")
     else:
         named = type(exc)(f"{what}: {message}")
-    # only the message changes: the cause (pandas' own error), the notes and where it was
-    # raised stay, as they are on X's error (``raise named`` keeps them; not ``from None``)
-    named.__cause__, named.__suppress_context__ = exc.__cause__, True
+    # only the message changes: the notes and where it was raised stay (and, raised by
+    # errors_about, the cause: pandas' own error), as they are on X's error
     if hasattr(exc, "__notes__"):
         named.__notes__ = list(exc.__notes__)
     return named.with_traceback(exc.__traceback__)
@@ -95,7 +94,7 @@ def errors_about(what: str) -> Iterator[None]:
         named = named_error(exc, what)
         if named is exc:
             raise
-        raise named  # noqa: B904 (its cause is exc's own: named_error)
+        raise named from exc.__cause__  # exc's own cause, not exc (the same error, renamed)
 
 
 @contextlib.contextmanager
