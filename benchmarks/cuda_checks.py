@@ -64,6 +64,16 @@ def repeatability(deterministic: bool) -> dict:
             "max_abs_dp_predicting_twice": float(np.abs(b.predict_proba(X_test) - p_b).max())}
 
 
+def child_result(kind: str, child: subprocess.Popen) -> dict:
+    """The JSON line a repeatability child printed last; a child that failed (its traceback went
+    to this process's stderr) or printed nothing ends the run naming it, not with an IndexError."""
+    lines = child.communicate()[0].strip().splitlines()
+    if child.returncode != 0 or not lines:
+        raise SystemExit(f"the {kind!r} repeatability child failed (exit status {child.returncode}); "
+                         "its traceback is above")
+    return json.loads(lines[-1])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=None)
@@ -75,10 +85,10 @@ def main(argv: list[str] | None = None) -> int:
     if not torch.cuda.is_available():
         raise SystemExit("cuda_checks.py needs a CUDA GPU")
     env = {**os.environ, "CUBLAS_WORKSPACE_CONFIG": ":4096:8"}
-    children = [subprocess.Popen([sys.executable, __file__, "--repeatability", kind], text=True,
-                                 stdout=subprocess.PIPE, env=env if kind == "deterministic" else None)
-                for kind in ("plain", "deterministic")]
-    repeat = [json.loads(child.communicate()[0].strip().splitlines()[-1]) for child in children]
+    children = {kind: subprocess.Popen([sys.executable, __file__, "--repeatability", kind], text=True,
+                                       stdout=subprocess.PIPE, env=env if kind == "deterministic" else None)
+                for kind in ("plain", "deterministic")}
+    repeat = [child_result(kind, child) for kind, child in children.items()]
     X, y, X_test, y_test = table()
     _, warm_up = fit({"device": "cuda", "max_epochs": 1}, X, y)
     variants = []

@@ -99,3 +99,26 @@ def test_auto_mpg_paper_names_a_bad_set_or_seed(capsys):
         with pytest.raises(SystemExit) as exc:
             script.main(argv)
         assert exc.value.code == 2 and message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["-c", "raise SystemExit(3)"], ["-c", "pass"]])
+def test_cuda_checks_names_a_repeatability_child_that_failed(argv):
+    """A child that died (or printed nothing) made ``cuda_checks.py`` end with an IndexError
+    from ``splitlines()[-1]`` after its traceback; it now ends naming the child."""
+    import subprocess
+    import sys
+
+    script = import_benchmark("cuda_checks")
+    child = subprocess.Popen([sys.executable, *argv], text=True, stdout=subprocess.PIPE)
+    with pytest.raises(SystemExit, match="'plain' repeatability child failed"):
+        script.child_result("plain", child)
+
+
+def test_cuda_checks_reads_a_childs_last_json_line():
+    import subprocess
+    import sys
+
+    script = import_benchmark("cuda_checks")
+    child = subprocess.Popen([sys.executable, "-c", "print('noise'); print('{\"a\": 1}')"], text=True,
+                             stdout=subprocess.PIPE)
+    assert script.child_result("deterministic", child) == {"a": 1}
