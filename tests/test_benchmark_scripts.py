@@ -122,3 +122,14 @@ def test_cuda_checks_reads_a_childs_last_json_line():
     child = subprocess.Popen([sys.executable, "-c", "print('noise'); print('{\"a\": 1}')"], text=True,
                              stdout=subprocess.PIPE)
     assert script.child_result("deterministic", child) == {"a": 1}
+
+
+def test_defaults_fresh_seeds_reads_the_defaults_after_the_kept_column_fix(capsys):
+    """The script paired logistic regression refitted today with tabmoe records of studies 35
+    and 37, whose car-buying-vhigh fits never saw the kept ``buying`` column; it reads
+    study 56's ``def56`` (seeds 0-9) and names a seed those records lack."""
+    script = import_benchmark("defaults_fresh_seeds")
+    assert script.RECORDS == (("r56-embedding-init.jsonl", "def56"),)
+    with pytest.raises(SystemExit):
+        script.main(["--seeds", "3,12"])
+    assert "not [12]" in capsys.readouterr().err
