@@ -7,7 +7,7 @@ Token id layout (one id space shared by all columns, so the model needs one embe
 * ``3 ...`` value tokens. With ``vocabulary="per_column"`` each column owns a contiguous
   range ``[offsets_[j], offsets_[j] + n_tokens_per_column_[j])``. With
   ``vocabulary="shared"`` all columns use one code space (the paper's setup): the same value
-  in any column is the same token.
+  in any column is the same token, also in a column that did not hold it at fit.
 
 Categorical columns map each value seen at fit to a token; values seen fewer than
 ``min_frequency`` times and values unseen at fit map to UNKNOWN (unseen ones with a
@@ -279,6 +279,12 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
             ids = self.offsets_[j] + np.arange(len(kept))
         index = concat_objects([kept, rare])
         token = np.concatenate([ids, np.full(len(rare), UNKNOWN)]).astype(np.int64)
+        if self.vocabulary == "shared":
+            # One code space, as the paper's: a value this column never held at fit but another
+            # column kept is that value's token here too (it was UNKNOWN, "not seen during fit")
+            other = self.shared_values_[index.get_indexer(self.shared_values_) < 0]
+            index = concat_objects([index, other])
+            token = np.concatenate([token, N_SPECIAL + self.shared_values_.get_indexer(other)]).astype(np.int64)
         return index, token
 
     # ------------------------------------------------------------ transform

@@ -207,6 +207,8 @@ def test_tokenizer_on_messy_tables(data, schema, n_rows, vocabulary, min_frequen
     for j in np.flatnonzero(tok.is_categorical_):
         column = X_new.iloc[:, j]
         seen = set(X.iloc[:, j].dropna().tolist())
+        if vocabulary == "shared":  # one code space: a value another column kept is its token
+            seen |= set(tok.shared_values_.tolist())
         fresh = [
             not m and v not in seen for v, m in zip(column.tolist(), column.isna(), strict=True)
         ]

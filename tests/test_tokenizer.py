@@ -331,6 +331,25 @@ def test_shared_vocabulary_is_one_code_space():
     assert tok.offsets_.tolist() == [3, 3] and tok.n_tokens_ == 6
 
 
+def test_shared_vocabulary_reads_a_code_of_another_column_as_its_token():
+    """The paper's one code space (docs/paper.md section 2): the authors' model looks a code
+    up whatever its column. A code that x0 never held at fit but x1 did was UNKNOWN in x0,
+    with a warning that it was not seen during fit; it is that code's token. A code no
+    column kept stays UNKNOWN, and so does one rarer than min_frequency in its own column."""
+    X = pd.DataFrame({"x0": [0, 1, 0, 1], "x1": [2, 2, 0, 0]})
+    tok = ColumnTokenizer(vocabulary="shared").fit(X)
+    with pytest.warns(UserWarning, match="not seen during fit") as caught:
+        t = tok.transform(pd.DataFrame({"x0": [2, 5], "x1": [1, 0]}))
+    assert t.tolist() == [[N_SPECIAL + 2, N_SPECIAL + 1], [UNKNOWN, N_SPECIAL]]
+    assert [str(w.message).split(":")[0] for w in caught] == ["Column 'x0'"]  # for 5 only
+    assert "e.g. [5]" in str(caught[0].message)
+    assert tok.token_id(0, 2) == N_SPECIAL + 2 and tok.token_id(0, 5) is None
+    rare = ColumnTokenizer(vocabulary="shared", min_frequency=2).fit(
+        pd.DataFrame({"x0": [0, 0, 1], "x1": [1, 1, 0]})
+    )
+    assert rare.transform(pd.DataFrame({"x0": [1], "x1": [1]})).tolist() == [[UNKNOWN, N_SPECIAL + 1]]
+
+
 def test_mixed_type_object_column_and_bool():
     X = pd.DataFrame({"m": [1, "a", 2.5, None, "a"], "flag": [True, False, True, True, False]})
     tok = ColumnTokenizer().fit(X)
