@@ -86,6 +86,32 @@ def test_simulation_invariants(config):
         assert np.abs(split.test[FEATURES].corr().to_numpy()[np.triu_indices(5, 1)]).max() < 0.3
 
 
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        # numpy's "operands could not be broadcast together with shapes (6,) (2000,5)"
+        ({"num_corefea": 6}, r"num_corefea must be an integer in \[0, 5\], got 6"),
+        # "can't multiply sequence by non-int of type 'float'"
+        ({"num_corefea": 1.5}, r"num_corefea must be an integer in \[0, 5\], got 1.5"),
+        # a covariance that is not positive semi-definite: numpy warned and sampled anyway
+        ({"corr": -0.5}, r"corr must be a number in \[0, 1\], got -0.5"),
+        ({"corr": 1.5}, r"corr must be a number in \[0, 1\], got 1.5"),
+        ({"x_noise": float("nan")}, r"x_noise must be a finite number >= 0, got nan"),
+        ({"y_noise": -1.0}, r"y_noise must be a finite number >= 0, got -1.0"),
+        # pandas' "Bin edges must be unique: Index([nan, nan, ...])"
+        ({"n": 0}, r"n must be an integer >= 1, got 0"),
+        ({"n": 5, "n_cat": 11}, r"n_cat must be an integer in \[1, 10\] \(2 n rows pooled\), got 11"),
+        ({"d": 0}, r"d must be an integer >= 1, got 0"),
+    ],
+)
+def test_simulation_refuses_arguments_outside_the_design_naming_them(kwargs, message):
+    """``correlation_shift_simulation`` checked nothing (the suite's ``SimulationSource``
+    did): a numpy or pandas error naming no argument, or data from an invalid covariance."""
+    args = {"num_corefea": 1, "corr": 0.5, "x_noise": 0.0, "seed": 1, **kwargs}
+    with pytest.raises(ValueError, match=message):
+        correlation_shift_simulation(**args)
+
+
 def test_simulation_is_deterministic_per_seed():
     a = correlation_shift_simulation(1, 0.1, 0.5, 2743)
     b = correlation_shift_simulation(1, 0.1, 0.5, 2743)

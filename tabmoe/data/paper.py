@@ -10,6 +10,7 @@ Both return integer-coded DataFrames with the label ``y`` as the last column.
 
 from __future__ import annotations
 
+import math
 import numbers
 import os
 from dataclasses import dataclass
@@ -86,6 +87,15 @@ def correlation_shift_simulation(
     ``np.random.seed(seed)``): train x, test x, train noise, test noise, beta, train y noise,
     test y noise. Every column is cut into ``n_cat`` quantile bins pooled over train + test.
     """
+    for name, value in (("n", n), ("d", d)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+            raise ValueError(f"simulation: {name} must be an integer >= 1, got {value!r}")
+    check_simulation_args(num_corefea, corr, x_noise, d)
+    if isinstance(n_cat, bool) or not isinstance(n_cat, numbers.Integral) or not 1 <= n_cat <= 2 * n:
+        # else pandas' "Bin edges must be unique" once the quantiles repeat
+        raise ValueError(f"simulation: n_cat must be an integer in [1, {2 * n}] (2 n rows pooled), got {n_cat!r}")
+    if isinstance(y_noise, bool) or not isinstance(y_noise, numbers.Real) or not 0 <= y_noise < math.inf:
+        raise ValueError(f"simulation: y_noise must be a finite number >= 0, got {y_noise!r}")
     rs = np.random.RandomState(seed)
     mean = np.zeros(d)
     signs = np.concatenate([-np.ones(d // 2), np.ones(d - d // 2)])
@@ -105,6 +115,20 @@ def correlation_shift_simulation(
     for column in data.columns:
         data[column] = pd.qcut(data[column], n_cat, labels=False)
     return PaperSplit(data.iloc[:n].reset_index(drop=True), data.iloc[n:].reset_index(drop=True))
+
+
+def check_simulation_args(num_corefea: int, corr: float, x_noise: float, d: int = SIMULATION_FEATURES) -> None:
+    """ValueError naming the first of ``num_corefea`` (an integer in [0, d]), ``corr`` (in
+    [0, 1]) and ``x_noise`` (finite, >= 0) outside its range. Else a TypeError naming nothing
+    ("can't multiply sequence by non-int of type 'str'"), a broadcast error (more core
+    features than columns), or, for corr outside [0, 1], a covariance that is not positive
+    semi-definite: numpy warns and samples anyway."""
+    if isinstance(num_corefea, bool) or not isinstance(num_corefea, numbers.Integral) or not 0 <= num_corefea <= d:
+        raise ValueError(f"simulation: num_corefea must be an integer in [0, {d}], got {num_corefea!r}")
+    if isinstance(corr, bool) or not isinstance(corr, numbers.Real) or not 0 <= corr <= 1:
+        raise ValueError(f"simulation: corr must be a number in [0, 1], got {corr!r}")
+    if isinstance(x_noise, bool) or not isinstance(x_noise, numbers.Real) or not 0 <= x_noise < math.inf:
+        raise ValueError(f"simulation: x_noise must be a finite number >= 0, got {x_noise!r}")
 
 
 def default_auto_mpg_path() -> Path:

@@ -15,8 +15,6 @@ x_noise: 0.0}}``                                       split seed)
 from __future__ import annotations
 
 import hashlib
-import math
-import numbers
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +22,10 @@ from typing import Any
 
 from ._spec import build
 from .files import load_table_file
-from .paper import SIMULATION_FEATURES, auto_mpg_table, simulation_table
+from .paper import (
+    SIMULATION_FEATURES as SIMULATION_FEATURES,  # the number of its features, here too
+)
+from .paper import auto_mpg_table, check_simulation_args, simulation_table
 from .table import Table
 
 
@@ -97,16 +98,8 @@ class SimulationSource:
     x_noise: float
 
     def __post_init__(self) -> None:
-        # Else a TypeError naming nothing ("can't multiply sequence by non-int of type 'str'"),
-        # a broadcast error (more core features than the 5), or, for corr outside [0, 1], a
-        # covariance that is not positive semi-definite: numpy warns and samples anyway.
-        n, corr, noise = self.num_corefea, self.corr, self.x_noise
-        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or not 0 <= n <= SIMULATION_FEATURES:
-            raise ValueError(f"simulation: num_corefea must be an integer in [0, {SIMULATION_FEATURES}], got {n!r}")
-        if isinstance(corr, bool) or not isinstance(corr, numbers.Real) or not 0 <= corr <= 1:
-            raise ValueError(f"simulation: corr must be a number in [0, 1], got {corr!r}")
-        if isinstance(noise, bool) or not isinstance(noise, numbers.Real) or not 0 <= noise < math.inf:
-            raise ValueError(f"simulation: x_noise must be a finite number >= 0, got {noise!r}")
+        # when the suite file is read, before any run (the generator checks them again)
+        check_simulation_args(self.num_corefea, self.corr, self.x_noise)
 
     def load(self, context: LoadContext) -> Table:
         return simulation_table(self.num_corefea, self.corr, self.x_noise, context.seed)
