@@ -179,10 +179,10 @@ def simulation_table(num_corefea: int, corr: float, x_noise: float, seed: int, *
 def auto_mpg_table(path: str | os.PathLike | None = None) -> Table:
     """Auto MPG discretised as in docs/paper.md section 4, with the ``origin`` column kept.
 
-    385 rows (horsepower '?' dropped, cylinders in {4, 6, 8}); cylinders -> {0, 1, 2}; mpg
-    -> label ``y`` in tertiles; displacement, horsepower, weight, acceleration and model
-    year -> tertiles pooled over all rows; ``origin`` is 1 (US), 2 (Europe) or 3 (Japan);
-    car name is dropped.
+    385 rows (horsepower '?' or blank dropped, cylinders in {4, 6, 8}); cylinders -> {0, 1,
+    2}; mpg -> label ``y`` in tertiles; displacement, horsepower, weight, acceleration and
+    model year -> tertiles pooled over all rows; ``origin`` is 1 (US), 2 (Europe) or 3
+    (Japan); car name is dropped.
     """
     path = Path(path).expanduser() if path is not None else default_auto_mpg_path()
     if not path.exists():
@@ -191,7 +191,16 @@ def auto_mpg_table(path: str | os.PathLike | None = None) -> Table:
             "also name it: data: {auto_mpg: {path: ...}}; in Python: auto_mpg_table(path=...))"
         )
     raw = pd.read_csv(path)
-    raw = raw[raw["horsepower"].astype(str) != "?"].copy()
+    absent = [c for c in ["mpg", *AUTO_MPG_FEATURES, "origin"] if c not in raw.columns]
+    if absent:  # else KeyError: 'horsepower' (UCI's auto-mpg.data has no header row)
+        raise ValueError(
+            f"auto-mpg CSV {path} has no column {', '.join(map(repr, absent))} (its header: "
+            f"{', '.join(map(str, raw.columns[:9]))}): give a CSV whose header names mpg, "
+            f"{', '.join(AUTO_MPG_FEATURES)} and origin, as benchmarks/data/auto-mpg.csv does."
+        )
+    # unknown horsepower: '?' in UCI's file, blank (NaN) in other copies; both are dropped
+    horsepower = raw["horsepower"]
+    raw = raw[horsepower.notna() & (horsepower.astype(str).str.strip() != "?")].copy()
     raw["horsepower"] = raw["horsepower"].astype(float)
     raw = raw[raw["cylinders"].isin([4, 6, 8])].reset_index(drop=True)
     data = pd.DataFrame({"cylinders": raw["cylinders"].map({4: 0, 6: 1, 8: 2})})
