@@ -214,3 +214,12 @@ def test_a_name_or_seed_given_twice_plans_its_runs_once():
     runs = plan_runs(SMOKE, models=["logistic_regression", "logistic_regression"],
                      splits=["car-cluster", "car-cluster"], seeds=[0, 0], protocols=["fixed-budget", "untuned"])
     assert [r.run_id for r in runs] == ["smoke/car-cluster/logistic_regression/fixed-budget/seed0"]
+
+
+def test_a_split_without_a_data_source_is_refused_naming_it():
+    # a suite built in Python with SplitDefinition(data=None): the first run's config raised
+    # "'NoneType' object has no attribute 'describe'"
+    split = dataclasses.replace(SMOKE.splits[0], data=None)
+    suite = dataclasses.replace(SMOKE, splits=(split, *SMOKE.splits[1:]))
+    with pytest.raises(ValueError, match=rf"\['{split.name}'\] of suite .* have no data source \(data=None\)"):
+        plan_runs(suite, models=["logistic_regression"])

@@ -257,6 +257,16 @@ def test_a_load_error_at_make_names_the_split(tmp_path):
     assert len(dataclasses.replace(bad, data=FileSource(str(path), target="class")).make(0).ood_test) == 20
 
 
+def test_a_definition_without_a_data_source_says_to_pass_the_table(table):
+    """``data=None`` (docs/examples/python_split.py: the table is passed to make) made
+    ``make(0)`` and ``load()`` without a table raise "'NoneType' object has no attribute 'load'"."""
+    definition = dataclasses.replace(define(ValueSplit("region", ood_values=("north",))), data=None)
+    for call in (lambda: definition.make(0), definition.load):
+        with pytest.raises(ValueError, match=r"^split 't': no data source \(data=None\).*make\(seed, table=\.\.\.\)"):
+            call()
+    assert len(definition.make(0, table=table).ood_test) == (table.data["region"] == "north").sum()
+
+
 def _broken(split, **changes):
     return dataclasses.replace(split, **changes)
 

@@ -352,6 +352,12 @@ def plan_runs(
         _check_fixed_params(suite, models)
     definitions = [suite.split(name) for name in splits] if splits else list(suite.splits)
     definitions = list({d.name: d for d in definitions}.values())
+    sourceless = [d.name for d in definitions if d.data is None]
+    if sourceless:  # else "'NoneType' object has no attribute 'describe'" at the first run's config
+        raise ValueError(
+            f"split(s) {sourceless} of {suite_where(suite)} have no data source (data=None), which "
+            "a run loads its table from; give each a data source"
+        )
     if budget is None:
         budget = Budget.of_suite(suite)
     if "tuned" in protocols:

@@ -216,6 +216,10 @@ def check_name(name: Any, what: str) -> None:
         )
 
 
+#: Why a definition without a data source (``data=None``) cannot load its table.
+_NO_SOURCE = "no data source (data=None) to load the table from; pass it to make(seed, table=...)"
+
+
 @dataclass(frozen=True)
 class SplitDefinition:
     """One OOD split: a table, a rule, part sizes, and why it models a real shift.
@@ -227,10 +231,11 @@ class SplitDefinition:
     kept before the ID parts are carved, so every ID part shrinks in proportion.
     ``max_ood_rows`` likewise caps the OOD rows (a stratified sample, before
     ``ood_validation`` is carved) to bound prediction cost on very large OOD sides.
+    ``data=None``: no source, the table is passed to :meth:`make` (``table=``).
     """
 
     name: str
-    data: DataSource
+    data: DataSource | None
     rule: SplitRule
     rationale: str = ""
     keep_domain: bool = False
@@ -263,6 +268,8 @@ class SplitDefinition:
     def load(self, *, seed: int = 0, openml_cache: Any = None, download: bool = False) -> Table:
         """The source table (for the simulation, the one of data seed ``seed``); ``download``:
         fetch an OpenML dataset the cache lacks (:func:`~tabmoe.data.openml.load_openml`)."""
+        if self.data is None:  # else "'NoneType' object has no attribute 'load'"
+            raise ValueError(f"split {self.name!r}: {_NO_SOURCE}")
         return self.data.load(LoadContext(openml_cache=openml_cache, seed=seed, download=download))
 
     def make(
@@ -272,6 +279,8 @@ class SplitDefinition:
         if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, numbers.Integral) or not 0 <= seed <= MAX_SEED:
             # numpy's words named neither ("Cannot cast scalar from dtype('float64')...")
             raise ValueError(f"split {self.name!r}: seed must be an integer in [0, 2**32), got {seed!r}")
+        if table is None and self.data is None:
+            raise ValueError(f"split {self.name!r}: {_NO_SOURCE}")
         if table is None:
             try:
                 table = self.load(seed=seed, openml_cache=openml_cache, download=download)
