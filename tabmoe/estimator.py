@@ -318,7 +318,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TokenI
         n_iter_no_change: int = 10,
         tol: float = 1e-4,
         class_weight: dict | Literal["balanced"] | None = None,
-        device: str = "auto",
+        device: str | torch.device = "auto",
         random_state: int | np.random.RandomState | None = None,
         n_jobs: int | None = None,
         verbose: int = 0,

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numbers
 from typing import Any, Literal
 
+import torch
 from sklearn.utils._param_validation import Interval
 from torch import Tensor, nn
 
@@ -144,7 +145,7 @@ class FTTransformerClassifier(TorchTabularClassifier):
         n_iter_no_change: int = 10,
         tol: float = 1e-4,
         class_weight: dict | str | None = None,
-        device: str = "auto",
+        device: str | torch.device = "auto",
         random_state: Any = None,
         n_jobs: int | None = None,
         verbose: int = 0,

@@ -162,7 +162,7 @@ class TabTransformerClassifier(TorchTabularClassifier):
         n_iter_no_change: int = 10,
         tol: float = 1e-4,
         class_weight: dict | str | None = None,
-        device: str = "auto",
+        device: str | torch.device = "auto",
         random_state: Any = None,
         n_jobs: int | None = None,
         verbose: int = 0,

@@ -169,7 +169,7 @@ class TabMClassifier(TorchTabularClassifier):
         n_iter_no_change: int = 16,
         tol: float = 1e-4,
         class_weight: dict | str | None = None,
-        device: str = "auto",
+        device: str | torch.device = "auto",
         random_state: Any = None,
         n_jobs: int | None = None,
         verbose: int = 0,

@@ -269,7 +269,7 @@ class TabNetClassifier(TorchTabularClassifier):
         validation_fraction: float | int | Literal["auto"] = 0.1,
         n_iter_no_change: int = 10,
         class_weight: dict | str | None = None,
-        device: str = "auto",
+        device: str | torch.device = "auto",
         random_state: Any = None,
         n_jobs: int | None = None,
         verbose: int = 0,
