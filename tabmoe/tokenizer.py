@@ -24,11 +24,12 @@ UNKNOWN (warned about as an unseen value).
 from __future__ import annotations
 
 import numbers
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, validate_data
@@ -120,7 +121,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
 
     def __init__(
         self,
-        categorical_features: Literal["auto", "all"] | Sequence = "auto",
+        categorical_features: Literal["auto", "all"] | ArrayLike = "auto",
         n_bins: int | Literal["auto"] = 10,
         min_frequency: int = 1,
         vocabulary: Literal["per_column", "shared"] = "per_column",
