@@ -318,6 +318,30 @@ def test_rule_and_definition_from_dict(tmp_path):
         SplitDefinition.from_dict({"name": "s", "data": {"openml": "adult"}, "split": {"by": "time"}})
 
 
+@pytest.mark.parametrize("spec", [
+    {"by": "values", "column": "region", "ood_values": ["north"], "id_values": ["south", "east"]},
+    {"by": "cluster", "n_clusters": 3, "ood_clusters": [1], "columns": ["age", "group"]},
+])
+def test_a_rule_built_in_python_with_lists_is_the_suite_files_rule(spec):
+    """Annotated tuples and made tuples by rule_from_dict, lists given in Python stayed lists:
+    the rule was unhashable and its repr (a run's config hash) was not the suite file's."""
+    fields = {k: v for k, v in spec.items() if k != "by"}
+    built = split_rules.RULES[spec["by"]](**fields)
+    assert built == rule_from_dict(spec) and repr(built) == repr(rule_from_dict(spec))
+    assert hash(built) == hash(rule_from_dict(spec))
+
+
+def test_a_file_source_built_in_python_with_a_list_is_the_suite_files_source(tmp_path):
+    # unhashable (the runner keeps each source's digest by source), and settings() recorded
+    # "categorical=['g']" where the suite file's same table says ('g',)
+    built = FileSource(str(tmp_path / "t.csv"), "class", categorical=["g"])
+    parsed = SplitDefinition.from_dict(
+        {"name": "s", "data": {"file": "t.csv", "target": "class", "categorical": ["g"]}, "split": {"by": "time"}},
+        base_dir=tmp_path,
+    ).data
+    assert built == parsed and built.settings() == parsed.settings() and hash(built) == hash(parsed)
+
+
 def test_a_split_entrys_key_errors_name_the_yaml_keys():
     """The unknown-key error listed the dataclass field `rule` (refused in a suite file) and
     not `split`; an entry with `rule:` instead of `split:` was told `missing 'split'`."""

@@ -73,6 +73,12 @@ class FileSource:
     target: str | None = None
     categorical: tuple[str, ...] | str | None = None
 
+    def __post_init__(self) -> None:
+        # a list as source_from_dict makes it, a tuple: unhashable (a run's source digests are
+        # kept by source) and, in settings(), recorded apart from the suite file's same table
+        if isinstance(self.categorical, list):
+            object.__setattr__(self, "categorical", tuple(self.categorical))
+
     def load(self, context: LoadContext) -> Table:
         return load_table_file(self.file, target=self.target, categorical=self.categorical)
 

@@ -98,10 +98,15 @@ def _plain_fields(rule: Any) -> None:
     """Set a rule's numpy scalars (``np.float64(38.0)`` from ``np.median``, ``np.int64(3)``,
     ``np.str_``), in lists and tuples too, as the Python scalars they equal: the rule's repr
     is hashed into its runs' config, and ``np.float64(38.0)`` would not find the runs of
-    ``38.0`` (nor would ``n_clusters=np.int64(3)`` pass as an int)."""
+    ``38.0`` (nor would ``n_clusters=np.int64(3)`` pass as an int). A list field becomes a
+    tuple, as :func:`rule_from_dict` makes it: a rule built in Python with
+    ``ood_values=["a"]`` was unhashable and, repr'd apart from the suite file's
+    ``("a",)``, gave the same runs another config hash."""
     for f in dataclasses.fields(rule):
         value = getattr(rule, f.name)
         plain = _plain(value)
+        if isinstance(plain, list):
+            plain = tuple(plain)
         if plain is not value:
             object.__setattr__(rule, f.name, plain)
 
