@@ -41,8 +41,8 @@ class AnalogyResult:
 
 def analogy_scores(
     embeddings: Any,
-    vocabulary: Sequence,
-    questions: Iterable[Sequence],
+    vocabulary: Iterable,
+    questions: Any,
     batch_size: int = 1024,
 ) -> AnalogyResult:
     """Score analogy ``questions`` (a, b, c, d) on ``embeddings`` (V, dim) named by ``vocabulary`` (V,).

@@ -34,11 +34,12 @@ from __future__ import annotations
 import math
 import numbers
 import operator
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import pandas as pd
 import torch
+from numpy.typing import ArrayLike
 from torch import Tensor
 
 from ..nn.network import TabularMoE, gate_weights
@@ -198,7 +199,7 @@ class MixtureOfExperts:
 
     @classmethod
     @torch.no_grad()
-    def from_model(cls, model: TabularMoE, column_names: Sequence | None = None) -> MixtureOfExperts:
+    def from_model(cls, model: TabularMoE, column_names: Iterable | None = None) -> MixtureOfExperts:
         """The parameters of a one-layer network (``TabularMoEClassifier.module_``; for an
         ensemble, ``module_.member(m)``), read off on the network's device.
 
@@ -271,7 +272,7 @@ class MixtureOfExperts:
             )
         return int(target) % n
 
-    def _masked(self, tokens: Tensor, target: int) -> Tensor:
+    def _masked(self, tokens: Tensor | ArrayLike, target: int) -> Tensor:
         """(B, L) or (B, L-1) features -> (B, L) long with the target position set to MASK."""
         target = self._target(target)
         tokens = _as_token_ids(tokens, "tokens", self.token_experts.device, target)
@@ -284,12 +285,14 @@ class MixtureOfExperts:
         _check_ids(tokens, "tokens", self.token_experts.shape[1])
         return tokens
 
-    def experts(self, tokens: Tensor, target: int = -1) -> Tensor:
+    def experts(self, tokens: Tensor | ArrayLike, target: int = -1) -> Tensor:
         """The row's experts alpha[h, x_j, j]: tokens (B, L) -> (B, H, L, K)."""
         tokens = self._masked(tokens, target)
         return self.token_experts[:, tokens].transpose(0, 1) + self.column_experts  # (B, H, L, K)
 
-    def gate_scores(self, tokens: Tensor, target: int = -1, attend: Tensor | None = None) -> Tensor:
+    def gate_scores(
+        self, tokens: Tensor | ArrayLike, target: int = -1, attend: Tensor | ArrayLike | None = None
+    ) -> Tensor:
         """Scores s[h, target, j]: (B, L) -> (B, H, L); not-attended positions are -inf."""
         tokens, target = self._masked(tokens, target), self._target(target)
         keys = self.token_keys[:, tokens].transpose(0, 1) + self.column_keys  # (B, H, L, K)
@@ -301,17 +304,25 @@ class MixtureOfExperts:
             scores = scores.masked_fill(~attend[:, None, :], -math.inf)
         return scores
 
-    def gates(self, tokens: Tensor, target: int = -1, attend: Tensor | None = None) -> Tensor:
+    def gates(
+        self, tokens: Tensor | ArrayLike, target: int = -1, attend: Tensor | ArrayLike | None = None
+    ) -> Tensor:
         """Gates ``g[h, target, j](x)``: (B, L) -> (B, H, L)."""
         return gate_weights(self.gate_scores(tokens, target, attend), self.gate)
 
-    def mixture(self, tokens: Tensor, target: int = -1, attend: Tensor | None = None) -> Tensor:
+    def mixture(
+        self, tokens: Tensor | ArrayLike, target: int = -1, attend: Tensor | ArrayLike | None = None
+    ) -> Tensor:
         """Per-head mixture of experts sum_j g alpha: (B, L) -> (B, H, K)."""
         g = self.gates(tokens, target, attend)
         return (g.unsqueeze(-1) * self.experts(tokens, target)).sum(-2)
 
     def contributions(
-        self, tokens: Tensor, output_ids: Tensor, target: int = -1, attend: Tensor | None = None
+        self,
+        tokens: Tensor | ArrayLike,
+        output_ids: Tensor | ArrayLike,
+        target: int = -1,
+        attend: Tensor | ArrayLike | None = None,
     ) -> Tensor:
         """Additive contribution of head h, position j to the logit of each output id.
 
@@ -325,7 +336,11 @@ class MixtureOfExperts:
         return g.unsqueeze(-1) * per_expert
 
     def logits(
-        self, tokens: Tensor, output_ids: Tensor, target: int = -1, attend: Tensor | None = None
+        self,
+        tokens: Tensor | ArrayLike,
+        output_ids: Tensor | ArrayLike,
+        target: int = -1,
+        attend: Tensor | ArrayLike | None = None,
     ) -> Tensor:
         """Logits of ``output_ids`` at ``target`` from the MoE form: (B, L) -> (B, C)."""
         self._check_additive()
@@ -366,7 +381,10 @@ def _pad_attend(attend: Tensor, n_columns: int) -> Tensor:
 
 @torch.no_grad()  # a reading, as MixtureOfExperts' (its tables are detached copies)
 def label_gates(
-    model: TabularMoE, tokens: Tensor, attend: Tensor | None = None, fraction: Tensor | None = None
+    model: TabularMoE,
+    tokens: Tensor | ArrayLike,
+    attend: Tensor | ArrayLike | None = None,
+    fraction: Tensor | ArrayLike | None = None,
 ) -> Tensor:
     """Last-layer gates of the (masked) label query over all positions, any depth.
 
