@@ -32,7 +32,7 @@ import json
 import math
 import numbers
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -306,10 +306,10 @@ def check_params(estimator: Any) -> None:
 def plan_runs(
     suite: Suite,
     *,
-    models: list[str] | None = None,
-    splits: list[str] | None = None,
-    seeds: list[int] | None = None,
-    protocols: list[str] | None = None,
+    models: Sequence[str] | None = None,
+    splits: Sequence[str] | None = None,
+    seeds: Iterable[int] | None = None,
+    protocols: Sequence[str] | None = None,
     budget: Budget | None = None,
     openml_cache: str | os.PathLike | None = None,
     threads: int = 1,

@@ -15,6 +15,7 @@ import numbers
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -153,7 +154,7 @@ def default_auto_mpg_path() -> Path:
     return Path(shared) / relative if shared else here.parents[3] / "shared" / relative
 
 
-def simulation_table(num_corefea: int, corr: float, x_noise: float, seed: int, **kwargs) -> Table:
+def simulation_table(num_corefea: int, corr: float, x_noise: float, seed: int, **kwargs: Any) -> Table:
     """:func:`correlation_shift_simulation` as one :class:`Table` with a domain column.
 
     Rows ``0..n-1`` are the authors' training rows, rows ``n..2n-1`` their shifted test rows,
