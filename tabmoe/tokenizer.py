@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -55,6 +55,9 @@ from ._frame import (
 )
 from ._numeric import _bin_edges, auto_bins, numeric_kind, numeric_values, time_zone, values_dtype
 from ._unseen import UnseenValues
+
+if TYPE_CHECKING:
+    import polars as pl  # transform's output under set_output(transform="polars")
 
 # Re-exported: the frame helpers are documented here (docs/api/tokenizer.md).
 __all__ = [
@@ -289,8 +292,10 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         return index, token
 
     # ------------------------------------------------------------ transform
-    def transform(self, X: Any) -> np.ndarray:
-        """Token ids, shape (n_samples, n_features): int16, or int32 when ``n_tokens_`` exceeds int16's range."""
+    def transform(self, X: Any) -> np.ndarray | pd.DataFrame | pl.DataFrame:
+        """Token ids, shape (n_samples, n_features): int16, or int32 when ``n_tokens_`` exceeds int16's range.
+        A pandas (polars) DataFrame of them under scikit-learn's ``set_output(transform="pandas")``
+        (``"polars"``) or ``set_config(transform_output=...)``, as for any transformer."""
         frame = self._checked_frame(X)
         unseen = UnseenValues()
         out = self._tokens(frame, unseen)
