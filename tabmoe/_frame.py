@@ -152,12 +152,17 @@ def validated_frame(estimator: Any, X: Any, labels: list[str] | None = None) -> 
     ``validate_data``, which warns if an array comes after a fit on a frame, or a frame
     with names after a fit without). An array gets the fitted column names, and, given the
     fit's other ``labels`` (reprs, as a tokenizer keeps them), a frame with names gets
-    those, so that transformers fitted inside do not warn again."""
+    those, so that transformers fitted inside do not warn again. So does a frame without
+    string names (``pd.DataFrame(array)``) after a fit on names: read by position, as
+    scikit-learn reads it, with its warning once."""
     frame = to_frame(X)
     validate_data(estimator, X, skip_check_array=True, reset=False)
     names = getattr(estimator, "feature_names_in_", None)
     if names is not None and not isinstance(X, pd.DataFrame):
         frame.columns = names  # positional, as checked
+    elif names is not None and _get_feature_names(frame) is None:
+        # (a frame of int labels: the encoder and its tokenizer warned again, naming themselves)
+        frame = frame.set_axis(pd.Index(names, dtype=object), axis=1)  # positional, as checked
     elif names is None and labels is not None and (not isinstance(X, pd.DataFrame) or _get_feature_names(frame) is not None):
         # an array, or a frame with string names after a fit on other labels: by position
         columns = pd.Index([_label_from_repr(label) for label in labels], dtype=object, tupleize_cols=False)

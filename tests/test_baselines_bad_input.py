@@ -92,6 +92,22 @@ def test_a_named_frame_after_a_fit_without_names_warns_once(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_a_frame_without_names_after_a_named_fit_warns_once(name):
+    # pd.DataFrame(array) (labels 0..n-1) after a fit on names is read by position, as
+    # scikit-learn reads it, with its warning once: the encoder's and its tokenizer's came
+    # after the classifier's, naming tabmoe's internals (TableEncoder, ColumnTokenizer)
+    X, y = table()
+    clf = BASELINE_FACTORIES[name]().fit(X, y)
+    unnamed = X.set_axis(range(X.shape[1]), axis=1)
+    with pytest.warns(UserWarning, match="valid feature names") as record:
+        proba = clf.predict_proba(unnamed)
+    assert [str(w.message) for w in record] == [
+        f"X does not have valid feature names, but {type(clf).__name__} was fitted with feature names"
+    ]
+    np.testing.assert_allclose(proba, clf.predict_proba(X))
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_no_feature_columns_is_an_error(name):
     X, y = table()
     with pytest.raises(ValueError, match="0 feature"):
