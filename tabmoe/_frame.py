@@ -4,6 +4,7 @@ column kinds (categorical, number, datetime, timedelta) the tokenizer reads."""
 from __future__ import annotations
 
 import ast
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
@@ -156,8 +157,13 @@ def validated_frame(estimator: Any, X: Any, labels: list[str] | None = None) -> 
     string names (``pd.DataFrame(array)``) after a fit on names: read by position, as
     scikit-learn reads it, with its warning once."""
     frame = to_frame(X)
-    validate_data(estimator, X, skip_check_array=True, reset=False)
     names = getattr(estimator, "feature_names_in_", None)
+    try:
+        validate_data(estimator, X, skip_check_array=True, reset=False)
+    except ValueError as exc:  # scikit-learn's "feature names should match": say which are renamed
+        if names is not None and (hint := renamed_hint(list(names), frame.columns.tolist())):
+            exc.args = (f"{str(exc).rstrip()}\n{hint.strip()}", *exc.args[1:])
+        raise
     if names is not None and not isinstance(X, pd.DataFrame):
         frame.columns = names  # positional, as checked
     elif names is not None and _get_feature_names(frame) is None:
@@ -248,6 +254,8 @@ def fitted_columns(X: Any, names: np.ndarray | None, labels: list[str] | None, m
                     "columns (they are then left out of the attention).")
         elif missing == "exclude" and not extra:
             hint = " missing='exclude' predicts without some of them, not without all."
+        elif names is not None:
+            hint = renamed_hint(absent, extra)
         raise columns_error([shown(v) for v in absent], [shown(v) for v in extra], hint)
     if got != [label for label in fitted if label in given]:
         # refused as a reordered full set is (scikit-learn's check, or the tokenizer's)
@@ -272,6 +280,41 @@ def fitted_columns(X: Any, names: np.ndarray | None, labels: list[str] | None, m
 def listed(labels: list, shown: Any = str) -> str:
     """The first ten ``labels`` as a list, each printed by ``shown`` (``str``: reprs as they are)."""
     return f"[{', '.join(shown(v) for v in labels[:10])}{', ...' if len(labels) > 10 else ''}]"
+
+
+def _name_key(name: str) -> str:
+    """``name`` as a careless copy may spell it: Unicode-normalized (NFKC), whitespace runs
+    as one space and none around, case folded."""
+    return " ".join(unicodedata.normalize("NFKC", name).split()).casefold()
+
+
+def renamed_hint(fitted: list, got: list) -> str:
+    """The end of a columns error for string names of ``got`` absent from ``fitted`` that
+    are a fitted name absent from ``got`` but for letter case, whitespace or Unicode
+    normalization ("Age" or "age " for "age", a CSV header's accident): which and how to
+    rename them ("" where none is). Two names that print alike are shown in ASCII too."""
+    known, given = set(fitted), set(got)
+    keys: dict[str, list] = {}
+    for name in fitted:
+        if isinstance(name, str) and name not in given:
+            keys.setdefault(_name_key(name), []).append(name)
+    pairs = {}
+    for name in got:
+        if isinstance(name, str) and name not in known:
+            match = keys.get(_name_key(name), [])
+            if len(match) == 1:  # one fitted name only: no guess between two
+                pairs[name] = match[0]
+    if len(set(pairs.values())) < len(pairs):  # two of X's for one fitted name: no guess
+        return ""
+    if not pairs:
+        return ""
+    pairs = dict(list(pairs.items())[:10])
+    alike = [f"{ascii(new)} for {ascii(old)}" for new, old in pairs.items()
+             if unicodedata.normalize("NFKC", new) == unicodedata.normalize("NFKC", old)]
+    ascii_forms = f" (in ASCII, {', '.join(alike)})" if alike else ""
+    return (f" X's column(s) {listed(list(pairs), repr)} differ from the fitted "
+            f"{listed(list(pairs.values()), repr)} only in letter case, whitespace or Unicode "
+            f"normalization{ascii_forms}: rename them, X.rename(columns={pairs!r}).")
 
 
 def columns_error(absent: list[str], extra: list[str], hint: str = "") -> ValueError:

@@ -168,6 +168,32 @@ def test_exclude_matches_non_string_column_labels_as_names(labels, tmp_path):
         token.predict(X.drop(columns=[labels[1]]))
 
 
+def test_a_column_renamed_by_case_whitespace_or_unicode_form_is_named_with_the_rename():
+    # "Age" or "age " for "age" (a CSV header's accident), or "é" decomposed for "é" composed,
+    # which printed alike: "Column(s) ['âge'] ... absent from X, and X has column(s) ['âge']"
+    from sklearn.linear_model import LogisticRegression
+
+    from tabmoe.baselines import EncodedClassifier
+
+    X, y = _frame()
+    X = X.rename(columns={"a": "âge"})
+    decomposed = "a\u0302ge"
+    renamed = X.rename(columns={"âge": decomposed, "code": " Code"})
+    rename = re.escape(f"rename them, X.rename(columns={{{decomposed!r}: 'âge', ' Code': 'code'}}).")
+    for model in (TabularMoEClassifier(**FAST), EncodedClassifier(LogisticRegression()), ColumnTokenizer()):
+        model.fit(X, y)
+        method = model.transform if isinstance(model, ColumnTokenizer) else model.predict
+        with pytest.raises(ValueError, match=r"differ from the fitted \['âge', 'code'\] only in letter case, "
+                                             r"whitespace or Unicode normalization \(in ASCII, 'a\\u0302ge' for "
+                                             rf"'\\xe2ge'\): {rename}$"):
+            method(renamed)
+    plain = X.rename(columns={"code": "kode"})
+    for method in (TabularMoEClassifier(**FAST).fit(X, y).predict, ColumnTokenizer().fit(X).transform):
+        with pytest.raises(ValueError, match="kode") as refused:  # not a near rename: no guess
+            method(plain)
+        assert "rename" not in str(refused.value)
+
+
 def test_renamed_non_string_columns_are_refused_naming_them():
     # a renaming of int labels was read by position, silently
     X, y = _int_labelled()
