@@ -47,10 +47,13 @@ def to_frame(X: Any) -> pd.DataFrame:
             arr = np.asarray(X, dtype=object)
         if arr.ndim == 0 and arr.dtype == object:  # not array-like: numpy made it one object
             # e.g. a polars LazyFrame, which was "got 0D array ... array.reshape(-1, 1)"
-            lazy = ": a lazy frame, collect() it first" if callable(getattr(X, "collect", None)) else ""
+            advice = ": a lazy frame, collect() it first" if callable(getattr(X, "collect", None)) else ""
+            if isinstance(X, Mapping):  # a row as a dict (a request's payload), or columns
+                advice = (": a dict. For one row (a value per column), pass pd.DataFrame([X]); for "
+                          "columns (a list of values per column), pd.DataFrame(X)")
             raise ValueError(
                 f"Expected 2D array or DataFrame, got {type(X).__module__}.{type(X).__qualname__}, "
-                f"which numpy reads as one value{lazy}."
+                f"which numpy reads as one value{advice}."
             )
         if arr.ndim != 2:
             raise ValueError(f"Expected 2D array, got {arr.ndim}D array instead{_one_d_advice(X, arr)}")

@@ -394,7 +394,7 @@ def test_empty_input_is_refused(name):
 
 
 def test_records_and_a_series_are_refused_with_what_to_pass(name):
-    """A list of dicts and a row taken as a Series (``X.iloc[0]``) got numpy's advice,
+    """A list of dicts, a row taken as a Series (``X.iloc[0]``) and a row as a dict got numpy's advice,
     "Reshape your data either using array.reshape(-1, 1) ...", which made a column of dicts
     or an array read by position."""
     X, y = frame()
@@ -406,6 +406,11 @@ def test_records_and_a_series_are_refused_with_what_to_pass(name):
         clf.predict(row)
     # the other way the message gives, for a row of mixed types
     assert clf.predict(row.to_frame().T.infer_objects()).shape == (1,)
+    # a row as a dict (a request's payload): "which numpy reads as one value", and no advice
+    with pytest.raises(ValueError, match=r"a dict\. For one row \(a value per column\), pass pd\.DataFrame\(\[X\]\); "
+                                         r"for columns \(a list of values per column\), pd\.DataFrame\(X\)\.$"):
+        clf.predict(row.to_dict())
+    assert clf.predict(pd.DataFrame([row.to_dict()])).shape == (1,)
 
 
 def test_inf_in_numeric_column_named(name):
