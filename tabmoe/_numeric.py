@@ -80,6 +80,9 @@ def numeric_values(column: pd.Series, name: Any, kind: str | None = None, aware:
             "numeric column: list it in categorical_features, or convert it to numbers (e.g. "
             "seconds since midnight) before fit."
         )
+    if kind in ("datetime", "timedelta") and pd.api.types.is_object_dtype(dtype):
+        column = _objects_as_times(column, kind)  # as numbers in objects are read as numbers
+        dtype = column.dtype
     now = numeric_kind(dtype)
     if pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype):
         now = "number" if kind == "number" else "object"  # numbers in objects: to_numeric decides
@@ -143,6 +146,23 @@ def numeric_values(column: pd.Series, name: Any, kind: str | None = None, aware:
             "NaN (which becomes the MISSING token)."
         )
     return values
+
+
+def _objects_as_times(column: pd.Series, kind: str) -> pd.Series:
+    """An object ``column`` of datetimes (Timestamps, ``datetime``, ``date``, ``datetime64``;
+    missing values beside them) as datetime64, or of timedeltas as timedelta64, where the
+    column held that ``kind`` at fit: ``pd.concat`` with a frame whose column was all None,
+    or a one-row frame taken as ``row.to_frame().T``, makes them objects, and they were
+    refused ("holds object values"). Anything else comes back as it is, to be refused: text,
+    whose format (day first or not) is the user's to say, and time zones mixed together or
+    with naive datetimes, whose instants ``to_datetime`` does not read without ``utc=True``."""
+    wanted = ("datetime64", "datetime", "date") if kind == "datetime" else ("timedelta64", "timedelta")
+    if pd.api.types.infer_dtype(column, skipna=True) not in wanted:
+        return column
+    try:
+        return pd.to_datetime(column) if kind == "datetime" else pd.to_timedelta(column)
+    except (TypeError, ValueError, OverflowError):
+        return column
 
 
 def _refused(column: pd.Series, exc: Exception, fitting: bool) -> str:

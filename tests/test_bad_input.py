@@ -429,6 +429,19 @@ def test_numeric_column_given_as_datetimes_is_named(name):
         clf.predict(X.assign(age=pd.date_range("2020-01-01", periods=len(X))))
 
 
+def test_a_datetime_column_held_as_objects_is_read_as_datetimes(name):
+    # pd.concat with rows whose date was None (or row.to_frame().T) makes the column objects:
+    # the tokenizer read them, then the baselines' numeric block refused them as "non-numeric"
+    X, y = frame()
+    X["when"] = pd.date_range("2020-01-01", periods=len(X), freq="D")
+    clf = CLASSIFIER_FACTORIES[name]().fit(X, y)
+    appended = pd.concat([X[:50], X[50:].assign(when=None)], ignore_index=True)
+    assert appended["when"].dtype == object
+    expected = clf.predict_proba(X.assign(when=X["when"].where(X.index < 50)))
+    np.testing.assert_allclose(clf.predict_proba(appended), expected, rtol=1e-6)
+    np.testing.assert_allclose(clf.predict_proba(X.assign(when=X["when"].dt.date)), clf.predict_proba(X), rtol=1e-6)
+
+
 def test_an_array_after_a_frame_fit_warns_once(name):
     X, y = frame()
     X = X.astype({"kind": object})  # an object array keeps every column's values

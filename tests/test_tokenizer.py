@@ -501,6 +501,37 @@ def test_a_numeric_column_of_another_kind_at_transform_is_named(fit_values, new_
     assert (tokenizer.transform(pd.DataFrame({"t": [np.nan, np.nan]})) == MISSING).all()
 
 
+def test_datetimes_and_timedeltas_held_as_objects_are_read_as_their_values():
+    # pd.concat with a frame whose column was all None, or row.to_frame().T, makes a datetime
+    # column objects: refused ("held datetime values at fit and holds object values"), where
+    # numbers held as objects are read as numbers
+    days = pd.Series(pd.date_range("2020-01-01", periods=8, freq="7D"))
+    X = pd.DataFrame({"t": days, "z": days.dt.tz_localize("Europe/Paris"), "d": days - days[0]})
+    tokenizer = ColumnTokenizer(n_bins=4).fit(X)
+    missing = X.copy()
+    missing.loc[3, :] = pd.NaT
+    expected = tokenizer.transform(missing)
+    objects = missing.astype(object)
+    objects.loc[3, "t"] = None  # None, NaT: missing beside them
+    assert all(pd.api.types.is_object_dtype(dtype) for dtype in objects.dtypes)
+    np.testing.assert_array_equal(tokenizer.transform(objects), expected)
+    np.testing.assert_array_equal(  # Python's own types: datetime.date, datetime.timedelta
+        tokenizer.transform(X.assign(t=X["t"].dt.date, d=pd.Series([v.to_pytimedelta() for v in X["d"]], dtype=object))),
+        tokenizer.transform(X))
+    appended = pd.concat([X[:2], X[2:].assign(t=None)], ignore_index=True)  # rows without t
+    assert pd.api.types.is_object_dtype(appended["t"])
+    np.testing.assert_array_equal(tokenizer.transform(appended),
+                                  tokenizer.transform(X.assign(t=X["t"].where(X.index < 2))))
+    # text, time zones mixed, and naive datetimes for aware ones are refused as before
+    with pytest.raises(TypeError, match=r"'t' held datetime values at fit and holds object values"):
+        tokenizer.transform(X.assign(t=X["t"].astype(str).astype(object)))
+    mixed = pd.Series([X["z"][0], X["z"][1].tz_convert("UTC"), *X["z"][2:]], dtype=object)
+    with pytest.raises(TypeError, match=r"'z' held datetime values at fit and holds object values"):
+        tokenizer.transform(X.assign(z=mixed))
+    with pytest.raises(TypeError, match=r"'z' held time-zone-aware datetimes at fit and holds naive ones now \(object\)"):
+        tokenizer.transform(X.assign(z=X["t"].astype(object)))
+
+
 @pytest.mark.parametrize(
     "values",
     [

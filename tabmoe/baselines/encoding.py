@@ -49,7 +49,6 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from .._numeric import numeric_values
 from .._stack import catch_warnings
 from ..tokenizer import MISSING, N_SPECIAL, ColumnTokenizer, to_frame, validated_frame
 
@@ -202,9 +201,11 @@ class TableEncoder(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         return codes
 
     def _numeric_values(self, frame: pd.DataFrame) -> np.ndarray:
-        """(n, n_numeric) float64 raw values of the numeric columns, NaN for missing."""
+        """(n, n_numeric) float64 raw values of the numeric columns, NaN for missing, read as
+        the tokenizer reads them (against each column's kind at fit: datetimes held as
+        objects are datetimes, as its tokens say)."""
         columns = [
-            numeric_values(frame.iloc[:, j], frame.columns[j]) for j in self.numeric_columns_
+            self.tokenizer_._numeric_values(j, frame.iloc[:, j], frame.columns[j]) for j in self.numeric_columns_
         ]
         return np.column_stack(columns) if columns else np.empty((len(frame), 0))
 
