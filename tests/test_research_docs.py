@@ -18,6 +18,8 @@ STUDY_5 = ["--study", "r3-defaults,r5-numeric", "--baseline", "ordered20,default
 #: (the section's heading, summary's arguments, the variant's row, whether the docs give
 #: the baseline minus the variant: signs and W/T/L turned round)
 CASES = [
+    ("## Study 38:", ["--study", "r56-embedding-init,r38-shared-fix", "--baseline", "def56", "--seeds", "0-2"],
+     "sharedfix", False),
     ("## Study 2:", ["--study", "r2-combined", "--baseline", "cand"], "fb", False),
     ("## Study 6:",
      ["--study", "r3-defaults,r5-numeric,r6-stopping", "--baseline", "ordered20,default"],
