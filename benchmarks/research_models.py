@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 import torch.nn.functional as F
+from borrow_unknown import BorrowedUnknownClassifier
 from impute_unknown import ImputedUnknownClassifier
 from null_key import NullKeyClassifier
 from periodic import PeriodicClassifier
@@ -169,7 +170,8 @@ def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
     61; alone) :class:`~tree_bins.TreeBinsClassifier`, ``swap_rate`` > 0 (study 62; alone)
     :class:`~swap_noise.SwapNoiseClassifier`, ``null_key=True`` (study 67; alone)
     :class:`~null_key.NullKeyClassifier`, ``periodic`` = a frequency scale > 0 (study 68; alone)
-    :class:`~periodic.PeriodicClassifier`."""
+    :class:`~periodic.PeriodicClassifier`, ``borrow_unknown=True`` (study 70; alone)
+    :class:`~borrow_unknown.BorrowedUnknownClassifier`."""
     params = dict(params)
     scale = pop_number(params, "periodic", 0.0, 0)
     if scale > 0:
@@ -204,6 +206,13 @@ def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
         if set(params) & RESEARCH_PARAMS or params.get("n_members", 1) != 1:
             raise SystemExit("separate_members does not combine with other research-only settings or n_members")
         return SeparateMembersClassifier(params, random_state=seed, members=members)
+    borrow = params.pop("borrow_unknown", False)
+    if not isinstance(borrow, bool):  # as impute_unknown: "true" or 1 would fit the plain estimator
+        raise SystemExit(f"borrow_unknown must be True or False, got {borrow!r}")
+    if borrow:
+        if set(params) & RESEARCH_PARAMS or params.get("n_members", 1) != 1:
+            raise SystemExit("borrow_unknown does not combine with other research-only settings or n_members")
+        return BorrowedUnknownClassifier(**params, random_state=seed)
     impute = params.pop("impute_unknown", False)
     if not isinstance(impute, bool):  # "true" or 1 fitted the plain estimator, said nothing
         raise SystemExit(f"impute_unknown must be True or False, got {impute!r}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -369,6 +370,30 @@ def test_held_out_scores_record_a_research_estimators_other_readings(research):
     y = np.where(X["b"] == "x", "yes", "no")
     out = research.held_out_scores({"max_epochs": 2, "impute_unknown": True}, 0, X, y, X[:60], y[:60], ("a", "q"))
     assert {"held_out_impute_conditional", "held_out_impute_frequency"} <= set(out)
+
+
+def test_borrowed_reading_reads_a_value_another_column_kept_as_its_token(research):
+    """Study 70: a row whose one unseen cell holds a value another column kept is re-read with
+    that column's token of it; a value no column kept, and the other rows, are not."""
+    from borrow_unknown import BorrowedUnknownClassifier, borrowed_ids
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.choice(list("pq"), 200), "b": rng.choice(list("pqr"), 200),
+                      "n": rng.normal(size=200)})
+    y = np.where(X["b"] == "r", "yes", "no")
+    model = BorrowedUnknownClassifier(max_epochs=2, random_state=0).fit(X, y)
+    rows = pd.DataFrame({"a": ["r", "z", "p"], "b": ["p", "p", "q"], "n": [0.0, 0.0, 0.0]})
+    lookup, token = model.tokenizer_._build_lookup(1)
+    assert borrowed_ids(model.tokenizer_, rows, 0, 0) == [int(token[lookup.get_loc("r")])]
+    assert borrowed_ids(model.tokenizer_, rows, 1, 0) == []
+    out = research.held_out_scores({"max_epochs": 2, "borrow_unknown": True}, 0, X, y, X[:60], y[:60], ("b", "q"))
+    assert "held_out_borrow" in out
+    with pytest.warns(UserWarning):
+        plain = model.predict(rows)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        borrowed = model.readings(rows)["borrow"]
+    assert list(borrowed[1:]) == list(plain[1:])
 
 
 def test_held_out_summary_pairs_each_reading_of_a_line_with_the_token(research, tmp_path, monkeypatch, capsys):
