@@ -115,7 +115,7 @@ class AdaptMixin:
         masking, device, tokens = self._masking(), self._module_device(), data["tokens"]
         config = TrainerConfig(
             max_epochs=max_epochs,
-            batch_size=self._cap_rows_for_heads(self._rows_per_batch(len(tokens), tokens.shape[1], masking)),
+            batch_size=self._cap_rows_for_heads(self._rows_per_batch(len(tokens), tokens.shape[1], masking), len(tokens)),
             lr=lr,
             weight_decay=self.weight_decay,
             max_grad_norm=self.max_grad_norm,

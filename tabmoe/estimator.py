@@ -403,20 +403,20 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TokenI
         copies_per_row = n_columns if masking in ("leave_one_out", "copies") else 1
         return max(1, round(defaults.AUTO_BATCH_COPIES / copies_per_row))
 
-    def _cap_rows_for_heads(self, rows: int) -> int:
+    def _cap_rows_for_heads(self, rows: int, n_rows: int) -> int:
         """Fewer rows per batch when the output layers are huge, and a warning when the
-        attention scores are (a wide table; nn/_batching.py)."""
+        attention scores are (a wide table; nn/_batching.py); a batch holds <= ``n_rows``."""
         names = getattr(self, "feature_names_in_", None)
         labels = getattr(self.tokenizer_, "_column_labels", None)
         if names is not None:
             labels = [repr(n) for n in names]
         sizes = self.tokenizer_.n_tokens_per_column_
-        rows = cap_rows_for_heads(rows, sizes, len(self.classes_), int(self.n_members), labels)
+        rows = cap_rows_for_heads(rows, sizes, len(self.classes_), int(self.n_members), labels, n_rows)
         L, k, masking = self.n_features_in_ + 1, self.max_scored_features, self._masking()
         queries = k + 1 if masking == "leave_one_out" and k is not None and k < L - 1 else L
         copies = L if masking == "copies" else 1  # masked copies of each row
         factor = copies * (2 if self.gate == "tanhmax" else 1) * int(self.n_members)
-        warn_attention_scores(rows, int(self.n_heads), queries, L, factor)
+        warn_attention_scores(min(rows, n_rows), int(self.n_heads), queries, L, factor)
         return rows
 
     _network_sizes = ("d_model", "n_heads", "ff_dim")  # refused as a bool (nn/_sizes.py)
@@ -493,7 +493,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TokenI
 
     def _batch_size(self, train: dict[str, torch.Tensor]) -> int:
         tokens = train["tokens"]
-        return self._cap_rows_for_heads(self._rows_per_batch(len(tokens), tokens.shape[1], self._masking()))
+        return self._cap_rows_for_heads(self._rows_per_batch(len(tokens), tokens.shape[1], self._masking()), len(tokens))
 
     def _initialize_module(self) -> TabularMoE | StackedModel:
         return self._build_module()

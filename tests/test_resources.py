@@ -234,6 +234,35 @@ def test_wide_tables_warn_of_the_attention_scores_a_batch_holds(monkeypatch):
         TabularMoEClassifier(**fast, batch_size=256).fit(X, y)
 
 
+@pytest.mark.filterwarnings("ignore::tabmoe.ColumnWarning")  # 'id' is near-unique on purpose
+def test_a_batch_size_above_the_rows_is_warned_about_as_the_rows_it_holds(monkeypatch):
+    """A batch holds at most the rows there are: batch_size=4096 on 60 rows of 300 columns
+    warned 'Training holds 5.5 GiB of attention scores a batch (4096 rows ...)', where a
+    batch held 54 rows (0.07 GiB), and the output-layer cap said 'capped at 1,538 rows
+    (instead of 4096)' for 9 training rows. Both now count the rows trained on; the batches
+    are those of before."""
+    monkeypatch.setattr(tabmoe.nn._batching, "MAX_BATCH_SCORES", 100_000)
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(20, 30)), columns=[f"x{j}" for j in range(30)])
+    y = np.arange(20) % 2
+    fast = dict(max_epochs=1, device="cpu", random_state=0, early_stopping=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # 20 x 4 x 31 x 31 = 76,880 scores: within 100,000
+        TabularMoEClassifier(**fast, batch_size=4096).fit(X, y)
+    with pytest.warns(UserWarning, match=r"\(40 rows x 4 heads x 31 x 31 positions, float32\)"):
+        TabularMoEClassifier(**fast, batch_size=4096).fit(pd.concat([X, X]), np.r_[y, y])  # 40 rows: above
+
+    monkeypatch.setattr(tabmoe.nn._batching, "MAX_BATCH_LOGITS", 20_000)
+    ids = pd.DataFrame({"id": [f"u{i}" for i in range(2000)], "plan": np.arange(2000) % 3})
+    labels = np.arange(2000) % 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # 10 rows of 10 + 3 + 2 logits: far below the cap
+        warnings.filterwarnings("ignore", category=tabmoe.ColumnWarning)  # (the near-unique 'id')
+        TabularMoEClassifier(**fast, batch_size=4096).fit(ids[:10], labels[:10])
+    with pytest.warns(UserWarning, match=r"capped at 9 rows \(instead of 2000\)"):  # the rows, not 4096
+        TabularMoEClassifier(**fast, batch_size=4096).fit(ids, labels)
+
+
 def test_deeper_networks_validate_and_predict_within_the_attention_scores_budget(monkeypatch):
     """A deeper network's first layer computes every position's query outside training too,
     and early stopping's validation took max(batch_size, 1,024) rows a batch and prediction

@@ -16,20 +16,27 @@ MAX_BATCH_LOGITS = 2**25
 
 
 def cap_rows_for_heads(
-    rows: int, sizes: np.ndarray, n_classes: int, n_members: int, labels: list[str] | None
+    rows: int, sizes: np.ndarray, n_classes: int, n_members: int, labels: list[str] | None,
+    n_rows: int | None = None,
 ) -> int:
     """``rows``, or fewer when the output layers of columns with ``sizes`` tokens (plus the
     label's ``n_classes``, for each of ``n_members`` networks) exceed ``MAX_BATCH_LOGITS``
-    logits a batch; then a warning names the largest column (``labels[j]``, or ``#j``)."""
+    logits a batch; then a warning names the largest column (``labels[j]``, or ``#j``).
+    ``n_rows``: the rows trained on; a batch holds at most those, so a ``batch_size`` above
+    them is capped as before (a refit trains on more) but warned about only when the rows
+    there are exceed the cap."""
     width = (int(sizes.sum()) + n_classes) * n_members  # logits a row
     cap = max(1, MAX_BATCH_LOGITS // width)
     if rows <= cap:
         return rows
+    held = rows if n_rows is None else min(rows, n_rows)
+    if held <= cap:  # every row fits in one batch of the cap: nothing changes for them
+        return cap
     j = int(np.argmax(sizes))
     column = labels[j] if labels else f"#{j}"
     warnings.warn(
         f"Column {column} has {sizes[j]:,} categories: training batches are capped at "
-        f"{cap} rows (instead of {rows}) to bound the memory of the output layers. Training "
+        f"{cap} rows (instead of {held}) to bound the memory of the output layers. Training "
         "time grows with rows x categories; consider min_frequency (e.g. 2 maps values "
         "seen once to UNKNOWN) or dropping the column.",
         UserWarning,
