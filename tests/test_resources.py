@@ -195,6 +195,23 @@ def test_huge_output_layers_cap_rows_per_batch_with_a_warning(monkeypatch):
         TabularMoEClassifier(max_epochs=1, batch_size=512, device="cpu").fit(X, y)
 
 
+@pytest.mark.filterwarnings("ignore:The number of unique classes")  # (scikit-learn, of 300 classes)
+def test_the_output_layer_cap_names_the_label_or_the_columns_that_make_it(monkeypatch):
+    """The cap's warning named the largest feature column whatever held the logits: a label
+    of 300 classes beside a 3-value column warned "Column 'plan' has 3 categories: training
+    batches are capped ...", as did 40 columns of 20 bins each. Here at a small scale."""
+    fast = dict(max_epochs=1, device="cpu", random_state=0, early_stopping=False, batch_size=64)
+    monkeypatch.setattr(tabmoe.nn._batching, "MAX_BATCH_LOGITS", 2**12)
+    X = pd.DataFrame({"plan": np.arange(300) % 3})
+    with pytest.warns(UserWarning, match=r"^The label has 300 classes: training batches are capped at 13 rows"):
+        TabularMoEClassifier(**fast).fit(X, np.arange(300))  # 3 + 300 logits a row
+    rng = np.random.default_rng(0)
+    wide = pd.DataFrame(rng.normal(size=(300, 40)), columns=[f"x{j}" for j in range(40)])
+    with pytest.warns(UserWarning, match=r"^The 40 columns and the label have 802 values to score a row "
+                                          r"\(the most: column 'x0', 20\): training batches are capped at 5 rows"):
+        TabularMoEClassifier(**fast, n_bins=20, max_scored_features=2).fit(wide, np.arange(300) % 2)
+
+
 def test_wide_tables_warn_of_the_attention_scores_a_batch_holds(monkeypatch):
     """A training batch holds rows x heads x queries x positions attention scores, about four
     times over at a step's peak: they grow with the square of the number of columns (256 rows

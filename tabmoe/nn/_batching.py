@@ -21,7 +21,8 @@ def cap_rows_for_heads(
 ) -> int:
     """``rows``, or fewer when the output layers of columns with ``sizes`` tokens (plus the
     label's ``n_classes``, for each of ``n_members`` networks) exceed ``MAX_BATCH_LOGITS``
-    logits a batch; then a warning names the largest column (``labels[j]``, or ``#j``).
+    logits a batch; then a warning names what makes them: the label's classes, the largest
+    column (``labels[j]``, or ``#j``) where it holds half of them or more, else the columns.
     ``n_rows``: the rows trained on; a batch holds at most those, so a ``batch_size`` above
     them is capped as before (a refit trains on more) but warned about only when the rows
     there are exceed the cap."""
@@ -34,11 +35,21 @@ def cap_rows_for_heads(
         return cap
     j = int(np.argmax(sizes))
     column = labels[j] if labels else f"#{j}"
+    capped = f"training batches are capped at {cap} rows (instead of {held}) to bound the memory of the output layers"
+    per_row = int(sizes.sum()) + n_classes
+    if n_classes > sizes[j] and 2 * n_classes >= per_row:  # the label's head, not a column's
+        message = (f"The label has {n_classes:,} classes: {capped}. Training time grows with rows x "
+                   "classes; check that y holds class labels (not an id or a measurement).")
+    elif 2 * sizes[j] >= per_row:
+        message = (f"Column {column} has {sizes[j]:,} categories: {capped}. Training time grows with "
+                   "rows x categories; consider min_frequency (e.g. 2 maps values seen once to "
+                   "UNKNOWN) or dropping the column.")
+    else:  # many columns, none of them most of the logits (a wide table)
+        message = (f"The {len(sizes):,} columns and the label have {per_row:,} values to score a row "
+                   f"(the most: column {column}, {sizes[j]:,}): {capped}. Training time grows with rows "
+                   "x values; consider fewer n_bins, min_frequency or fewer columns.")
     warnings.warn(
-        f"Column {column} has {sizes[j]:,} categories: training batches are capped at "
-        f"{cap} rows (instead of {held}) to bound the memory of the output layers. Training "
-        "time grows with rows x categories; consider min_frequency (e.g. 2 maps values "
-        "seen once to UNKNOWN) or dropping the column.",
+        message,
         UserWarning,
         stacklevel=user_stacklevel(),  # the caller of fit, through scikit-learn's _fit_context
     )
