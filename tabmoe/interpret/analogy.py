@@ -27,6 +27,11 @@ from .._frame import as_arrow_table
 from ..nn.ensemble import StackedModel
 from .moe import value_experts
 
+#: Similarities a batch of questions holds at most (float64: 128 MiB): a batch is
+#: ``questions x V``, so ``batch_size`` questions of a large vocabulary held 1.6 GB a copy
+#: at V = 200,000 (3.2 GB peak) and would hold 8 GB at V = 10^6.
+MAX_BATCH_SIMILARITIES = 2**24
+
 
 @dataclass
 class AnalogyResult:
@@ -53,8 +58,11 @@ def analogy_scores(
     Rows must be finite (ValueError naming them otherwise); they are normalised to unit
     length first (zero rows stay zero and never rank first). A question with no candidate
     left (every other word a zero row) is a miss with prediction None.
-    Computation is in float64, ``batch_size`` questions at a time, on the CPU: ``embeddings``
-    may be a tensor on any device (a network's weights, with their gradient).
+    Computation is in float64, at most ``batch_size`` questions at a time, on the CPU:
+    ``embeddings`` may be a tensor on any device (a network's weights, with their gradient).
+    A batch holds questions x V similarities, at most ``MAX_BATCH_SIMILARITIES`` (fewer
+    questions a batch on a vocabulary of more than 16,384 words), so memory stays bounded
+    whatever V.
     """
     if not isinstance(batch_size, numbers.Integral) or isinstance(batch_size, bool) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}.")
@@ -106,6 +114,7 @@ def analogy_scores(
         return AnalogyResult(float("nan"), float("nan"), 0, skipped)
     ids = torch.as_tensor(rows)  # (Q, 4)
     hits, cosines, predictions = 0, [], []
+    batch_size = max(1, min(int(batch_size), MAX_BATCH_SIMILARITIES // len(words)))  # sims: (batch, V)
     for start in range(0, len(ids), batch_size):
         a, b, c, d = ids[start : start + batch_size].T
         f = unit[c] - unit[a] + unit[b]  # (q, dim)
