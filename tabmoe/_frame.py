@@ -264,7 +264,8 @@ def fitted_columns(X: Any, names: np.ndarray | None, labels: list[str] | None, m
         # refused as a reordered full set is (scikit-learn's check, or the tokenizer's)
         raise ValueError(
             f"Columns must be in the same order as they were in fit: fitted {listed(fitted, shown)}, "
-            f"got {listed(got, shown)}; missing='exclude' accepts absent columns, not reordered ones."
+            f"got {listed(got, shown)}{first_difference([v for v in fitted if v in given], got, shown)}; "
+            "missing='exclude' accepts absent columns, not reordered ones."
         )
     position = {label: j for j, label in enumerate(got)}
     # X's columns taken by position, an absent one a float64 NaN column (reindex's -1): one
@@ -281,8 +282,19 @@ def fitted_columns(X: Any, names: np.ndarray | None, labels: list[str] | None, m
 
 
 def listed(labels: list, shown: Any = str) -> str:
-    """The first ten ``labels`` as a list, each printed by ``shown`` (``str``: reprs as they are)."""
-    return f"[{', '.join(shown(v) for v in labels[:10])}{', ...' if len(labels) > 10 else ''}]"
+    """The first ten ``labels`` as a list, each printed by ``shown`` (``str``: reprs as they
+    are), and how many there are beyond ten (a wide table's 1,500 absent columns)."""
+    more = f", ... ({len(labels):,} in all)" if len(labels) > 10 else ""
+    return f"[{', '.join(shown(v) for v in labels[:10])}{more}]"
+
+
+def first_difference(fitted: list, got: list, shown: Any = str, sides: tuple[str, str] = ("fitted", "got")) -> str:
+    """Where two column orders first part, beyond the ten that :func:`listed` prints (a wide
+    table's columns swapped there printed two identical lists); "" within them."""
+    j = next((j for j, (a, b) in enumerate(zip(fitted, got, strict=False)) if a != b), None)
+    if j is None or j < 10:
+        return ""
+    return f", first differing at position {j}: {sides[0]} {shown(fitted[j])}, {sides[1]} {shown(got[j])}"
 
 
 def _name_key(name: str) -> str:
@@ -363,7 +375,7 @@ def check_other_columns(X: pd.DataFrame, other: Any, by_label: bool, what: str) 
     detail = "; ".join([f"lacks {listed(absent)}"] * bool(absent) + [f"{listed(extra)} not in X"] * bool(extra))
     raise ValueError(
         f"{what} must have the same columns as X, in the same order: X has {listed(fitted)}, "
-        f"{what} has {listed(got)} ({detail or 'in another order'})."
+        f"{what} has {listed(got)} ({detail or 'in another order' + first_difference(fitted, got, sides=('X', what))})."
     )
 
 

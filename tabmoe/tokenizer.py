@@ -45,6 +45,7 @@ from ._column_warnings import (
 )
 from ._frame import (
     check_tokenizable,
+    first_difference,
     fitted_columns,
     is_categorical_dtype,
     label_reprs,
@@ -337,7 +338,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
                 raise ValueError(
                     # the labels' reprs, unquoted: int labels print as ints, not as strings
                     "Columns must be in the same order as they were in fit: fitted "
-                    f"{listed(fitted)}, got {listed(labels)}."
+                    f"{listed(fitted)}, got {listed(labels)}{first_difference(fitted, labels)}."
                 )
         return frame
 

@@ -286,6 +286,29 @@ def test_reordered_non_string_labels_are_printed_as_written(columns):
         tok.transform(X.iloc[:, [2, 0, 1]])
 
 
+def test_column_errors_of_wide_tables_say_how_many_and_where_the_order_parts():
+    """The lists of column errors stop at ten: 30 int-labelled columns with the last two
+    swapped were refused as "fitted [1, 2, ..., 10, ...], got [1, 2, ..., 10, ...]", two
+    identical lists, and 15 absent columns were ten names and "...". The lists now say how
+    many there are, and an order error where they first differ beyond the tenth."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(40, 30)), columns=range(1, 31))
+    y = np.arange(40) % 2
+    cols = [*range(1, 29), 30, 29]
+    clf = TabularMoEClassifier(**FAST).fit(X, y)
+    with pytest.raises(ValueError, match=re.escape(
+            "10, ... (30 in all)], got [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, ... (30 in all)], first differing at "
+            "position 28: fitted 29, got 30.")):
+        clf.predict(X[cols])
+    with pytest.raises(ValueError, match=re.escape("Column(s) [16, 17, 18, 19, 20, 21, 22, 23, 24, 25, ... (15 in all)] seen")):
+        clf.predict(X.iloc[:, :15])
+    with pytest.raises(ValueError, match=re.escape("(in another order, first differing at position 28: X 29, eval_set's X_val 30)")):
+        TabularMoEClassifier(**FAST).fit(X, y, eval_set=(X[cols], y))
+    exclude = TabularMoEClassifier(**FAST, missing="exclude").fit(X, y)
+    with pytest.raises(ValueError, match=re.escape("(29 in all)], first differing at position 27: fitted 29, got 30; missing=")):
+        exclude.predict(X[cols].drop(columns=[3]))
+
+
 def test_eval_set_columns_of_other_labels_are_named_as_eval_sets():
     # a reordered or absent int label in eval_set's X_val was the tokenizer's error about "X"
     X = pd.DataFrame(np.random.default_rng(0).normal(size=(60, 3)))
