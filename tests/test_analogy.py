@@ -1,6 +1,7 @@
 """3CosAdd analogy scores on planted analogies."""
 
 import itertools
+import re
 from pathlib import Path
 
 import numpy as np
@@ -178,6 +179,20 @@ def test_a_large_vocabulary_is_scored_within_the_similarity_budget():
     one_by_one = analogy_scores(emb, words, questions, batch_size=1)
     assert batched.predictions == one_by_one.predictions and batched.top1 == one_by_one.top1
     assert batched.mean_cosine == pytest.approx(one_by_one.mean_cosine, rel=1e-12)
+
+
+def test_model_vocabulary_names_are_distinct_where_column_names_hold_equals_signs():
+    """Column 'a=b' with value 'c' and column 'a' with value 'b=c' were both named 'a=b=c', so
+    the names model_vocabulary gives "ready for analogy_scores" were refused there as
+    "vocabulary contains duplicate words.", naming none."""
+    X = pd.DataFrame({"a=b": ["c", "d"] * 10, "a": ["b=c", "e"] * 10})
+    clf = TabularMoEClassifier(max_epochs=1, n_layers=1, d_model=8, n_heads=2, random_state=0).fit(X, [0, 1] * 10)
+    for kind in ("tokens", "experts"):
+        emb, names = model_vocabulary(clf, kind)
+        assert names == ["'a=b'='c'", "'a=b'='d'", "'a'='b=c'", "'a'='e'"]
+        assert analogy_scores(emb, names, [names]).n_questions == 1
+    with pytest.raises(ValueError, match=re.escape("duplicate words: ['a=b=c']; each embedding row needs")):
+        analogy_scores(np.eye(3), ["a=b=c", "x", "a=b=c"], [])
 
 
 def test_model_vocabulary_refuses_a_member_that_is_not_an_integer():

@@ -92,7 +92,10 @@ def analogy_scores(
     except TypeError as exc:  # was: a bare "unhashable type: 'list'"
         raise TypeError(f"vocabulary words must be hashable (str, int, ...): {exc}.") from None
     if len(index) != len(words):
-        raise ValueError("vocabulary contains duplicate words.")
+        seen: set = set()
+        repeated = list(dict.fromkeys(w for w in words if w in seen or seen.add(w)))
+        raise ValueError(f"vocabulary contains duplicate words: {repeated[:5]}{' ...' if len(repeated) > 5 else ''}; "
+                         "each embedding row needs a name of its own.")
     norms = emb.norm(dim=1, keepdim=True)
     unit = emb / norms.clamp_min(1e-300)
     zero = norms[:, 0] == 0  # (V,) rows with no direction: never a prediction
@@ -173,7 +176,8 @@ def model_vocabulary(
     ``"experts"`` (one-layer models, ``linear_term=True`` included; not
     ``numeric_embedding="piecewise"``): ``alpha[w, j]`` for every column j and each of its
     values w, heads concatenated: (sum_j n_j, H * K). Names are ``"column=value"``, a
-    numeric column's values named by their bin (``"age=bin3"``).
+    numeric column's values named by their bin (``"age=bin3"``); where two would read alike
+    (columns named with ``=``), every name quotes both parts (``"'a=b'='c'"``).
     ``member`` picks the ensemble member.
     """
     if not hasattr(clf, "fit"):  # e.g. clf.module_: sklearn's error printed the whole module
@@ -195,20 +199,25 @@ def model_vocabulary(
             if tok.vocabulary == "shared":
                 ids = tok.output_token_ids(0)
                 return table[ids], _value_names(clf, 0)
-            rows, names = [], []
-            for j, col in enumerate(columns):
-                rows.append(table[tok.output_token_ids(j)])
-                names += [f"{col}={v}" for v in _value_names(clf, j)]
-            return np.concatenate(rows), names
+            rows = [table[tok.output_token_ids(j)] for j in range(len(columns))]
+            return np.concatenate(rows), _pair_names(clf, columns)
         if kind != "experts":
             raise ValueError(f"kind must be 'tokens' or 'experts', got {kind!r}.")
         # value_experts, not MixtureOfExperts.from_model: a linear_term=True model has experts
         # (from_model refuses it for its label logits, which this does not read)
         token_experts, column_experts = value_experts(module)
-        rows, names = [], []
-        for j, col in enumerate(columns):
+        rows = []
+        for j in range(len(columns)):
             ids = torch.as_tensor(tok.output_token_ids(j), device=token_experts.device)
             alpha = token_experts[:, ids] + column_experts[:, j : j + 1]  # (H, n_j, K)
             rows.append(alpha.transpose(0, 1).flatten(1).cpu().numpy())
-            names += [f"{col}={v}" for v in _value_names(clf, j)]
-        return np.concatenate(rows), names
+        return np.concatenate(rows), _pair_names(clf, columns)
+
+
+def _pair_names(clf: Any, columns: list[str]) -> list[str]:
+    """``"column=value"`` for every column's values; where two read alike (column ``a=b``
+    with value ``c`` and column ``a`` with value ``b=c``: analogy_scores refused them as
+    duplicate words), both parts quoted (``'a=b'='c'``, ``'a'='b=c'``) in every name."""
+    pairs = [(col, v) for j, col in enumerate(columns) for v in _value_names(clf, j)]
+    names = [f"{col}={v}" for col, v in pairs]
+    return names if len(set(names)) == len(names) else [f"{col!r}={v!r}" for col, v in pairs]
