@@ -242,9 +242,9 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TokenI
     feature_importances_ : ndarray of shape (n_features,)
         Absolute gate of the label query on each column (taken per head and member),
         averaged over the heads, the ensemble members and the stored training sample (at
-        most ``TRAIN_SAMPLE_ROWS`` rows), normalised to sum to 1: where the label attends,
-        not what a column adds to predictions (a column can hold gate while its expert adds
-        little); ``sklearn.inspection.permutation_importance`` measures that.
+        most ``TRAIN_SAMPLE_ROWS`` rows), normalised to sum to 1 (all 0 if it attends to no
+        column, every value left out by ``"exclude"``): where the label attends, not what a
+        column adds (``sklearn.inspection.permutation_importance`` measures that).
     train_sample_tokens_ : ndarray of shape (n_sample, n_features + 1)
         Tokens (label last) of at most ``TRAIN_SAMPLE_ROWS`` labelled training rows, drawn at
         random when there are more; used by :meth:`adapt` and ``feature_importances_``.
