@@ -319,7 +319,8 @@ def tune(
         Keyword arguments of every ``fit`` (trials, ``cv`` folds, the refit), e.g.
         ``{"sample_weight": w}``. An array-like with one entry per row of ``X`` is indexed
         by each fold's training rows, as scikit-learn's searches index it; anything else
-        is passed whole. Scores are not weighted (as ``GridSearchCV``'s by default).
+        is passed whole. A per-row ``sample_weight`` weights the ``cv`` fold scores too (each
+        fold's test rows), as ``GridSearchCV`` weights them; ``validation``'s rows are unweighted.
     storage : None, str, path or optuna storage
         See :func:`open_storage`. ``None`` keeps the study in memory (an interrupted call's
         trials: see Raises).
@@ -436,7 +437,8 @@ def tune(
         values = []
         for i, (train, test) in enumerate(folds):
             fold = make(suggested).fit(_rows(X, train), _rows(y, train), **_fold_params(fit_params, n_rows, train))
-            value = score_estimator(fold, _rows(X, test), _rows(y, test))[metric]
+            weight = _fold_params(fit_params, n_rows, test).get("sample_weight")  # scored as GridSearchCV does
+            value = score_estimator(fold, _rows(X, test), _rows(y, test), weight if np.ndim(weight) else None)[metric]
             if value is None:
                 raise ValueError(f"metric {metric!r} is undefined on the test rows of fold {i}")
             values.append(value)

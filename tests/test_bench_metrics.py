@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.metrics import log_loss, roc_auc_score
+from sklearn.metrics import balanced_accuracy_score, log_loss, roc_auc_score
 
 from tabmoe.metrics import classification_scores
 
@@ -22,6 +22,31 @@ def test_binary_scores_match_scikit_learn():
     assert s["bin_mse"] is None  # string labels
     flags = classification_scores(y == "yes", proba, np.array([False, True]))
     assert flags["accuracy"] == s["accuracy"] and flags["bin_mse"] is None  # bool labels: no bins
+
+
+def test_sample_weight_weights_every_score_and_weight_0_removes_a_row():
+    """classification_scores(..., sample_weight=w) scores as scikit-learn's metrics do with
+    the same weights; a row of weight 0 scores as an absent row; bad weights name
+    sample_weight."""
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 3, 40)
+    proba = rng.dirichlet(np.ones(3), 40)
+    w = rng.uniform(0, 3, 40)
+    s = classification_scores(y, proba, np.arange(3), sample_weight=w)
+    pred = proba.argmax(1)
+    assert s["accuracy"] == pytest.approx(np.average(pred == y, weights=w))
+    assert s["balanced_accuracy"] == pytest.approx(balanced_accuracy_score(y, pred, sample_weight=w))
+    assert s["log_loss"] == pytest.approx(log_loss(y, proba, sample_weight=w))
+    aucs = [roc_auc_score(y == k, proba[:, k], sample_weight=w) for k in range(3)]
+    assert s["roc_auc"] == pytest.approx(np.mean(aucs))
+    assert s["bin_mse"] == pytest.approx(np.average((pred - y) ** 2, weights=w))
+    w[:5] = 0
+    zero = classification_scores(y, proba, np.arange(3), sample_weight=w)
+    assert zero == pytest.approx(classification_scores(y[5:], proba[5:], np.arange(3), sample_weight=w[5:]))
+    assert zero["n"] == 35
+    for bad in (w[1:], np.r_[-1.0, w[1:]], np.r_[np.nan, w[1:]]):
+        with pytest.raises(ValueError, match="sample_weight"):
+            classification_scores(y, proba, np.arange(3), sample_weight=bad)
 
 
 def test_multiclass_auc_is_one_vs_rest_macro():

@@ -776,6 +776,26 @@ def test_fit_params_reach_every_fit_indexed_by_each_fold():
         tune(_WeightRecorder(), X, y, {"C": [1.0]}, validation=(X, y), n_trials=1, fit_params=[("sample_weight", w)])
 
 
+def test_cv_fold_scores_are_weighted_by_sample_weight_as_grid_search_weights_them():
+    """fit_params' sample_weight weighted the fold fits but not the fold scores, which the
+    docstring said matched GridSearchCV's default; GridSearchCV (scikit-learn 1.7+) weights
+    them by the test rows' weights: 0.7655 against its 0.7885 here. Now the same, for every
+    metric (log loss too, against GridSearchCV's neg_log_loss)."""
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=200), "b": rng.choice(["x", "y", "z"], 200)})
+    y = pd.Series(np.where(X["a"] + rng.normal(size=200) > 0, "p", "q"))
+    w = rng.uniform(0, 5, 200)
+    folds = list(StratifiedKFold(3, shuffle=True, random_state=0).split(X, y))
+    for metric, scoring, sign in [("accuracy", None, 1), ("log_loss", "neg_log_loss", -1)]:
+        grid = GridSearchCV(logistic_regression(), {"estimator__C": [1.0]}, cv=folds, scoring=scoring)
+        expected = sign * grid.fit(X, y, sample_weight=w).cv_results_["mean_test_score"][0]
+        result = tune(logistic_regression(), X, y, {"estimator__C": [1.0]}, cv=folds, metric=metric,
+                      n_trials=1, fit_params={"sample_weight": w}, random_state=0, refit=False)
+        assert result.best_score == pytest.approx(expected, rel=1e-12)
+
+
 def test_sparse_rows_are_split_into_cv_folds_as_their_dense_rows():
     """A scipy sparse X with cv (as GridSearchCV takes it) raised an IndexError in the first
     trial: its folds were taken from np.asarray(X), a 0-d object array."""
