@@ -238,6 +238,23 @@ def test_negative_sample_weight_is_refused(name):
         CLASSIFIER_FACTORIES[name]().fit(X, y, sample_weight=weight)
 
 
+def test_sample_weight_that_is_no_number_is_named(name):
+    """Weights read as text (a CSV's decimal commas), a dict or complex numbers were refused
+    with numpy's "could not convert string to float: '1,5'" or "float() argument must be a
+    string or a real number, not 'dict'", and "Complex data not supported" with the whole
+    array, none naming sample_weight; scikit-learn's messages that name it are kept."""
+    X, y = frame()
+    text = np.array(["1,5"] * len(X), dtype=object)
+    with pytest.raises(ValueError, match=r"^sample_weight must be numbers.*'1,5'.*pd\.to_numeric"):
+        CLASSIFIER_FACTORIES[name]().fit(X, y, sample_weight=text)
+    with pytest.raises(TypeError, match=r"^sample_weight must be numbers.*'dict'"):
+        CLASSIFIER_FACTORIES[name]().fit(X, y, sample_weight=dict.fromkeys(range(len(X)), 1.0))
+    with pytest.raises(ValueError, match=r"^sample_weight must be numbers.*Complex data not supported\.$"):
+        CLASSIFIER_FACTORIES[name]().fit(X, y, sample_weight=np.full(len(X), 1j))
+    with pytest.raises(ValueError, match=r"^sample_weight\.shape == \(59,\), expected \(60,\)!$"):
+        CLASSIFIER_FACTORIES[name]().fit(X, y, sample_weight=np.ones(len(X) - 1))
+
+
 def with_class_weight(name: str):
     """The classifier ``name`` when it takes ``class_weight`` itself; the references'
     (EncodedClassifier) is their inner estimator's, refused by its own library, so they skip."""

@@ -101,6 +101,8 @@ def test_encoder_weights_scale_like_repeated_rows():
     np.testing.assert_allclose(weighted, repeated, rtol=1e-12)
     with pytest.raises(ValueError, match="Negative values in data passed to `sample_weight`"):
         TableEncoder().fit(X, sample_weight=[1, -1, 1])
+    with pytest.raises(ValueError, match=r"^sample_weight must be numbers.*'1,5'"):  # numpy's words alone before
+        TableEncoder().fit(X, sample_weight=["1,5", "2", "1"])
 
 
 @pytest.mark.parametrize("scale", [1e-6, 1e16, 1e300])

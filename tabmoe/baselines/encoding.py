@@ -44,12 +44,12 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import (
     _check_feature_names_in,
-    _check_sample_weight,
     check_is_fitted,
     validate_data,
 )
 
 from .._stack import catch_warnings
+from ..nn._class_weight import checked_sample_weight
 from ..tokenizer import MISSING, N_SPECIAL, ColumnTokenizer, to_frame, validated_frame
 
 CODE_MISSING, CODE_UNKNOWN = 0, 1
@@ -134,7 +134,7 @@ class TableEncoder(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         frame = to_frame(X)
         validate_data(self, X, skip_check_array=True, reset=True)
         if sample_weight is not None:
-            sample_weight = _check_sample_weight(sample_weight, frame, ensure_non_negative=True)
+            sample_weight = checked_sample_weight(sample_weight, frame, dtype=None)
             sample_weight = _unit_weights(sample_weight)
         with _array_output():
             return self._fit(frame, sample_weight)

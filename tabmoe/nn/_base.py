@@ -22,14 +22,14 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import train_test_split
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import _check_sample_weight, check_consistent_length, validate_data
+from sklearn.utils.validation import check_consistent_length, validate_data
 
 from .. import _paper_config as defaults
 from .._column_warnings import warn_label_column
 from .._frame import check_other_columns
 from .._stack import user_stacklevel, warnings_about
 from ..tokenizer import to_frame
-from ._class_weight import class_weighted
+from ._class_weight import checked_sample_weight, class_weighted
 from ._targets import encode_targets, eval_pair, validate_targets
 from ._threads import scoped_threads
 from .trainer import LossFn, Trainer, TrainerConfig, TrainResult, autocast, resolve_device, seeded
@@ -281,7 +281,7 @@ def start_fit(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> FitI
             f"{estimator.classes_.tolist()}."
         )
     # A copy: a pandas Series' values are read-only under copy-on-write, and torch warns.
-    weight = np.array(_check_sample_weight(sample_weight, frame, dtype=np.float64, ensure_non_negative=True))
+    weight = checked_sample_weight(sample_weight, frame)
     class_weight = getattr(estimator, "class_weight", None)
     if class_weight is not None:
         weight = class_weighted(weight, class_weight, estimator.classes_, y_codes)  # checked there

@@ -1,5 +1,5 @@
-"""The labels of a ``class_weight`` dict, checked against the classes of ``y``, and the row
-weights it gives times ``sample_weight``."""
+"""``sample_weight`` checked; the labels of a ``class_weight`` dict, checked against the
+classes of ``y``, and the row weights it gives times ``sample_weight``."""
 
 from __future__ import annotations
 
@@ -9,6 +9,25 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from sklearn.utils import compute_sample_weight
+from sklearn.utils.validation import _check_sample_weight
+
+
+def checked_sample_weight(sample_weight: Any, X: Any, dtype: Any = np.float64) -> np.ndarray:
+    """scikit-learn's ``_check_sample_weight`` (not negative; a copy), whose conversion errors
+    named nothing: weights read as text (a CSV's "1,5") raised "could not convert string to
+    float: '1,5'", a dict "float() argument must be a string or a real number, not 'dict'",
+    complex ones "Complex data not supported" and the whole array. They name
+    ``sample_weight`` now; scikit-learn's own messages (NaN, negative, length, all 0) stay."""
+    try:
+        return np.array(_check_sample_weight(sample_weight, X, dtype=dtype, ensure_non_negative=True))
+    except (TypeError, ValueError) as exc:
+        words = (str(exc).strip().splitlines() or [type(exc).__name__])[0].rstrip(".")
+        if "sample_weight" in words or "Sample weights" in words:
+            raise
+        text = " (weights read as text: convert them first, e.g. with pd.to_numeric)" if "convert string" in words else ""
+        raise type(exc)(
+            f"sample_weight must be numbers, one a row of X or one for every row: {words}{text}."
+        ) from None
 
 
 def class_weight_codes(name: str, weights: Any, classes: np.ndarray, *, strict: bool = True) -> np.ndarray | None:
