@@ -538,3 +538,21 @@ def test_balanced_class_weights_follow_one_rule_with_sample_weights(name):
     balanced = small_model(name, class_weight="balanced", random_state=0).fit(X, y, sample_weight=weight)
     given = small_model(name, class_weight=formula, random_state=0).fit(X, y, sample_weight=weight)
     np.testing.assert_allclose(balanced.predict_proba(X), given.predict_proba(X), rtol=0, atol=1e-6)
+
+
+@pytest.mark.parametrize("make", [np.random.RandomState, np.random.default_rng], ids=["RandomState", "Generator"])
+def test_catboost_draws_its_seed_from_a_numpy_generator(make):
+    # CatBoost takes an int seed only: a RandomState (scikit-learn's convention) or a
+    # Generator failed at fit with "Object of type RandomState is not JSON serializable"
+    pytest.importorskip("catboost")
+    X, y = table()
+    first = reference.catboost(iterations=5, thread_count=1, random_state=make(0)).fit(X, y)
+    again = reference.catboost(iterations=5, thread_count=1, random_state=make(0)).fit(X, y)
+    np.testing.assert_array_equal(first.predict_proba(X), again.predict_proba(X))
+    assert isinstance(first.estimator_.get_params()["random_state"], int)
+    assert isinstance(first.estimator.get_params()["random_state"], type(make(0)))  # the caller's, kept
+    rng = make(0)
+    clf = reference.catboost(iterations=5, thread_count=1, random_state=rng)
+    seeds = [clf.fit(X, y).estimator_.get_params()["random_state"] for _ in range(2)]
+    assert seeds[0] != seeds[1]  # each fit draws anew from the caller's generator
+    assert rng.random() != make(0).random()  # which those draws advanced

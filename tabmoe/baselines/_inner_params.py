@@ -182,6 +182,27 @@ def class_weight_by_code(
     estimator.set_params(**{name: by_code})
 
 
+def catboost_seed(template: Any, estimator: Any) -> None:
+    """Give the CatBoost ``estimator`` (the fit's clone of ``template``) an int seed drawn
+    from a numpy ``RandomState`` or ``Generator`` that ``template``'s ``random_state`` (or
+    ``random_seed``) holds, as scikit-learn's estimators draw theirs (each fit draws anew,
+    advancing the caller's generator). CatBoost takes an int only: it failed with "Object of
+    type RandomState is not JSON serializable"."""
+    if library(template) != "catboost":
+        return
+    # the caller's own objects: CatBoost's get_params and get_param return deep copies, from
+    # which every fit drew the same seed
+    params = getattr(template, "_init_params", None)
+    if not isinstance(params, Mapping):
+        params = template.get_params(deep=False)
+    for name in ("random_state", "random_seed"):
+        state = params.get(name)
+        if isinstance(state, np.random.RandomState):
+            estimator.set_params(**{name: int(state.randint(np.iinfo(np.int32).max))})
+        elif isinstance(state, np.random.Generator):
+            estimator.set_params(**{name: int(state.integers(np.iinfo(np.int32).max))})
+
+
 def check_class_weights(name: str, weights: Any) -> None:
     """ValueError naming ``name`` for a NaN, infinite or negative class weight (a dict's, or
     a CatBoost list's). A NaN made CatBoost drop every parameter it was given (1000 trees at

@@ -62,7 +62,7 @@ from ._gbdt import (
 from ._inner_params import COLUMN_PARAMS as COLUMN_PARAMS  # public here
 from ._inner_params import INDEX_PARAMS as INDEX_PARAMS
 from ._inner_params import LABEL_PARAMS as LABEL_PARAMS
-from ._inner_params import check_no_user_names, class_weight_by_code, class_weights
+from ._inner_params import catboost_seed, check_no_user_names, class_weight_by_code, class_weights
 from .encoding import N_RESERVED_CODES, TableEncoder
 from .staged_search import StagedGridSearchCV
 
@@ -198,6 +198,7 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
         check_no_user_names(self.estimator)  # the user's: the wrapper sets some on its clone
         inputs = start_fit(self, X, y, sample_weight)
         self.estimator_ = clone_estimator(self.estimator)
+        catboost_seed(self.estimator, self.estimator_)
         check_lightgbm_params(self.estimator_)
         weights = class_weights(self.estimator_, self.classes_, inputs.y_codes)
         inputs, kept = _weighted_rows(self.estimator_, inputs, weights, sample_weight)
@@ -457,6 +458,8 @@ def catboost(categorical_features: Any = "auto", **params: Any) -> EncodedClassi
     dependency). Only ``random_state`` (CatBoost's own default seed, 0, unless given) and
     quiet output are set: ``verbose=0`` and ``allow_writing_files=False`` (no
     ``catboost_info/`` folder). ``thread_count`` (default -1: every core) is CatBoost's.
+    A numpy ``RandomState`` or ``Generator`` as ``random_state``: each fit draws the int
+    seed CatBoost takes from it.
     A ``class_weights`` dict is keyed by the labels of ``y``, a label left out weighing 1."""
     CatBoostClassifier = optional_import("catboost", "CatBoostClassifier", extra="gbdt")
     params = {"random_state": 0, "thread_count": -1, **PAPER_DEFAULTS["catboost"], **params}
