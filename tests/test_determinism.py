@@ -141,3 +141,25 @@ def test_a_callers_autocast_changes_no_fit_or_prediction(name):
         # not bit for bit (bf16 casts are not cached across a step's uses there): nested in the
         # caller's block, the cast weights were cached across steps, 0.26 away
         np.testing.assert_allclose(again.predict_proba(X), mixed.predict_proba(X), atol=0.01)
+
+
+def _random_state_key(clf) -> str:
+    return "estimator__random_state" if "estimator__random_state" in clf.get_params() else "random_state"
+
+
+# LogisticRegression's lbfgs solver draws nothing from its random_state
+@pytest.mark.parametrize("name", [n for n in CLASSIFIER_FACTORIES if n != "logistic_regression"])
+def test_a_numpy_random_state_is_drawn_from_as_scikit_learn_does(name):
+    # scikit-learn's convention for a RandomState instance: each fit draws from the caller's
+    # generator (the same seeded generator, the same model; a refit, another draw). The
+    # references cloned their estimator at fit, which deep-copied the generator: every refit
+    # drew from the same copy and the caller's generator never moved.
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.choice(list("xyz"), 120), "b": rng.normal(size=120)})
+    y = np.where((X["a"] == "x") | (X["b"] > 0.5), "p", "q")
+    key = _random_state_key(CLASSIFIER_FACTORIES[name]())
+    first = CLASSIFIER_FACTORIES[name]().set_params(**{key: np.random.RandomState(3)}).fit(X, y)
+    state = np.random.RandomState(3)
+    clf = CLASSIFIER_FACTORIES[name]().set_params(**{key: state}).fit(X, y)
+    np.testing.assert_array_equal(clf.predict_proba(X), first.predict_proba(X))
+    assert state.randint(2**31) != np.random.RandomState(3).randint(2**31)  # the fit drew from it

@@ -182,13 +182,18 @@ def class_weight_by_code(
     estimator.set_params(**{name: by_code})
 
 
-def catboost_seed(template: Any, estimator: Any) -> None:
-    """Give the CatBoost ``estimator`` (the fit's clone of ``template``) an int seed drawn
-    from a numpy ``RandomState`` or ``Generator`` that ``template``'s ``random_state`` (or
-    ``random_seed``) holds, as scikit-learn's estimators draw theirs (each fit draws anew,
-    advancing the caller's generator). CatBoost takes an int only: it failed with "Object of
-    type RandomState is not JSON serializable"."""
+def callers_random_state(template: Any, estimator: Any) -> None:
+    """Give ``estimator`` (the fit's clone of ``template``) the numpy ``RandomState`` or
+    ``Generator`` that ``template``'s ``random_state`` holds, the caller's own object:
+    ``clone`` deep-copies it, so every fit drew from the same copy (a refit gave the same
+    model, the caller's generator never advanced), where the estimator alone draws from it
+    (scikit-learn's convention: each fit draws anew). CatBoost, which takes an int seed only
+    (it failed with "Object of type RandomState is not JSON serializable"), gets an int drawn
+    from it (``random_state`` or ``random_seed``), as scikit-learn's estimators draw theirs."""
     if library(template) != "catboost":
+        state = template.get_params(deep=False).get("random_state")
+        if isinstance(state, (np.random.RandomState, np.random.Generator)):
+            estimator.set_params(random_state=state)
         return
     # the caller's own objects: CatBoost's get_params and get_param return deep copies, from
     # which every fit drew the same seed

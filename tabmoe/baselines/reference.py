@@ -62,7 +62,12 @@ from ._gbdt import (
 from ._inner_params import COLUMN_PARAMS as COLUMN_PARAMS  # public here
 from ._inner_params import INDEX_PARAMS as INDEX_PARAMS
 from ._inner_params import LABEL_PARAMS as LABEL_PARAMS
-from ._inner_params import catboost_seed, check_no_user_names, class_weight_by_code, class_weights
+from ._inner_params import (
+    callers_random_state,
+    check_no_user_names,
+    class_weight_by_code,
+    class_weights,
+)
 from .encoding import N_RESERVED_CODES, TableEncoder
 from .staged_search import StagedGridSearchCV
 
@@ -116,7 +121,9 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     estimator : classifier
-        Cloned at fit; it sees the encoded matrix and integer class codes. Its parameters
+        Cloned at fit; it sees the encoded matrix and integer class codes. A numpy
+        ``RandomState`` as its ``random_state`` stays the caller's (not cloned): each fit
+        draws from it, as the estimator alone does. Its parameters
         that name the user's columns (CatBoost's ``cat_features``, scikit-learn's
         ``categorical_features``, XGBoost's ``feature_types``, LightGBM's
         ``categorical_feature`` and aliases) or labels (CatBoost's ``class_names``) are a
@@ -198,7 +205,7 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
         check_no_user_names(self.estimator)  # the user's: the wrapper sets some on its clone
         inputs = start_fit(self, X, y, sample_weight)
         self.estimator_ = clone_estimator(self.estimator)
-        catboost_seed(self.estimator, self.estimator_)
+        callers_random_state(self.estimator, self.estimator_)
         check_lightgbm_params(self.estimator_)
         weights = class_weights(self.estimator_, self.classes_, inputs.y_codes)
         inputs, kept = _weighted_rows(self.estimator_, inputs, weights, sample_weight)
