@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 import textwrap
@@ -17,6 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from sklearn.base import clone
 
 from tabmoe.nn.trainer import float32_default
 
@@ -163,3 +165,23 @@ def test_a_numpy_random_state_is_drawn_from_as_scikit_learn_does(name):
     clf = CLASSIFIER_FACTORIES[name]().set_params(**{key: state}).fit(X, y)
     np.testing.assert_array_equal(clf.predict_proba(X), first.predict_proba(X))
     assert state.randint(2**31) != np.random.RandomState(3).randint(2**31)  # the fit drew from it
+
+
+@pytest.mark.parametrize("name", list(CLASSIFIER_FACTORIES))
+def test_same_random_state_same_fit_after_caller_draws_on_a_clone_with_another_index(name):
+    # docs/reliability.md: a fit depends on neither the caller's global generators, nor a
+    # clone, nor the pandas index of X, y and sample_weight (rows matched by position)
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.choice(list("xyz"), 120), "b": rng.normal(size=120)})
+    y = np.where((X["a"] == "x") | (X["b"] > 0.5), "p", "q")
+    weight = rng.uniform(0.5, 2.0, len(X))
+    expected = CLASSIFIER_FACTORIES[name]().fit(X, y, sample_weight=weight).predict_proba(X)
+    np.random.seed(1)  # the caller's own draws before the fit
+    torch.manual_seed(1)
+    random.seed(1)
+    np.random.rand(3), torch.rand(3), random.random()
+    index = pd.Index([f"r{i}" for i in range(len(X))][::-1])
+    clf = clone(CLASSIFIER_FACTORIES[name]()).fit(
+        X.set_axis(index), pd.Series(y, index=index[::-1]), sample_weight=pd.Series(weight, index=index[::-1])
+    )
+    np.testing.assert_array_equal(clf.predict_proba(X), expected)
