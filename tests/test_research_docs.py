@@ -169,6 +169,17 @@ def test_docs_figures_are_what_summary_prints(heading, argv, variant, flip, caps
         assert quoted in text, f"{heading} {variant}: {quoted} (summary {' '.join(argv)})"
 
 
+def test_study_70_figures_are_what_held_out_prints(capsys):
+    research = import_benchmark("research")
+    assert research.main(["held-out", "--study", "r70-borrow-unknown", "--baseline", "bor"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| bor, borrow |")]
+    assert len(rows) == 1, rows
+    cells = [c.strip() for c in rows[0].strip("|").split("|")]
+    text = section("## Study 70:")
+    for figure in (cells[3], cells[4], cells[5], cells[7], cells[8], cells[9], cells[10]):
+        assert figure in text, f"study 70: {figure}"
+
+
 @pytest.mark.parametrize("reading", ["def52, exclude", "unk05, token"])
 def test_study_52_figures_are_what_held_out_prints(reading, capsys):
     research = import_benchmark("research")
