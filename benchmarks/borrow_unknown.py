@@ -89,3 +89,38 @@ def borrowed_logits(estimator: TabularMoEClassifier, X: Any, head_logits: np.nda
             proba = _label_proba(module, t, att, order).mean(0)  # (C,)
             out[row] = torch.log(proba.clamp_min(1e-30)).cpu().numpy()
     return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Predict seconds of ``unknown="token"`` and ``"borrow"`` (the estimator's option, which
+    reads as this module's reader does) on rows that all hold one unseen value that the five
+    other columns kept, one thread; and whether the option's predictions equal the reader's."""
+    import argparse
+    import time
+
+    from tabmoe.bench import limited_threads
+
+    parser = argparse.ArgumentParser(description=main.__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=20_000)
+    args = parser.parse_args(argv)
+    rng = np.random.RandomState(0)
+    levels = ["low", "med", "high", "vhigh"]
+    X = pd.DataFrame({f"c{i}": rng.choice(levels, args.rows) for i in range(6)})
+    y = (X["c0"].isin(["high", "vhigh"]) ^ X["c1"].isin(["low"])).to_numpy().astype(int)
+    seen = (X["c0"] != "vhigh").to_numpy()  # c0 never holds "vhigh" at fit; c1-c5 do
+    test = X[~seen]
+    with limited_threads(1), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = BorrowedUnknownClassifier(random_state=0).fit(X[seen], y[seen])
+        reader = model.readings(test)["borrow"]
+        for mode in ("token", "borrow") * 2:
+            model.set_params(unknown=mode)
+            start = time.perf_counter()
+            pred = model.predict(test)
+            print(f"unknown={mode!r}: {time.perf_counter() - start:.3f} s for {len(test)} rows")
+        print(f"the option's predictions equal the reader's: {bool(np.array_equal(pred, reader))}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _paper_config as defaults
 from ._estimator_adapt import AdaptMixin
 from ._estimator_explain import ExplainMixin
+from ._estimator_predict import PredictMixin
 from ._estimator_state import EstimatorStateMixin
 from ._estimator_tokens import TokenInputsMixin
 from ._frame import fitted_columns
@@ -24,7 +25,6 @@ from .nn._base import (
     FitInputs,
     TorchClassifier,
     predict_batch_rows,
-    predict_chunk_rows,
 )
 from .nn._batching import cap_rows_for_heads, max_rows_for_scores, warn_attention_scores
 from .nn._sizes import check_network_sizes
@@ -44,7 +44,9 @@ TRAIN_SAMPLE_ROWS = 10_000
 TOKEN_MODES = ("token", "exclude")  # how MISSING (`missing`) and UNKNOWN (`unknown`) are read
 
 
-class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TokenInputsMixin, TorchClassifier):
+class TabularMoEClassifier(
+    PredictMixin, ExplainMixin, AdaptMixin, EstimatorStateMixin, TokenInputsMixin, TorchClassifier
+):
     """Single- or multi-layer bidirectional attention trained with the masked-feature objective.
 
     Each column is a word position, each value a word, and the label one more column that is
@@ -181,10 +183,14 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TokenI
         absent from the DataFrame (matched by label: names, or other labels such as ints and
         tuples) are left out of the attention — no imputation — at fit, predict, explain and
         adapt (``fit``'s ``X`` and ``eval_set`` hold every column; absent ones are NaN there).
-    unknown : {"token", "exclude"}
+    unknown : {"token", "exclude", "borrow"}
         ``"token"``: a category unseen at fit (or rarer than ``min_frequency``; or a number in
         a numeric column missing in every training row) is the UNKNOWN token.
         ``"exclude"``: it is left out of the attention, as an absent column.
+        ``"borrow"``: predict reads a row's one UNKNOWN category that other categorical columns
+        kept (a board's ``"x"``, an ordinal ``"vhigh"``) as their tokens of it, averaging the
+        label's probabilities over them; else as ``"token"``, as are explain and adapt
+        (docs/research.md#study-70).
         Both are read whenever rows are read: ``set_params`` after fit changes how the fitted
         network reads them (predict, explain, adapt) without a refit; an invalid value is
         refused there as at fit.
@@ -276,7 +282,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TokenI
         "batch_size": [StrOptions({"auto", "paper"}), Interval(numbers.Integral, 1, None, closed="left")],
         **FIT_PARAMETER_CONSTRAINTS,
         "missing": [StrOptions(set(TOKEN_MODES))],
-        "unknown": [StrOptions(set(TOKEN_MODES))],
+        "unknown": [StrOptions({*TOKEN_MODES, "borrow"})],
         "label_smoothing": [Interval(numbers.Real, 0, 1, closed="left")],
         "feature_warmup_epochs": [Interval(numbers.Integral, 0, None, closed="left")],
         "lr_warmup_epochs": [Interval(numbers.Integral, 0, None, closed="left")],
@@ -328,7 +334,7 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TokenI
         compile: bool = False,
         mixed_precision: bool | Literal["auto"] = False,
         unknown_rate: float = 0.0,
-        unknown: Literal["token", "exclude"] = "token",
+        unknown: Literal["token", "exclude", "borrow"] = "token",
         label_smoothing: float = 0.0,
         feature_warmup_epochs: int = 0,
         lr_decay_patience: int | None = None,
@@ -524,30 +530,6 @@ class TabularMoEClassifier(ExplainMixin, AdaptMixin, EstimatorStateMixin, TokenI
         super()._record_fit(result, labelled, seed, refit)
         vars(self).pop("adapt_history_", None)  # the new network is not the adapted one (save wrote it)
         self._keep_train_sample(labelled, seed)
-
-    @torch.no_grad()
-    def _label_logits(self, X: Any) -> np.ndarray:
-        """(n, n_classes) float32 logits, ``classes_`` order. ``X`` is checked once, tokenized a
-        chunk of whole batches at a time (``predict_chunk_rows``), run ``_predict_rows()`` rows
-        at a time: memory beyond ``X`` and the output does not grow with the rows."""
-        frame = self._prepare_X(X)  # checks that the estimator is fitted first
-        rows = self._predict_rows()
-        chunk = predict_chunk_rows(rows, frame.shape[1])
-        chunks = self.tokenizer_.transform_batches(frame, chunk, unseen_note=self._unseen_note())
-        module, device = self.module_.eval(), self._module_device()
-        out = np.empty((len(frame), len(self.classes_)), dtype=np.float32)
-        column = np.searchsorted(np.sort(self.label_token_ids_), self.label_token_ids_)
-        with self._predict_autocast():
-            for part, chunk_tokens in chunks:
-                attend, positions = self._attend(chunk_tokens), self._positions(frame.iloc[part], label=False)
-                for start in range(0, len(chunk_tokens), rows):
-                    batch = slice(start, start + rows)
-                    tokens = torch.from_numpy(chunk_tokens[batch]).to(device)
-                    att = None if attend is None else torch.from_numpy(attend[batch]).to(device)
-                    pos = None if positions is None else torch.from_numpy(positions[batch]).to(device)
-                    logits = module.label_logits(tokens, att, pos).float()
-                    out[part.start + start : part.start + start + len(logits)] = logits[:, column].cpu().numpy()
-        return out
 
     # ------------------------------- MoE view, missing columns, unlabeled rows, ensembles
     def _objective(self, masking: str, warmup_epochs: int = 0):
