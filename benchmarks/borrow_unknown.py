@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     test = X[~seen]
     with limited_threads(1), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = BorrowedUnknownClassifier(random_state=0).fit(X[seen], y[seen])
+        model = BorrowedUnknownClassifier(random_state=0, unknown="token").fit(X[seen], y[seen])
         reader = model.readings(test)["borrow"]
         for mode in ("token", "borrow") * 2:
             model.set_params(unknown=mode)

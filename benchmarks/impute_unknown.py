@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     test["c0"] = "z"  # unseen in every predicted row
     with limited_threads(1), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = ImputedUnknownClassifier(random_state=0).fit(X.iloc[args.rows // 5 :], y[args.rows // 5 :])
+        model = ImputedUnknownClassifier(random_state=0, unknown="token").fit(X.iloc[args.rows // 5 :], y[args.rows // 5 :])
         start = time.perf_counter()
         head = model._label_logits(test)
         print(f"UNKNOWN token: {time.perf_counter() - start:.3f} s for {len(test)} rows")

@@ -212,14 +212,15 @@ def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
     if borrow:
         if set(params) & RESEARCH_PARAMS or params.get("n_members", 1) != 1:
             raise SystemExit("borrow_unknown does not combine with other research-only settings or n_members")
-        return BorrowedUnknownClassifier(**params, random_state=seed)
+        # its own predictions are the "token" reading it pairs with (the default until study 70)
+        return BorrowedUnknownClassifier(**{"unknown": "token", **params}, random_state=seed)
     impute = params.pop("impute_unknown", False)
     if not isinstance(impute, bool):  # "true" or 1 fitted the plain estimator, said nothing
         raise SystemExit(f"impute_unknown must be True or False, got {impute!r}")
     if impute:
         if set(params) & RESEARCH_PARAMS or params.get("n_members", 1) != 1:
             raise SystemExit("impute_unknown does not combine with other research-only settings or n_members")
-        return ImputedUnknownClassifier(**params, random_state=seed)
+        return ImputedUnknownClassifier(**{"unknown": "token", **params}, random_state=seed)  # as study 55's
     stop_on = params.pop("stop_on", "log_loss")
     if stop_on not in STOPPED:
         raise SystemExit(f"stop_on must be one of {', '.join(STOPPED)}, got {stop_on!r}")

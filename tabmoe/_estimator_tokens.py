@@ -50,8 +50,8 @@ class TokenInputsMixin:
         if self.unknown == "exclude":
             return "With unknown='exclude' the model leaves them out of the attention."
         if self.unknown == "borrow":
-            return ("With unknown='borrow' predict reads a row's one such value that other columns kept as "
-                    "their tokens of it, the others as UNKNOWN.")
+            return ("predict reads a row's one such value that other columns kept as their tokens of it "
+                    "(unknown='borrow'), any other as UNKNOWN; unknown='exclude' leaves them out of the attention.")
         return "The model attends to UNKNOWN; unknown='exclude' leaves such values out of the attention."
 
     def _transform(self, X: Any) -> np.ndarray:

@@ -187,10 +187,10 @@ class TabularMoEClassifier(
         ``"token"``: a category unseen at fit (or rarer than ``min_frequency``; or a number in
         a numeric column missing in every training row) is the UNKNOWN token.
         ``"exclude"``: it is left out of the attention, as an absent column.
-        ``"borrow"``: predict reads a row's one UNKNOWN category that other categorical columns
-        kept (a board's ``"x"``, an ordinal ``"vhigh"``) as their tokens of it, averaging the
-        label's probabilities over them; else as ``"token"``, as are explain and adapt
-        (docs/research.md#study-70).
+        ``"borrow"`` (default; was ``"token"``, docs/research.md#study-70): predict reads a row's
+        one UNKNOWN category that other categorical columns kept (a board's ``"x"``, an ordinal
+        ``"vhigh"``) as their tokens of it, averaging the label's probabilities over them; else
+        as ``"token"``, as are explain and adapt.
         Both are read whenever rows are read: ``set_params`` after fit changes how the fitted
         network reads them (predict, explain, adapt) without a refit; an invalid value is
         refused there as at fit.
@@ -334,7 +334,7 @@ class TabularMoEClassifier(
         compile: bool = False,
         mixed_precision: bool | Literal["auto"] = False,
         unknown_rate: float = 0.0,
-        unknown: Literal["token", "exclude", "borrow"] = "token",
+        unknown: Literal["token", "exclude", "borrow"] = "borrow",
         label_smoothing: float = 0.0,
         feature_warmup_epochs: int = 0,
         lr_decay_patience: int | None = None,

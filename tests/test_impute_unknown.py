@@ -35,7 +35,7 @@ def table():
 @pytest.fixture(scope="module")
 def fitted(impute, table):
     X, y = table
-    return impute.ImputedUnknownClassifier(max_epochs=5, device="cpu", random_state=0).fit(X, y)
+    return impute.ImputedUnknownClassifier(max_epochs=5, device="cpu", random_state=0, unknown="token").fit(X, y)
 
 
 def quiet(fn, *args):

@@ -73,7 +73,9 @@ def test_unknown_exclude_leaves_unseen_categories_out_of_the_attention():
 @pytest.mark.parametrize(
     ("unknown", "reading"),
     [("token", "The model attends to UNKNOWN; unknown='exclude' leaves such values out of the attention."),
-     ("exclude", "With unknown='exclude' the model leaves them out of the attention.")],
+     ("exclude", "With unknown='exclude' the model leaves them out of the attention."),
+     ("borrow", "predict reads a row's one such value that other columns kept as their tokens of it "
+                "(unknown='borrow'), any other as UNKNOWN; unknown='exclude' leaves them out of the attention.")],
 )
 def test_the_unseen_value_warning_says_how_the_model_reads_them(unknown, reading):
     """Every way in (predict, explain, adapt's target rows) ends the tokenizer's warning with
