@@ -62,7 +62,8 @@ class Explanation:
         The row-independent part of each class logit (``u_c . b_O + b_c``).
     logits : (n_rows, n_classes)
         The model's class logits, computed by the model itself (``predict_proba`` is their
-        softmax; for ensembles the log of the members' mean probabilities). They are float32:
+        softmax; for ensembles the log of the members' mean probabilities; not for a row that
+        ``unknown="borrow"`` re-reads, which ``explain`` reads with UNKNOWN). They are float32:
         with ``mixed_precision``, ``predict_proba`` runs the network's body in bf16 and
         differs from their softmax by that rounding.
     """
