@@ -28,11 +28,15 @@ class PredictMixin:
         chunks = self.tokenizer_.transform_batches(frame, chunk, unseen_note=self._unseen_note())
         module, device = self.module_.eval(), self._module_device()
         out = np.empty((len(frame), len(self.classes_)), dtype=np.float32)
+        # Per-column vocabularies only: the shared code space already reads a value another
+        # column kept as its one token, and keeps a value rarer than min_frequency in its own
+        # column UNKNOWN on purpose (borrowing read it as the shared token there).
+        borrow = self.unknown == "borrow" and getattr(self.tokenizer_, "vocabulary", "per_column") != "shared"
         with self._predict_autocast():
             for part, chunk_tokens in chunks:
                 positions = self._positions(frame.iloc[part], label=False)
                 out[part] = self._run_label(module, device, chunk_tokens, positions, rows)
-                if self.unknown == "borrow":
+                if borrow:
                     self._borrow(module, device, frame.iloc[part], chunk_tokens, positions, rows, out[part])
         return out
 

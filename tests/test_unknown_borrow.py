@@ -73,3 +73,21 @@ def test_borrow_is_a_reading_set_after_fit_and_warned_about(fitted):
     with pytest.raises(InvalidParameterError, match="unknown"):
         model.predict(row)
     model.set_params(unknown="borrow")
+
+
+def test_shared_vocabulary_reads_as_with_the_unknown_token():
+    """vocabulary="shared" maps a value another column kept to its one token already, and keeps
+    a value rarer than min_frequency in its own column UNKNOWN: borrowing read that rare value
+    as the shared token (paper_config() with min_frequency=20 moved its probabilities)."""
+    rng = np.random.RandomState(0)
+    X = pd.DataFrame({"a": rng.choice(list("pq"), 300), "b": rng.choice(list("pqr"), 300),
+                      "c": rng.choice(list("pqr"), 300)})
+    X.loc[:9, "a"] = "r"  # rare in a (10 rows < 20), kept by b and c
+    y = np.where((X["b"] == "r") ^ (X["c"] == "p"), "yes", "no")
+    model = TabularMoEClassifier(max_epochs=3, random_state=0, device="cpu", vocabulary="shared",
+                                 min_frequency=20).fit(X, y)
+    rows = X.iloc[:40].assign(a="r")
+    assert (quiet(model.tokenizer_.transform, rows)[:, 0] == UNKNOWN).all()
+    borrow = quiet(model.predict_proba, rows)
+    token = quiet(model.set_params(unknown="token").predict_proba, rows)
+    np.testing.assert_array_equal(borrow, token)
