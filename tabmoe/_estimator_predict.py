@@ -57,10 +57,23 @@ class PredictMixin:
                 rows: int, out: np.ndarray) -> None:
         """Re-read in ``out`` (n, n_classes) each row whose one UNKNOWN cell is a categorical
         value other categorical columns kept: log of the mean label probabilities over the row
-        read with each such column's token of it (study 70's reading, exactly)."""
+        read with each such column's token of it (study 70's reading, exactly). The borrowed
+        copies are run in groups of at most max(n, ``rows``) (one row's copies at least): a
+        chunk's copies all at once were up to (categorical columns - 1) times the chunk."""
         cells = borrowed_cells(self.tokenizer_, frame, tokens)
-        if not cells:
-            return
+        limit, group, copies = max(len(tokens), rows), [], 0
+        for cell in cells:
+            if group and copies + len(cell[2]) > limit:
+                self._borrow_group(module, device, group, tokens, positions, rows, out)
+                group, copies = [], 0
+            group.append(cell)
+            copies += len(cell[2])
+        if group:
+            self._borrow_group(module, device, group, tokens, positions, rows, out)
+
+    def _borrow_group(self, module, device, cells: list[tuple[int, int, np.ndarray]], tokens: np.ndarray,
+                      positions: np.ndarray | None, rows: int, out: np.ndarray) -> None:
+        """``_borrow`` for ``cells`` (``borrowed_cells``' entries), their copies run at once."""
         filled = np.concatenate([np.repeat(tokens[row : row + 1], len(ids), axis=0) for row, _, ids in cells])
         starts = np.cumsum([0] + [len(ids) for _, _, ids in cells])
         for (_, j, ids), start in zip(cells, starts[:-1], strict=False):
