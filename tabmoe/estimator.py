@@ -188,9 +188,10 @@ class TabularMoEClassifier(
         a numeric column missing in every training row) is the UNKNOWN token.
         ``"exclude"``: it is left out of the attention, as an absent column.
         ``"borrow"`` (default; was ``"token"``, docs/research.md#study-70): predict reads a row's
-        one UNKNOWN category that other categorical columns kept (a board's ``"x"``, an ordinal
-        ``"vhigh"``) as their tokens of it, averaging the label's probabilities over them; else
-        as ``"token"``, as are explain and adapt, and every row with ``vocabulary="shared"``.
+        one UNKNOWN category (unseen, or rarer than ``min_frequency`` in its column) that
+        other categorical columns kept (a board's ``"x"``, an ordinal ``"vhigh"``) as their
+        tokens of it, averaging the label's probabilities over them; else as ``"token"``, as
+        are explain and adapt, and every row with ``vocabulary="shared"``.
         Both are read whenever rows are read: ``set_params`` after fit changes how the fitted
         network reads them (predict, explain, adapt) without a refit; an invalid value is
         refused there as at fit.
