@@ -187,12 +187,12 @@ class TabularMoEClassifier(
         ``"token"``: a category unseen at fit (or rarer than ``min_frequency``; or a number in
         a numeric column missing in every training row) is the UNKNOWN token.
         ``"exclude"``: it is left out of the attention, as an absent column.
-        ``"borrow"`` (default; was ``"token"``, docs/research.md#study-70): predict reads a row's
+        ``"borrow"`` (opt-in; docs/research.md#study-70, not replicated): predict reads a row's
         one UNKNOWN category (unseen, or rarer than ``min_frequency`` in its column) that
         other categorical columns kept (a board's ``"x"``, an ordinal ``"vhigh"``) as their
         tokens of it, averaging the label's probabilities over them; else as ``"token"``, as
         are explain and adapt, and every row with ``vocabulary="shared"``.
-        Both are read whenever rows are read: ``set_params`` after fit changes how the fitted
+        Each is read whenever rows are read: ``set_params`` after fit changes how the fitted
         network reads them (predict, explain, adapt) without a refit; an invalid value is
         refused there as at fit.
     label_smoothing : float
@@ -335,7 +335,7 @@ class TabularMoEClassifier(
         compile: bool = False,
         mixed_precision: bool | Literal["auto"] = False,
         unknown_rate: float = 0.0,
-        unknown: Literal["token", "exclude", "borrow"] = "borrow",
+        unknown: Literal["token", "exclude", "borrow"] = "token",
         label_smoothing: float = 0.0,
         feature_warmup_epochs: int = 0,
         lr_decay_patience: int | None = None,

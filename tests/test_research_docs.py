@@ -169,9 +169,10 @@ def test_docs_figures_are_what_summary_prints(heading, argv, variant, flip, caps
         assert quoted in text, f"{heading} {variant}: {quoted} (summary {' '.join(argv)})"
 
 
-def test_study_70_figures_are_what_held_out_prints(capsys):
+@pytest.mark.parametrize("study", ["r70-borrow-unknown", "r70-borrow-unknown-fresh"])
+def test_study_70_figures_are_what_held_out_prints(study, capsys):
     research = import_benchmark("research")
-    assert research.main(["held-out", "--study", "r70-borrow-unknown", "--baseline", "bor"]) == 0
+    assert research.main(["held-out", "--study", study, "--baseline", "bor"]) == 0
     rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| bor, borrow |")]
     assert len(rows) == 1, rows
     cells = [c.strip() for c in rows[0].strip("|").split("|")]

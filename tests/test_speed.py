@@ -52,9 +52,8 @@ def test_prediction_batches_give_the_same_outputs_and_one_warning(mixed_frame, m
     np.testing.assert_allclose(batched, expected, rtol=1e-5, atol=1e-7)
     assert [str(w.message) for w in caught] == [
         "Column 'colour': 2 value(s) (1.0% of rows) were not seen during fit and map to the "
-        "UNKNOWN token (e.g. ['violet', 'teal']). predict reads a row's one such value that other "
-        "columns kept as their tokens of it (unknown='borrow'), any other as UNKNOWN; unknown='exclude' "
-        "leaves them out of the attention."
+        "UNKNOWN token (e.g. ['violet', 'teal']). The model attends to UNKNOWN; unknown='exclude' "
+        "leaves such values out of the attention."
     ]
 
 
