@@ -373,32 +373,28 @@ def test_held_out_scores_record_a_research_estimators_other_readings(research):
 
 
 def test_borrowed_reading_reads_a_value_another_column_kept_as_its_token(research):
-    """Study 70: a row whose one unseen cell holds a value another column kept is re-read with
-    that column's token of it; a value no column kept, and the other rows, are not."""
-    import borrow_unknown
-    from borrow_unknown import BorrowedUnknownClassifier, borrowed_ids
+    """Study 70: the reader's own predictions are the "token" reading and its ``borrow``
+    reading is the estimator's ``unknown="borrow"`` on the same network: a row whose one
+    unseen cell holds a value another column kept moves; a value no column kept does not."""
+    from borrow_unknown import BorrowedUnknownClassifier
 
     rng = np.random.default_rng(0)
     X = pd.DataFrame({"a": rng.choice(list("pq"), 200), "b": rng.choice(list("pqr"), 200),
                       "n": rng.normal(size=200)})
     y = np.where(X["b"] == "r", "yes", "no")
-    model = BorrowedUnknownClassifier(max_epochs=2, random_state=0, unknown="token").fit(X, y)
-    rows = pd.DataFrame({"a": ["r", "z", "p"], "b": ["p", "p", "q"], "n": [0.0, 0.0, 0.0]})
-    lookup, token = model.tokenizer_._build_lookup(1)
-    assert borrowed_ids(model.tokenizer_, rows, 0, 0) == [int(token[lookup.get_loc("r")])]
-    assert borrowed_ids(model.tokenizer_, rows, 1, 0) == []
     out = research.held_out_scores({"max_epochs": 2, "borrow_unknown": True}, 0, X, y, X[:60], y[:60], ("b", "q"))
     assert "held_out_borrow" in out
-    with pytest.warns(UserWarning):
-        plain = model.predict_proba(rows)  # the "token" reading
+    model = research.make_tabmoe({"max_epochs": 2, "borrow_unknown": True}, 0).fit(X, y)
+    assert isinstance(model, BorrowedUnknownClassifier) and model.unknown == "token"
+    rows = pd.DataFrame({"a": ["r", "z", "p"], "b": ["p", "p", "q"], "n": [0.0, 0.0, 0.0]})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        head = model._label_logits(rows)
-        reader = np.exp(borrow_unknown.borrowed_logits(model, rows, head))
-        option = model.set_params(unknown="borrow").predict_proba(rows)  # the estimator's option
-    np.testing.assert_allclose(reader, option, atol=1e-6)  # the option reads as the reader
-    np.testing.assert_array_equal(option[1:], plain[1:])  # nothing to borrow: the token reading
-    assert not np.allclose(option[0], plain[0], atol=1e-6)  # row 0 borrows "r" from column b
+        token = model.predict_proba(rows)
+        borrowed = model.readings(rows)["borrow"]
+        option = model.set_params(unknown="borrow").predict_proba(rows)
+    np.testing.assert_array_equal(borrowed, model.classes_[option.argmax(1)])
+    np.testing.assert_array_equal(option[1:], token[1:])  # nothing to borrow: the token reading
+    assert not np.allclose(option[0], token[0], atol=1e-6)  # row 0 borrows "r" from column b
 
 
 def test_held_out_summary_pairs_each_reading_of_a_line_with_the_token(research, tmp_path, monkeypatch, capsys):
