@@ -254,3 +254,18 @@ def test_study_29_pooled_lines_add_the_ties(label, seeds):
     start = text.index("## Study 29:")
     row = next(line for line in text[start:text.index("\n## ", start)].splitlines() if label in line)
     assert [c.strip().strip("*") for c in row.strip("|").split("|")][1:6] == figures, row
+
+
+def test_standing_quotes_the_studies_it_summarises():
+    """The standing section's replication table repeats the "Tried" list's figures, and its
+    count of fits is the committed lines' (one fit each)."""
+    text = section("## Where the research stands")
+    tried = section("## Tried and not taken")
+    table = text[text.index("| variant | first seeds | fresh seeds |"):text.index("Reading:")]
+    figures = re.findall(r"[+-]\d\.\d{4}|\d+/\d+/\d+", table)
+    assert len(figures) >= 16, figures
+    for figure in figures:
+        assert figure in tried, figure
+    files = sorted((DOCS.parents[1] / "benchmarks" / "results" / "research").glob("*.jsonl"))
+    fits = sum(1 for f in files for line in f.read_text(encoding="utf8").splitlines() if line.strip())
+    assert f"{fits:,} fits in the {len(files)} files" in text
