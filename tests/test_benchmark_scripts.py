@@ -133,3 +133,45 @@ def test_defaults_fresh_seeds_reads_the_defaults_after_the_kept_column_fix(capsy
     with pytest.raises(SystemExit):
         script.main(["--seeds", "3,12"])
     assert "not [12]" in capsys.readouterr().err
+
+
+def test_r_tables_rule_picks_the_first_qualifying_non_numeric_column(tmp_path):
+    """r_tables.py's tasks come from its rule alone: the row count, the column count, a
+    repeated table skipped, the first non-numeric column of 2-5 values whose rarest holds 5%."""
+    import numpy as np
+    import pandas as pd
+
+    script = import_benchmark("r_tables")
+    rng = np.random.default_rng(0)
+    n = 400
+    good = pd.DataFrame({
+        "id": [f"r{i}" for i in range(n)],  # 400 values: not a target
+        "x": rng.normal(size=n),
+        "rare": ["a"] * (n - 10) + ["b"] * 10,  # rarest on 2.5% of rows
+        "kind": rng.choice(["p", "q", "r"], size=n),  # the rule's target
+        "later": rng.choice(["u", "v"], size=n),
+    })
+    paths = {}
+    for name, frame in {"B": good, "A": good.copy(), "small": good.head(299), "narrow": good[["kind", "x", "later"]]}.items():
+        paths[name] = str(tmp_path / f"{name}.csv")
+        frame.to_csv(paths[name])
+    kept = script.tasks(paths)
+    assert [(table, target) for table, target, _ in kept] == [("A", "kind")]  # B repeats A
+    X, y = script.prepared(kept[0][2], "kind")
+    assert "kind" not in X and len(X) == n == len(y)
+
+
+def test_r_tables_summary_pairs_models_on_the_tasks_all_finished():
+    script = import_benchmark("r_tables")
+    lines = [
+        {"table": "t1", "model": "tabmoe", "accuracy": 0.80, "fit_seconds": 2.0},
+        {"table": "t1", "model": "logistic_regression", "accuracy": 0.90, "fit_seconds": 0.1},
+        {"table": "t2", "model": "tabmoe", "accuracy": 0.70, "fit_seconds": 4.0},
+        {"table": "t2", "model": "logistic_regression", "accuracy": 0.702, "fit_seconds": 0.1},
+        {"table": "t3", "model": "tabmoe", "error": "fold 0: ValueError: x"},
+        {"table": "t3", "model": "logistic_regression", "accuracy": 0.5, "fit_seconds": 0.1},
+    ]
+    text = script.summary(lines, ["tabmoe", "logistic_regression"])
+    assert text.startswith("2 tasks every model finished; failed fits: t3 (tabmoe)")
+    assert "| logistic_regression | 0.8010 | +0.0510 (0.049) | 1/1/0 | 0.10 |" in text
+    assert "| tabmoe | 0.7500 | | | 3.00 |" in text
