@@ -93,10 +93,10 @@ def cross_validate(model: str, X: pd.DataFrame, y: np.ndarray) -> dict:
         start = time.perf_counter()
         try:
             with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
+                warnings.simplefilter("ignore")  # e.g. the values a test fold alone holds
                 estimator.fit(X.iloc[train], y[train])
-            seconds.append(time.perf_counter() - start)
-            accuracies.append(float(np.mean(estimator.predict(X.iloc[test]) == y[test])))
+                seconds.append(time.perf_counter() - start)
+                accuracies.append(float(np.mean(estimator.predict(X.iloc[test]) == y[test])))
         except Exception as error:  # a finding: recorded, the other fits go on
             return {"error": f"fold {fold}: {type(error).__name__}: {error}"[:500]}
     return {
