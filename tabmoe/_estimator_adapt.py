@@ -16,12 +16,12 @@ import torch
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
-from ._frame import check_other_columns
+from ._frame import unlabeled_frame
 from ._stack import errors_about
 from .nn._base import resolve_mixed_precision
 from .nn._threads import scoped_threads
 from .nn.trainer import Trainer, TrainerConfig, seeded
-from .tokenizer import match_kinds, to_frame
+from .tokenizer import match_kinds
 
 if TYPE_CHECKING:
     from .estimator import TabularMoEClassifier
@@ -32,20 +32,11 @@ class AdaptMixin:
     with ``fit``, and the check of ``fit``'s ``X_unlabeled``."""
 
     def _unlabeled_frame(self, frame: pd.DataFrame, X_unlabeled: Any) -> pd.DataFrame | None:
+        """``X_unlabeled`` read as every estimator reads it (:func:`~tabmoe._frame.unlabeled_frame`),
+        its columns of ``X``'s kinds: the tokenizer is fitted on both (None without it)."""
         if X_unlabeled is None:
             return None
-        try:  # empty or 1-d: scikit-learn's words, which do not name X_unlabeled
-            unlabeled = to_frame(X_unlabeled)
-        except ValueError as exc:
-            raise ValueError(f"X_unlabeled: {exc}") from None
-        check_other_columns(frame, X_unlabeled, True, "X_unlabeled")  # as predict matches labels
-        if list(unlabeled.columns) != list(frame.columns):  # read by position, as predict reads it
-            if unlabeled.shape[1] != frame.shape[1]:
-                raise ValueError(
-                    f"X_unlabeled has {unlabeled.shape[1]} features, but X has {frame.shape[1]}: "
-                    "an array is read by position, as predict reads it."
-                )
-            unlabeled = unlabeled.set_axis(frame.columns, axis=1)
+        unlabeled = unlabeled_frame(frame, X_unlabeled, self._columns_by_label)
         return match_kinds(frame, unlabeled, "X_unlabeled")
 
     def _check_training_params(self) -> None:

@@ -379,6 +379,26 @@ def check_other_columns(X: pd.DataFrame, other: Any, by_label: bool, what: str) 
     )
 
 
+def unlabeled_frame(X: pd.DataFrame, X_unlabeled: Any, by_label: bool) -> pd.DataFrame:
+    """``X_unlabeled`` (``fit``'s rows without labels) as a frame of ``X``'s columns, checked
+    against ``X`` as eval_set's X_val is (:func:`check_other_columns`, ``by_label`` its rule),
+    with errors naming it. An array (or a frame of other labels) is read by position, as
+    predict reads it, and takes ``X``'s labels. Every estimator's ``X_unlabeled`` is read here."""
+    try:  # empty or 1-d: scikit-learn's words, which do not name X_unlabeled
+        unlabeled = to_frame(X_unlabeled)
+    except ValueError as exc:
+        raise ValueError(f"X_unlabeled: {exc}") from None
+    check_other_columns(X, X_unlabeled, by_label, "X_unlabeled")
+    if unlabeled.shape[1] != X.shape[1]:
+        raise ValueError(
+            f"X_unlabeled has {unlabeled.shape[1]} features, but X has {X.shape[1]}: "
+            "an array is read by position, as predict reads it."
+        )
+    if list(unlabeled.columns) != list(X.columns):
+        unlabeled = unlabeled.set_axis(X.columns, axis=1)
+    return unlabeled
+
+
 def is_categorical_dtype(dtype: Any) -> bool:
     """Dtypes that ``categorical_features="auto"`` treats as categorical (pyarrow's
     dictionary type, what ``read_parquet(dtype_backend="pyarrow")`` gives a category, too;

@@ -30,12 +30,11 @@ import torch
 from sklearn.metrics import log_loss
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._frame import check_other_columns
+from .._frame import unlabeled_frame
 from .._optional import optional_import
 from .._stack import catch_warnings, warnings_about
 from ..nn._base import FitInputs
 from ..nn.trainer import float32_default, seeded
-from ..tokenizer import to_frame
 from .torch_base import TRAINING_PARAMETER_CONSTRAINTS, TorchTabularClassifier
 
 try:
@@ -443,7 +442,7 @@ class TabNetClassifier(TorchTabularClassifier):
         if X_unlabeled is None:
             return None
         with warnings_about("X_unlabeled"):  # its unseen values, not X's
-            unlabeled = self._matrix(self._unlabeled_frame(inputs.frame, X_unlabeled))
+            unlabeled = self._matrix(unlabeled_frame(inputs.frame, X_unlabeled, self._columns_by_label))
         rows = np.vstack([Z, unlabeled])
         pretrainer = self._tabnet(inputs.seed, inputs.device, "pretraining.TabNetPretrainer")
         batch, virtual = tabnet_batch_sizes(len(rows), self.batch_size, self.virtual_batch_size)
@@ -460,25 +459,6 @@ class TabNetClassifier(TorchTabularClassifier):
         )
         self.pretrain_history_ = [float(loss) for loss in pretrainer.history.history["loss"]]
         return pretrainer
-
-    def _unlabeled_frame(self, frame: Any, X_unlabeled: Any) -> Any:
-        """``X_unlabeled`` as a frame, checked against ``X`` as eval_set's X_val is, with
-        errors naming it (the encoder's own, at predict, say "X" and "feature names ... fit").
-        An array (or a frame of other labels) is read by position, as predict reads it, and
-        takes ``X``'s labels: the encoder and its tokenizer warned, naming themselves."""
-        try:  # empty or 1-d: scikit-learn's words, which do not name X_unlabeled
-            unlabeled = to_frame(X_unlabeled)
-        except ValueError as exc:
-            raise ValueError(f"X_unlabeled: {exc}") from None
-        check_other_columns(frame, X_unlabeled, self._columns_by_label, "X_unlabeled")
-        if unlabeled.shape[1] != frame.shape[1]:
-            raise ValueError(
-                f"X_unlabeled has {unlabeled.shape[1]} features, but X has {frame.shape[1]}: "
-                "an array is read by position, as predict reads it."
-            )
-        if list(unlabeled.columns) != list(frame.columns):
-            unlabeled = unlabeled.set_axis(frame.columns, axis=1)
-        return unlabeled
 
     def _record_history(self, validated: bool, early: bool) -> None:
         history = self.model_.history.history
