@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 import numpy as np
 import torch
+from sklearn.base import _fit_context
 from sklearn.metrics import log_loss
 from sklearn.utils._param_validation import Interval, StrOptions
 
@@ -34,6 +35,7 @@ from .._frame import unlabeled_frame
 from .._optional import optional_import
 from .._stack import catch_warnings, warnings_about
 from ..nn._base import FitInputs
+from ..nn._sizes import check_network_sizes
 from ..nn.trainer import float32_default, seeded
 from .torch_base import TRAINING_PARAMETER_CONSTRAINTS, TorchTabularClassifier
 
@@ -299,6 +301,7 @@ class TabNetClassifier(TorchTabularClassifier):
         self.n_jobs = n_jobs
         self.verbose = verbose
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(
         self,
         X: Any,
@@ -317,11 +320,14 @@ class TabNetClassifier(TorchTabularClassifier):
         the classifier starts from its weights (``from_unsupervised``). Set after fit:
         ``pretrain_history_`` (pre-training loss per epoch), None without ``X_unlabeled``.
         """
-        self._X_unlabeled = X_unlabeled
-        try:
-            return super().fit(X, y, sample_weight=sample_weight, eval_set=eval_set)
-        finally:
-            del self._X_unlabeled
+        check_network_sizes(self)  # as every torch baseline's fit (TorchTabularClassifier.fit)
+        return self._fit(X, y, sample_weight, eval_set, X_unlabeled=X_unlabeled)
+
+    def _initialize_front_end(self, inputs: FitInputs, X_unlabeled: Any = None) -> Any:
+        """The encoder, fitted on ``X`` alone; ``X_unlabeled`` comes back as it was given, for
+        :meth:`_train`'s pre-training (read there, after the early-stopping hold-out)."""
+        super()._initialize_front_end(inputs)
+        return X_unlabeled
 
     @property
     def module_(self) -> torch.nn.Module:
@@ -403,7 +409,7 @@ class TabNetClassifier(TorchTabularClassifier):
         )
         counter = StepCounter()
         with seeded(inputs.seed, inputs.device), quiet(self.verbose):
-            pretrained = self._pretrain(Z, validation, early, inputs)
+            pretrained = self._pretrain(Z, validation, early, inputs, unlabeled)
             self.model_ = self._tabnet(inputs.seed, inputs.device)
             self.model_.fit(
                 Z,
@@ -431,13 +437,12 @@ class TabNetClassifier(TorchTabularClassifier):
         self._record_history(validation is not None, early)
 
     def _pretrain(
-        self, Z: np.ndarray, validation: tuple | None, early: bool, inputs: FitInputs
+        self, Z: np.ndarray, validation: tuple | None, early: bool, inputs: FitInputs, X_unlabeled: Any
     ) -> Any:
         """``TabNetPretrainer`` fitted on the training and unlabeled rows (None without
         ``X_unlabeled``); early stopping on the validation rows' reconstruction loss when
         they fill a batch (pytorch-tabnet 4.1 drops the last, partial batch of its
         validation loader too, so fewer rows would evaluate nothing), else ``max_epochs``."""
-        X_unlabeled = getattr(self, "_X_unlabeled", None)
         self.pretrain_history_ = None
         if X_unlabeled is None:
             return None
