@@ -55,6 +55,14 @@ from ..tokenizer import MISSING, N_SPECIAL, ColumnTokenizer, to_frame, validated
 CODE_MISSING, CODE_UNKNOWN = 0, 1
 N_RESERVED_CODES = 2
 
+#: Constraints of the encoder's parameters that the classifiers around it pass on to it
+#: (:class:`~tabmoe.baselines.reference.EncodedClassifier`; TabM's ``max_categories``),
+#: declared once: ``categorical_features`` and ``min_frequency`` are its tokenizer's.
+ENCODER_PARAMETER_CONSTRAINTS: dict = {
+    **{name: ColumnTokenizer._parameter_constraints[name] for name in ("categorical_features", "min_frequency")},
+    "max_categories": [Interval(numbers.Integral, N_RESERVED_CODES + 1, None, closed="left"), None],
+}
+
 
 class TableEncoder(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
     """Columns -> (per-column categorical codes, standardised numeric block).
@@ -99,12 +107,7 @@ class TableEncoder(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
     """
 
     _parameter_constraints: dict = {
-        "categorical_features": [StrOptions({"auto", "all"}), "array-like"],
-        "min_frequency": [Interval(numbers.Integral, 1, None, closed="left")],
-        "max_categories": [
-            Interval(numbers.Integral, N_RESERVED_CODES + 1, None, closed="left"),
-            None,
-        ],
+        **ENCODER_PARAMETER_CONSTRAINTS,
         "one_hot": ["boolean"],
         "drop": [StrOptions({"first"}), None],
     }

@@ -45,7 +45,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.neural_network import MLPClassifier
 from sklearn.utils import get_tags
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
@@ -68,7 +68,7 @@ from ._inner_params import (
     class_weight_by_code,
     class_weights,
 )
-from .encoding import N_RESERVED_CODES, TableEncoder
+from .encoding import ENCODER_PARAMETER_CONSTRAINTS, N_RESERVED_CODES, TableEncoder
 from .staged_search import StagedGridSearchCV
 
 #: The grids of the paper's 5-fold grid search (docs/paper.md section 3), by factory name.
@@ -167,12 +167,7 @@ class EncodedClassifier(ClassifierMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "estimator": [HasMethods(["fit", "predict_proba"])],
         "categorical_encoding": [StrOptions({"onehot", "native"})],
-        "categorical_features": [StrOptions({"auto", "all"}), "array-like"],
-        "min_frequency": [Interval(numbers.Integral, 1, None, closed="left")],
-        "max_categories": [
-            Interval(numbers.Integral, N_RESERVED_CODES + 1, None, closed="left"),
-            None,
-        ],
+        **ENCODER_PARAMETER_CONSTRAINTS,
         "drop": [StrOptions({"first"}), None],
     }
 

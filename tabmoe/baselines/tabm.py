@@ -47,6 +47,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from torch import Tensor, nn
 
 from .._optional import optional_import
+from .encoding import ENCODER_PARAMETER_CONSTRAINTS
 from .torch_base import TRAINER_PARAMETER_CONSTRAINTS, TorchTabularClassifier
 
 #: The authors' defaults (``TabM.make`` and the paper's default optimiser).
@@ -145,7 +146,7 @@ class TabMClassifier(TorchTabularClassifier):
         "d_block": [Interval(numbers.Integral, 1, None, closed="left")],
         "dropout": [Interval(numbers.Real, 0, 1, closed="left")],
         "arch_type": [StrOptions({"tabm", "tabm-mini", "tabm-packed"})],
-        "max_categories": [Interval(numbers.Integral, 3, None, closed="left"), None],
+        "max_categories": ENCODER_PARAMETER_CONSTRAINTS["max_categories"],
     }
 
     _network_sizes = ("k", "n_blocks", "d_block")

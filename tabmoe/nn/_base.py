@@ -28,7 +28,7 @@ from .. import _paper_config as defaults
 from .._column_warnings import warn_label_column
 from .._frame import check_other_columns
 from .._stack import user_stacklevel, warnings_about
-from ..tokenizer import to_frame
+from ..tokenizer import ColumnTokenizer, to_frame
 from ._class_weight import checked_sample_weight, class_weighted
 from ._targets import encode_targets, eval_pair, validate_targets
 from ._threads import scoped_threads
@@ -45,8 +45,8 @@ SPEED_PARAMETER_CONSTRAINTS: dict = {
 #: and the baselines; each adds its architecture, ``batch_size`` and, when trained by the
 #: shared trainer, SPEED_PARAMETER_CONSTRAINTS). Declared here only.
 FIT_PARAMETER_CONSTRAINTS: dict = {
-    "categorical_features": [StrOptions({"auto", "all"}), "array-like"],
-    "min_frequency": [Interval(numbers.Integral, 1, None, closed="left")],
+    # the tokenizer's, which every front end passes them on to
+    **{name: ColumnTokenizer._parameter_constraints[name] for name in ("categorical_features", "min_frequency")},
     "max_epochs": [Interval(numbers.Integral, 1, None, closed="left")],
     "learning_rate": [Interval(numbers.Real, 0, None, closed="neither")],
     "weight_decay": [Interval(numbers.Real, 0, None, closed="left")],
