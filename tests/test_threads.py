@@ -133,23 +133,22 @@ def test_fits_in_threads_give_the_sequential_fits_probabilities():
     assert torch.equal(torch.random.get_rng_state(), caller_state)
 
 
-def test_overlapping_blocks_in_threads_restore_the_callers_setting(restore_threads):
-    """A block entered in a thread while another ran read that block's n as its "before"
-    (torch's setting is process-wide) and, ending last, left it: two fits in threads with
-    n_jobs=1 and n_jobs=2 left a caller's 2 threads at 1."""
-    torch.set_num_threads(2)
+def _overlapping_blocks(first_block, second_block) -> tuple[int, int]:
+    """Run ``first_block()`` in a thread and ``second_block()`` in another, entered while the
+    first runs and left after it ends: (the threads inside the second after the first ended,
+    those a new thread reads after both)."""
     first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
     inside = {}
 
     def first():
-        with _threads.torch_threads(1):
+        with first_block():
             first_in.set()
             assert second_in.wait(timeout=30)
         first_out.set()
 
     def second():
         assert first_in.wait(timeout=30)
-        with _threads.torch_threads(3):
+        with second_block():
             second_in.set()
             assert first_out.wait(timeout=30)
             inside["second"] = torch.get_num_threads()
@@ -160,19 +159,40 @@ def test_overlapping_blocks_in_threads_restore_the_callers_setting(restore_threa
     for t in threads:
         t.join(timeout=60)
     assert not any(t.is_alive() for t in threads)
-    assert inside["second"] == 3  # the first block's end did not take the second's threads
     # OpenMP: a thread that has run a parallel region (pytest's) keeps its own setting; the
-    # one that a new thread (or a main thread that has run none) reads was left at 1
+    # one that a new thread (or a main thread that has run none) reads is the last one set
     fresh = []
     reader = threading.Thread(target=lambda: fresh.append(torch.get_num_threads()))
     reader.start()
     reader.join(timeout=30)
-    assert fresh == [2] and torch.get_num_threads() == 2
+    return inside["second"], fresh[0]
+
+
+def test_overlapping_blocks_in_threads_restore_the_callers_setting(restore_threads):
+    """A block entered in a thread while another ran read that block's n as its "before"
+    (torch's setting is process-wide) and, ending last, left it: two fits in threads with
+    n_jobs=1 and n_jobs=2 left a caller's 2 threads at 1."""
+    torch.set_num_threads(2)
+    inside, fresh = _overlapping_blocks(lambda: _threads.torch_threads(1), lambda: _threads.torch_threads(3))
+    assert inside == 3  # the first block's end did not take the second's threads
+    assert fresh == 2 and torch.get_num_threads() == 2  # (a new thread read 1)
     with _threads.torch_threads(1):  # nested in one thread: the outer block's setting after the inner
         with _threads.torch_threads(3):
             assert torch.get_num_threads() == 3
         assert torch.get_num_threads() == 1
     assert torch.get_num_threads() == 2
+
+
+def test_the_harness_thread_limit_overlapping_a_fit_in_a_thread_restores_the_callers_setting(restore_threads):
+    """tabmoe.bench.limited_threads scoped torch's threads by a second routine, without
+    torch_threads' count of running blocks: entered in a thread while a fit's block ran, it
+    read that block's n as its "before" and, ending last, left it (a caller's 2 threads at 1),
+    as torch_threads did before it counted them. It is one routine now."""
+    from tabmoe.bench import limited_threads
+
+    torch.set_num_threads(2)  # a fit with n_jobs=1, then the harness' run with --threads 3
+    inside, fresh = _overlapping_blocks(lambda: _threads.torch_threads(1), lambda: limited_threads(3))
+    assert fresh == 2 and torch.get_num_threads() == 2
 
 
 def test_a_cluster_backend_does_not_set_this_machines_threads():

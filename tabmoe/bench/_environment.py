@@ -22,6 +22,8 @@ import torch
 from joblib import parallel_config
 from threadpoolctl import threadpool_limits
 
+from ..nn._threads import torch_threads
+
 _CORE_PACKAGES = ("tabmoe", "torch", "scikit-learn", "numpy", "pandas", "scipy", "optuna")
 
 
@@ -126,11 +128,8 @@ def limited_threads(threads: int) -> Iterator[None]:
     """torch intra-op threads and BLAS / OpenMP pools limited to ``threads`` inside the block,
     and joblib's ``n_jobs`` there: the torch models' ``n_jobs=None`` reads it (each fit sets
     its own thread count, which was 1 whatever ``--threads`` said), as scikit-learn's
-    estimators do, in threads (no process pool inside a run)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    try:
-        with threadpool_limits(threads), parallel_config(backend="threading", n_jobs=threads):
-            yield
-    finally:
-        torch.set_num_threads(before)
+    estimators do, in threads (no process pool inside a run). torch's threads are scoped by
+    :func:`~tabmoe.nn._threads.torch_threads`, as every fit's are: the caller's setting comes
+    back also where the block overlaps a fit in another thread."""
+    with torch_threads(threads), threadpool_limits(threads), parallel_config(backend="threading", n_jobs=threads):
+        yield
