@@ -13,12 +13,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 import torch
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
 from ._frame import unlabeled_frame
 from ._stack import errors_about
-from .nn._base import resolve_mixed_precision
+from .nn._base import draw_seed, resolve_mixed_precision
 from .nn._threads import scoped_threads
 from .nn.trainer import Trainer, TrainerConfig, seeded
 from .tokenizer import match_kinds
@@ -86,12 +85,11 @@ class AdaptMixin:
         lr = self.learning_rate if learning_rate is None else learning_rate
         if not isinstance(lr, numbers.Real) or isinstance(lr, bool) or not 0 < lr < math.inf:
             raise ValueError(f"learning_rate must be a finite number > 0, got {learning_rate!r}.")
-        try:
-            rng = check_random_state(self.random_state if random_state is None else random_state)
+        try:  # fit's rule
+            seed = draw_seed(self.random_state if random_state is None else random_state)
         except ValueError as exc:  # numpy's "Seed must be between 0 and 2**32 - 1" named nothing
             raise ValueError(f"adapt's random_state must be None, an int in [0, 2**32 - 1] or a "
                              f"RandomState, got {random_state!r} ({exc}).") from None
-        seed = int(rng.randint(np.iinfo(np.int32).max))
         data = self._rows(
             self.train_sample_tokens_, self.train_sample_weight_, getattr(self, "train_sample_position_", None)
         )

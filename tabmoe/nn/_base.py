@@ -260,6 +260,12 @@ class FitInputs:
             raise ValueError(f"{exc} (Only the {len(self.y_codes)} rows of non-zero weight are held out.)") from None
 
 
+def draw_seed(random_state: Any) -> int:
+    """The seed of a training run (``fit``'s, ``adapt``'s) for ``random_state`` (None, an int or
+    a RandomState, which it advances): one draw below 2**31 - 1."""
+    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+
+
 def start_fit(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> FitInputs:
     """Validate ``X`` and ``y`` and set ``classes_``, ``n_features_in_``, ``feature_names_in_``.
 
@@ -294,9 +300,7 @@ def start_fit(estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> FitI
             )
     # An estimator without random_state (a scikit-learn wrapper) needs no seed: drawing one
     # would advance the caller's global numpy RNG.
-    seed = 0
-    if hasattr(estimator, "random_state"):
-        seed = int(check_random_state(estimator.random_state).randint(np.iinfo(np.int32).max))
+    seed = draw_seed(estimator.random_state) if hasattr(estimator, "random_state") else 0
     device = resolve_device(getattr(estimator, "device", "cpu"))
     mixed_precision = resolve_mixed_precision(getattr(estimator, "mixed_precision", False), device)
     compile_ = bool(getattr(estimator, "compile", False))
