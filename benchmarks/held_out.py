@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from tabmoe._frame import is_categorical_dtype
+from tabmoe.tokenizer import is_categorical_dtype
 
 UNSEEN = "<a value unseen at fit>"
 
