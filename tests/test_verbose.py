@@ -4,6 +4,7 @@ kept and its validation loss. Nothing is printed without ``verbose``."""
 
 import math
 import re
+import threading
 
 import pytest
 import torch
@@ -52,6 +53,18 @@ def test_a_verbose_refit_says_which_line_is_the_refit(capsys):
     refit = f"TabularMoEClassifier refit on every training row: {len(clf.refit_history_)} epoch"
     assert lines[1].startswith(refit), lines
 
+
+
+def test_a_fit_without_verbose_leaves_no_thread_running(monkeypatch):
+    """tqdm starts its monitor thread, which wakes every 10 s until the process ends, with
+    the first bar of a process, a disabled one too, and no bar's close stops it (tqdm issue
+    1564): every process that called fit, with or without ``verbose``, kept one running."""
+    monkeypatch.setattr(trainer_module.tqdm, "monitor", None)  # none started yet, as in a new process
+    X, y = toy_table(n=60, seed=0)
+    for verbose in (0, 1):
+        before = set(threading.enumerate())
+        TabularMoEClassifier(**FAST, max_epochs=2, verbose=verbose).fit(X, y)
+        assert set(threading.enumerate()) - before == set(), verbose
 
 
 @pytest.mark.parametrize(("error", "options"), [

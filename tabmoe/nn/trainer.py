@@ -22,10 +22,10 @@ from dataclasses import dataclass, field
 import torch
 from torch import Tensor, nn
 from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
-from tqdm.auto import tqdm
 
 from .._stack import catch_warnings, free_in_forked_children, user_stacklevel
 from ._lr_schedules import cosine_scheduler, plateau_scheduler, warmup_scheduler
+from ._progress import tqdm
 from ._threads import caller_default_device_off
 
 Batch = Mapping[str, Tensor]
