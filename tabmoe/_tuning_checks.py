@@ -16,6 +16,7 @@ from sklearn.utils.validation import column_or_1d
 
 from ._frame import as_arrow_table
 from ._stack import user_stacklevel
+from ._tuning_study import _optuna_quiet
 from .metrics import _labels
 
 
@@ -483,14 +484,10 @@ def _probe_space(suggest: Any) -> tuple[Any, Any] | None:
 
     import optuna
 
-    level = optuna.logging.get_verbosity()
-    optuna.logging.set_verbosity(optuna.logging.WARNING)  # no "A new study created" line
     try:
-        with warnings.catch_warnings():
+        with _optuna_quiet(verbose=False), warnings.catch_warnings():  # no "A new study created" line
             warnings.simplefilter("ignore")
             probe = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0)).ask()
             return probe, suggest(probe)
     except Exception:  # noqa: BLE001 - a space failing here fails its trials, which say why
         return None
-    finally:
-        optuna.logging.set_verbosity(level)

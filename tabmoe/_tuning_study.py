@@ -4,24 +4,44 @@ the trials a stored one holds, and the best trial's parameters rebuilt from its 
 from __future__ import annotations
 
 import contextlib
+import threading
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ._stack import user_stacklevel
+from ._stack import free_in_forked_children, user_stacklevel
+
+#: Quiet blocks of :func:`_optuna_quiet` running now (in any thread), and Optuna's verbosity
+#: before the first of them: the verbosity is process-wide, so a tune started in a thread while
+#: another ran read that one's WARNING as its "before" and, ending last, left it as the caller's
+#: (two tunes in threads left a caller's INFO at WARNING). The last block to end restores it,
+#: as ``tabmoe.nn._threads.torch_threads`` does for torch's threads.
+_QUIET = {"running": 0, "callers": 0}
+_QUIET_LOCK = threading.RLock()
+free_in_forked_children(_QUIET_LOCK)
 
 
 @contextlib.contextmanager
 def _optuna_quiet(verbose: bool) -> Iterator[None]:
+    """Optuna's verbosity at WARNING inside the block (no "A new study created" or per-trial
+    lines), the caller's after it; with ``verbose``, left as it is."""
     import optuna
 
-    level = optuna.logging.get_verbosity()
-    if not verbose:
+    if verbose:
+        yield
+        return
+    with _QUIET_LOCK:
+        if _QUIET["running"] == 0:
+            _QUIET["callers"] = optuna.logging.get_verbosity()
+        _QUIET["running"] += 1
         optuna.logging.set_verbosity(optuna.logging.WARNING)
     try:
         yield
     finally:
-        optuna.logging.set_verbosity(level)
+        with _QUIET_LOCK:
+            _QUIET["running"] -= 1
+            if _QUIET["running"] == 0:
+                optuna.logging.set_verbosity(_QUIET["callers"])
 
 
 @contextlib.contextmanager

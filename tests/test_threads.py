@@ -325,3 +325,48 @@ def test_the_unlabeled_rows_error_check_takes_turns_with_other_warning_blocks(re
 
     _beside_a_warning_block(second, recwarn)
     assert errors == ["X_unlabeled contains infinity in column 'b'."]
+
+
+def test_tunes_in_threads_restore_the_callers_optuna_verbosity():
+    """tune sets Optuna's verbosity, which is process-wide, to WARNING while it runs: a tune
+    started in a thread while another ran read that WARNING as the caller's and, ending last,
+    restored it (a caller's INFO was left at WARNING). The last of overlapping tunes restores
+    the verbosity from before the first."""
+    import optuna
+
+    from tabmoe.baselines.reference import logistic_regression
+    from tabmoe.tuning import tune
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"b": rng.normal(size=60)})
+    y = (X["b"] > 0).astype(int)
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
+
+    def factory(entered, wait_for):
+        def make(**params):  # the first fit of each tune waits inside it for the other tune
+            entered.set()
+            wait_for.wait(timeout=30)
+            return logistic_regression(**params)
+        return make
+
+    def first():
+        tune(factory(first_in, second_in), X, y, {"C": [1.0]}, n_trials=1, cv=2, random_state=0)
+        first_out.set()
+
+    def second():
+        assert first_in.wait(timeout=30)
+        tune(factory(second_in, first_out), X, y, {"C": [1.0]}, n_trials=1, cv=2, random_state=0)
+
+    before = optuna.logging.get_verbosity()
+    optuna.logging.set_verbosity(optuna.logging.INFO)
+    try:
+        threads = [threading.Thread(target=first), threading.Thread(target=second)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=120)
+        assert not any(t.is_alive() for t in threads)
+        assert first_out.is_set() and second_in.is_set()  # both ran, the first ending first
+        assert optuna.logging.get_verbosity() == optuna.logging.INFO
+    finally:
+        optuna.logging.set_verbosity(before)
