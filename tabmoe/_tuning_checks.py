@@ -15,7 +15,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
 from ._frame import as_arrow_table
-from ._stack import user_stacklevel
+from ._stack import catch_warnings, user_stacklevel
 from ._tuning_study import _optuna_quiet
 from .metrics import _labels
 
@@ -485,7 +485,8 @@ def _probe_space(suggest: Any) -> tuple[Any, Any] | None:
     import optuna
 
     try:
-        with _optuna_quiet(verbose=False), warnings.catch_warnings():  # no "A new study created" line
+        # no "A new study created" line; the warning filters one thread at a time (tabmoe._stack)
+        with _optuna_quiet(verbose=False), catch_warnings():
             warnings.simplefilter("ignore")
             probe = optuna.create_study(sampler=optuna.samplers.RandomSampler(seed=0)).ask()
             return probe, suggest(probe)

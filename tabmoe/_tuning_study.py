@@ -9,7 +9,7 @@ import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ._stack import free_in_forked_children, user_stacklevel
+from ._stack import catch_warnings, free_in_forked_children, user_stacklevel
 
 #: Quiet blocks of :func:`_optuna_quiet` running now (in any thread), and Optuna's verbosity
 #: before the first of them: the verbosity is process-wide, so a tune started in a thread while
@@ -87,7 +87,7 @@ def _rebuild_params(suggest: Callable[[Any], dict], best: Any, study_name: str) 
     """
     import optuna
 
-    with warnings.catch_warnings():  # the trial already ran with these values
+    with catch_warnings():  # the trial already ran with these values (one thread at a time: tabmoe._stack)
         warnings.filterwarnings("ignore", message=".*out of the range of the distribution")
         replay = optuna.trial.FixedTrial(best.params, number=best.number)
         try:

@@ -41,6 +41,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 
 from ._optional import optional_module
+from ._stack import catch_warnings
 from ._tuning_checks import (
     _check_available,
     _check_comparable,
@@ -152,7 +153,7 @@ def _rdb_storage(url: str, attempts: int = 3) -> Any:
 
     for attempt in range(attempts):
         try:
-            with warnings.catch_warnings():  # the heartbeat is "experimental" since Optuna 2.9
+            with catch_warnings():  # the heartbeat is "experimental" since Optuna 2.9
                 warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
                 return optuna.storages.RDBStorage(url, heartbeat_interval=60, grace_period=180)
         except (sqlalchemy.exc.IntegrityError, sqlalchemy.exc.ProgrammingError):

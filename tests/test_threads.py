@@ -370,3 +370,26 @@ def test_tunes_in_threads_restore_the_callers_optuna_verbosity():
         assert optuna.logging.get_verbosity() == optuna.logging.INFO
     finally:
         optuna.logging.set_verbosity(before)
+
+
+def test_tune_takes_turns_with_other_warning_blocks(recwarn):
+    """tune reads a suggest function's parameters on a throwaway trial under
+    warnings.catch_warnings (to hide Optuna's warnings there) without tabmoe's lock: ending
+    inside a fit's eval_set block in another thread, it left that block's recording in place,
+    and every later warning of the process was lost."""
+    from tabmoe.baselines.reference import logistic_regression
+    from tabmoe.tuning import tune
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"b": rng.normal(size=60)})
+    y = (X["b"] > 0).astype(int)
+
+    def second(second_in, first_out):
+        def suggest(trial):  # its first call is the probe
+            second_in.set()
+            assert first_out.wait(timeout=30)
+            return {"C": trial.suggest_float("C", 0.1, 1.0)}
+
+        tune(logistic_regression, X, y, suggest, n_trials=1, cv=2, random_state=0)
+
+    _beside_a_warning_block(second, recwarn)
