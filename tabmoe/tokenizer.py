@@ -24,6 +24,7 @@ UNKNOWN (warned about as an unseen value).
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -55,6 +56,7 @@ from ._frame import (
     validated_frame,
 )
 from ._numeric import _bin_edges, auto_bins, numeric_kind, numeric_values, time_zone, values_dtype
+from ._stack import catch_warnings
 from ._unseen import UnseenValues
 
 if TYPE_CHECKING:
@@ -238,7 +240,11 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         self, column: pd.Series, name: Any, checks: ColumnChecks, by_dtype: bool
     ) -> tuple[pd.Index, pd.Index]:
         try:
-            counts = column.value_counts(dropna=True, sort=False)
+            with catch_warnings():  # one thread at a time: see tabmoe._stack
+                # pandas 2.2 warns that it infers datetimes in objects as the counts' index, as
+                # pandas 3 does not: the values are read as objects below, in both
+                warnings.filterwarnings("ignore", "The behavior of value_counts with object-dtype", FutureWarning)
+                counts = column.value_counts(dropna=True, sort=False)
             # pandas 3 counts lists and dicts (and numpy arrays, by identity) without a word:
             # the fit then warned "the model fits and predicts" and failed at transform, or, for
             # arrays, with numpy's "truth value of an array is ambiguous", naming no column.

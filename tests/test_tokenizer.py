@@ -375,6 +375,34 @@ def test_unhashable_cells_are_refused_at_fit_naming_the_column(cells, recwarn):
     assert not [w for w in recwarn if "save() will raise" in str(w.message)]
 
 
+def test_a_column_of_datetime_objects_fits_without_pandas_2_2s_value_counts_warning(monkeypatch):
+    """pandas 2.2 (which pyproject admits) warns on value_counts of an object column whose
+    values it infers as datetimes ("The behavior of value_counts with object-dtype is
+    deprecated"): every fit on such a column, categorical under "auto", showed that
+    FutureWarning at tabmoe/tokenizer.py. pandas 3 has no such warning: its rule is applied
+    here as pandas 2.2 applies it (on 2.2 the real warning is raised as well)."""
+    original = pd.Series.value_counts
+
+    def value_counts(self, *args, **kwargs):
+        counts = original(self, *args, **kwargs)
+        if self.dtype == object and pd.Index(counts.index.to_numpy(dtype=object)).dtype != object:
+            warnings.warn("The behavior of value_counts with object-dtype is deprecated. In a future "
+                          "version, this will *not* perform dtype inference on the resulting index.",
+                          FutureWarning, stacklevel=2)
+        return counts
+
+    monkeypatch.setattr(pd.Series, "value_counts", value_counts)
+    days = list(pd.date_range("2020-01-01", periods=10, freq="D")) * 4
+    X = pd.DataFrame({"when": pd.Series(days, dtype=object), "x": np.arange(40.0)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tok = ColumnTokenizer().fit(X)
+    assert tok.is_categorical_.tolist() == [True, False]
+    assert tok.categories_[0].tolist() == days[:10]
+    with pytest.warns(FutureWarning, match="value_counts with object-dtype"):  # not silenced for the caller
+        X["when"].value_counts()
+
+
 def test_columns_missing_extra_or_renamed_raise_naming_them():
     X = pd.DataFrame({"a": ["x", "y"], "b": [1.0, 2.0]})
     tok = ColumnTokenizer().fit(X)
