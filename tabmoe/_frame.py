@@ -65,8 +65,11 @@ def to_frame(X: Any) -> pd.DataFrame:
             if missing.any():
                 arr = np.where(missing, np.nan, arr)
         # copy=False: pandas 3 copies an ndarray by default, which doubled the memory of
-        # predicting on a large array (the frame is only read).
-        frame = pd.DataFrame(arr, copy=False).infer_objects()
+        # predicting on a large array (the frame is only read). infer_objects for objects
+        # only: pandas 2's copies whatever the dtypes (copy=True without copy-on-write).
+        frame = pd.DataFrame(arr, copy=False)
+        if arr.dtype == object:
+            frame = frame.infer_objects()
     for axis, what in ((0, "sample"), (1, "feature")):
         if frame.shape[axis] == 0:
             raise ValueError(
