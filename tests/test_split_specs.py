@@ -332,6 +332,16 @@ def test_a_split_whose_id_rows_hold_one_class_is_refused_naming_it():
         definition.make(0, table=Table(data=data, target="y", name="one", source="test"))
 
 
+@pytest.mark.parametrize("labels, shown", [((0, 1), "0"), ((1.5, 2.5), "1.5"), ((True, False), "True")])
+def test_the_one_class_of_a_numeric_label_is_named_as_python_writes_it(labels, shown):
+    """The label of the class was numpy's element: NumPy 2 wrote it "(np.int64(0); seed 0)"."""
+    one, other = labels
+    data = pd.DataFrame({"t": np.arange(60), "y": [one] * 48 + [one, other] * 6})
+    definition = SplitDefinition(name="late", data=SimulationSource(1, 0.1, 0.0), rule=TimeSplit(column="t"))
+    with pytest.raises(ValueError, match=rf"hold one class of 'y' \({shown}; seed 0\), and a classifier needs two"):
+        definition.make(0, table=Table(data=data, target="y", name="one", source="test"))
+
+
 def test_a_rare_class_carved_out_of_training_is_not_blamed_on_the_rule():
     """20 ID rows, one of class 'b': stratification needs two of each class, so the carving
     is unstratified and at seed 0 'b' lands in id_test. The error said "choose a rule that

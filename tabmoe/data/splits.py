@@ -318,11 +318,12 @@ class SplitDefinition:
             frame = frame.drop(columns=assignment.column)
         classes = y.loc[train].unique()
         if len(classes) < 2:  # else every model failed in its own fit, naming no split
+            one = classes[0].item() if isinstance(classes[0], np.generic) else classes[0]  # 0, not np.int64(0)
             held = y.loc[id_rows].value_counts()
             held = held[held > 0]
             raise ValueError(
                 f"{where}: its ID training rows hold one class of {table.target!r} "
-                f"({classes[0]!r}; seed {seed}), and a classifier needs two; "
+                f"({one!r}; seed {seed}), and a classifier needs two; "
                 + ("choose a rule that leaves several classes in distribution" if len(held) < 2 else
                    # a rare class all carved into validation / id_test (unstratified below 2 rows)
                    f"its ID rows hold {len(held)} ({', '.join(f'{k!r}: {v}' for k, v in held.items())}), "
