@@ -291,6 +291,16 @@ def test_class_weight_label_not_in_y_is_named(name):
     assert not hasattr(clf, "classes_")
 
 
+def test_class_weight_numpy_labels_not_in_y_are_named_as_python_writes_them(name):
+    # a dict keyed by numpy's labels (dict(zip(np.unique(...), ...))): NumPy 2 wrote them
+    # "labels not in y: [np.int64(5)]; the classes are [0, 1]"
+    clf = with_class_weight(name)
+    X, y = frame()
+    weights = dict(zip(np.array([1, 5]), [2.0, 3.0], strict=True))
+    with pytest.raises(ValueError, match=r"class_weight has labels not in y: \[5\]; the classes are \[0, 1\]"):
+        clf.set_params(class_weight=weights).fit(X, (y == "yes").astype(int))
+
+
 def test_class_weight_dict_of_digit_string_labels(name):
     # Labels "1" and "2" (OpenML's and CSVs' class columns) weighted {"1": 3.0} failed in every
     # torch model with scikit-learn's "The classes, [1, 2], are not in class_weight": its

@@ -42,7 +42,8 @@ def class_weight_codes(name: str, weights: Any, classes: np.ndarray, *, strict: 
         return None
     labels = list(weights)
     codes = pd.Index(classes, dtype=object).get_indexer(pd.Index(labels, dtype=object))
-    unknown = [label for label, code in zip(labels, codes, strict=True) if code < 0]
+    unknown = [label.item() if isinstance(label, np.generic) else label  # 5, not np.int64(5)
+               for label, code in zip(labels, codes, strict=True) if code < 0]
     if unknown and (strict or len(set(codes[codes >= 0].tolist())) < len(classes)):
         raise ValueError(f"{name} has labels not in y: {unknown}; the classes are {classes.tolist()}.")
     return codes
