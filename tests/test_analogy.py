@@ -137,6 +137,18 @@ def test_non_finite_embeddings_are_refused_naming_their_rows():
         analogy_scores(np.full((4, 2), np.nan), list("abcd"), [tuple("abcd")])
 
 
+@pytest.mark.parametrize("words", [np.array(["a", "b", "a", "c"]), np.array([10, 20, 10, 30])], ids=["str", "int"])
+def test_a_numpy_vocabulary_is_named_as_python_writes_its_words(words):
+    # its words are numpy's elements: NumPy 2 wrote "[np.str_('a')]", "[np.int64(10)]"
+    shown = repr([words[0].item()])
+    with pytest.raises(ValueError, match=re.escape(f"duplicate words: {shown}; each embedding row")):
+        analogy_scores(np.eye(4), words, [])
+    emb = np.eye(4)
+    emb[2, 0] = np.nan
+    with pytest.raises(ValueError, match=re.escape(f"NaN or infinite values in 1 row(s), e.g. {shown}.")):
+        analogy_scores(emb, words, [])
+
+
 def test_model_vocabulary_of_an_unfitted_model_says_so():
     from sklearn.exceptions import NotFittedError
 
