@@ -175,6 +175,19 @@ def test_a_value_beyond_float32_is_named_by_the_tree_references(name):
         BASELINE_FACTORIES[name]().fit(far, y, sample_weight=weight)
 
 
+@pytest.mark.parametrize("name", ["random_forest", "gradient_boosting"])
+def test_a_value_beyond_float32_names_an_integer_column_label_as_python_writes_it(name):
+    # int64 column labels (not a RangeIndex): the column was named by NumPy 2's repr of the
+    # index's element, "in column np.int64(11)"
+    X, y = table()
+    X = X.set_axis(pd.Index([10, 11, 12, 13, 14], dtype="int64"), axis=1)
+    clf = BASELINE_FACTORIES[name]().fit(X, y)
+    bad = X.copy()
+    bad.loc[bad.index[3], 11] = 1e39
+    with pytest.raises(ValueError, match=r"1e\+39 in column 11 \(row position 3\)"):
+        clf.predict(bad)
+
+
 @pytest.mark.parametrize(
     "labels",
     [["no", "yes"], [0, 1], [False, True], ["a", "b", "c"], [3, 7, 11, 20]],

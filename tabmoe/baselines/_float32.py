@@ -52,7 +52,9 @@ def most_extreme_value(
     distance = np.abs(numeric[:, :n_columns])
     i, k = np.unravel_index(np.argmax(distance), distance.shape)
     column = int(encoder.numeric_columns_[k])
-    return (f"{frame.iloc[rows[i], column]} in column {frame.columns[column]!r} (row position "
+    label = frame.columns[column]  # an int64 index's element is numpy's: 11, not np.int64(11)
+    label = label.item() if isinstance(label, np.generic) else label
+    return (f"{frame.iloc[rows[i], column]} in column {label!r} (row position "
             f"{positions[i]}), {distance[i, k]:.3g} standard deviations from its training mean")
 
 
