@@ -496,4 +496,11 @@ def concat_rows(frame: pd.DataFrame, other: pd.DataFrame) -> pd.DataFrame:
             dtypes[name] = pd.CategoricalDtype(categories.infer_objects(), ordered=dtype.ordered)
     if dtypes:
         frame, other = frame.astype(dtypes), other.astype(dtypes)
-    return pd.concat([frame, other], ignore_index=True)
+    joined = pd.concat([frame, other], ignore_index=True)
+    # pandas 2 joins aware datetimes of numpy and of pyarrow (one zone) as objects, which
+    # "auto" then read as categories; pandas 3 keeps them datetimes. Read as frame's dtype.
+    for name in frame.columns:
+        kinds = {numeric_kind(frame[name].dtype), numeric_kind(other[name].dtype)}
+        if joined[name].dtype == object and kinds == {"datetime"}:
+            joined[name] = pd.concat([frame[name], other[name].astype(frame[name].dtype)], ignore_index=True)
+    return joined

@@ -113,6 +113,33 @@ def test_arrow_time_zone_aware_unlabeled_rows_beside_numpy_ones_are_read_as_the_
         TabularMoEClassifier(**kw).fit(numpy, y, X_unlabeled=utc)
 
 
+def test_aware_numpy_and_pyarrow_rows_are_joined_as_datetimes_where_pandas_2_joins_objects(monkeypatch):
+    """pandas 2 (which pyproject admits) concatenates aware datetimes of numpy and of pyarrow
+    in one zone as objects (pandas 3: as pyarrow timestamps): fitted with X_unlabeled of the
+    other kind, the column was read as categories there (the test above failed on pandas
+    2.2). pandas 2's concat is imitated here for such columns."""
+    concat = pd.concat
+
+    def pandas_2_concat(objs, **kwargs):
+        joined = concat(objs, **kwargs)
+        rows = isinstance(joined, pd.DataFrame) and kwargs.get("axis", 0) in (0, "index")
+        for name in joined.columns if rows else ():
+            dtypes = {str(part[name].dtype) for part in objs if name in part}
+            if len(dtypes) > 1 and all("tz=" in d or ", " in d for d in dtypes):
+                joined[name] = joined[name].astype(object)
+        return joined
+
+    monkeypatch.setattr(pd, "concat", pandas_2_concat)
+    numpy, arrow = _aware()
+    assert pd.concat([numpy, arrow], ignore_index=True)["when"].dtype == object  # as pandas 2's
+    kw, y = dict(max_epochs=1, random_state=0, device="cpu"), np.arange(120) % 2
+    expected = TabularMoEClassifier(**kw).fit(numpy, y, X_unlabeled=numpy).tokenizer_.transform(numpy)
+    for fit, unlabeled in ((numpy, arrow), (arrow, numpy)):
+        model = TabularMoEClassifier(**kw).fit(fit, y, X_unlabeled=unlabeled)
+        assert model.tokenizer_.is_categorical_.tolist() == [False, False]
+        np.testing.assert_array_equal(model.tokenizer_.transform(numpy), expected)
+
+
 @pytest.mark.parametrize("dtype", [pa.list_(pa.int64()), pa.struct([("a", pa.int64())])], ids=["list", "struct"])
 def test_a_nested_arrow_column_is_refused_naming_it_and_its_dtype(dtype):
     # categorical_features="auto" read a list column as numeric: fit said it was "numeric
