@@ -82,6 +82,8 @@ def test_the_guide_says_which_values_get_a_bin_of_their_own():
     assert "between one and two steps may share its bin" in guide
 
 
+@pytest.mark.skipif(int(pd.__version__.split(".")[0]) < 3,
+                    reason="pandas 2's DataFrame constructor itself raises OverflowError on such an int")
 def test_an_int_beyond_the_float_range_names_its_column():
     """A Python int of an object column read as numeric that no float holds was a bare
     'OverflowError: int too large to convert to float', naming no column."""
