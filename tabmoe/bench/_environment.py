@@ -129,7 +129,7 @@ def limited_threads(threads: int) -> Iterator[None]:
     and joblib's ``n_jobs`` there: the torch models' ``n_jobs=None`` reads it (each fit sets
     its own thread count, which was 1 whatever ``--threads`` said), as scikit-learn's
     estimators do, in threads (no process pool inside a run). torch's threads are scoped by
-    :func:`~tabmoe.nn._threads.torch_threads`, as every fit's are: the caller's setting comes
+    ``torch_threads`` (``tabmoe/nn/_threads.py``), as every fit's are: the caller's setting comes
     back also where the block overlaps a fit in another thread."""
     with torch_threads(threads), threadpool_limits(threads), parallel_config(backend="threading", n_jobs=threads):
         yield
