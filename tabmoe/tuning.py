@@ -127,7 +127,7 @@ def open_storage(storage: Any) -> Any:
     a 60 s heartbeat, so trials of a killed worker are failed instead of left running. A
     path: an Optuna journal file (created with its folder).
     """
-    import optuna
+    optuna = optional_module("optuna", "open_storage", extra="tuning")
 
     if storage is None or isinstance(storage, optuna.storages.BaseStorage):
         return storage

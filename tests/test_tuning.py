@@ -575,6 +575,16 @@ def test_tune_without_optuna_names_the_extra(data, monkeypatch):
         tune(LogisticRegression(), X, y, {"C": [0.1, 1.0]}, validation=val, n_trials=1)
 
 
+@pytest.mark.parametrize("storage", [None, "optuna.journal", "sqlite:///optuna.db"])
+def test_open_storage_without_optuna_names_the_extra(storage, tmp_path, monkeypatch):
+    """open_storage (public, and where a tuned tabmoe-bench run starts) failed with Python's
+    bare "No module named 'optuna'", naming no extra."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(sys.modules, "optuna", None)  # as if not installed
+    with pytest.raises(ImportError, match=r"open_storage needs the optional package 'optuna': install the extra 'tuning'"):
+        open_storage(storage)
+
+
 def test_a_stored_study_is_continued_only_with_its_model(tmp_path):
     """Another model's trials were added to the study, and its best trial (the first model's)
     was refit with the second model and returned with the first model's score."""
