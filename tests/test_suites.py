@@ -10,7 +10,13 @@ import pytest
 
 from tabmoe.bench.suites import available_suites, load_suite, suite_from_dict
 from tabmoe.data import SIMULATION_GRID, paper_simulation_seeds
-from tabmoe.data.sources import AutoMpgSource, FileSource, OpenMLSource, SimulationSource
+from tabmoe.data.sources import (
+    AutoMpgSource,
+    FileSource,
+    LoadContext,
+    OpenMLSource,
+    SimulationSource,
+)
 
 SMOKE = load_suite("smoke")
 PAPER = load_suite("paper")
@@ -38,6 +44,18 @@ def test_load_suite_without_pyyaml_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "yaml", None)  # as if not installed
     with pytest.raises(ImportError, match=r"load_suite needs the optional package 'pyyaml': install the extra 'data'"):
         load_suite("smoke")
+
+
+def test_openml_loading_without_openml_names_the_extra(monkeypatch):
+    """It failed with Python's bare "No module named 'openml'" from inside tabmoe.data.openml,
+    naming no extra: an OpenML split of a suite, and the import of the module itself."""
+    monkeypatch.setitem(sys.modules, "openml", None)  # as if not installed
+    monkeypatch.delitem(sys.modules, "tabmoe.data.openml", raising=False)  # imported anew
+    message = r"tabmoe.data.openml needs the optional package 'openml': install the extra 'data'"
+    with pytest.raises(ImportError, match=message):
+        OpenMLSource(31).load(LoadContext())
+    with pytest.raises(ImportError, match=message):
+        import tabmoe.data.openml  # noqa: F401
 
 
 def test_paper_suite_covers_the_paper():

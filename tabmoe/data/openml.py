@@ -28,11 +28,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlparse
 
-import openml
 import pandas as pd
-import xmltodict
 
+from .._optional import optional_module
 from .table import Table
+
+# The "data" extra's (xmltodict comes with openml): without them, importing this module is an
+# ImportError naming the extra, not Python's bare "No module named 'openml'".
+openml = optional_module("openml", "tabmoe.data.openml", extra="data")
+xmltodict = optional_module("xmltodict", "tabmoe.data.openml", extra="data")
 
 #: Files a dataset entry needs for ``get_dataset(..., download_features_meta_data=True)``.
 REQUIRED_FILES = ("description.xml", "features.xml", "dataset.arff")
