@@ -44,3 +44,33 @@ def test_module_level_third_party_imports_are_core_dependencies():
             if not dists & core:
                 undeclared.setdefault(name, []).append(relative)
     assert undeclared == {}
+
+
+def imports_anywhere(path: Path) -> set[str]:
+    """Third-party top-level names imported anywhere in ``path`` (in functions too)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+        elif (isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("optional_module", "optional_import")
+              and node.args and isinstance(node.args[0], ast.Constant)):
+            names.add(node.args[0].value.split(".")[0])
+    return {n for n in names if n not in sys.stdlib_module_names and n not in ("tabmoe", "__future__")}
+
+
+def test_every_package_tabmoe_imports_is_a_dependency_or_in_an_extra():
+    """xmltodict (tabmoe.data.openml) and SQLAlchemy (tabmoe.tuning, the bench's SQL result
+    store) were imported directly but came only through openml and optuna."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf8"))["project"]
+    requirements = [*project["dependencies"], *(r for extra in project["optional-dependencies"].values() for r in extra)]
+    declared = {re.split(r"[<>=!~\[; ]", r, maxsplit=1)[0].lower().replace("_", "-") for r in requirements}
+    distributions = importlib.metadata.packages_distributions()
+    undeclared = {}
+    for path in sorted((ROOT / "tabmoe").rglob("*.py")):
+        for name in imports_anywhere(path):
+            dists = {d.lower().replace("_", "-") for d in distributions.get(name, [name])}
+            if not dists & declared:
+                undeclared.setdefault(name, []).append(path.relative_to(ROOT).as_posix())
+    assert undeclared == {}
