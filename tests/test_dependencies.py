@@ -74,3 +74,23 @@ def test_every_package_tabmoe_imports_is_a_dependency_or_in_an_extra():
             if not dists & declared:
                 undeclared.setdefault(name, []).append(path.relative_to(ROOT).as_posix())
     assert undeclared == {}
+
+
+#: Package: (the oldest version tabmoe works with, why). The floors of pyproject.toml must not
+#: admit older ones (each checked on the wheels of the versions around it).
+NEEDED_FLOORS = {
+    # pa.types.is_string_view / is_binary_view from 16 (an AttributeError on any Arrow table
+    # or polars frame before), casts of view types to large ones from 18 (polars' text)
+    "pyarrow": "18",
+}
+
+
+@pytest.mark.parametrize("package", sorted(NEEDED_FLOORS))
+def test_the_floors_of_the_extras_admit_only_versions_tabmoe_works_with(package):
+    from packaging.requirements import Requirement
+    from packaging.version import Version
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf8"))["project"]
+    requirements = [Requirement(r) for r in [*project["dependencies"], *sum(project["optional-dependencies"].values(), [])]]
+    floors = [Version(s.version) for r in requirements if r.name == package for s in r.specifier if s.operator == ">="]
+    assert floors and min(floors) >= Version(NEEDED_FLOORS[package])
