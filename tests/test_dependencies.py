@@ -82,6 +82,9 @@ NEEDED_FLOORS = {
     # pa.types.is_string_view / is_binary_view from 16 (an AttributeError on any Arrow table
     # or polars frame before), casts of view types to large ones from 18 (polars' text)
     "pyarrow": "18",
+    # OPENML_SKIP_PARQUET from 0.15.1: 0.15.0 ignores it and fetches the Parquet file a
+    # description names, offline too (load_openml reads the cached ARFF)
+    "openml": "0.15.1",
 }
 
 
