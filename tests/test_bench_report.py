@@ -4,6 +4,7 @@ the oracle apart, plots, and the paper's published numbers beside ours."""
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -154,6 +155,16 @@ def test_paired_table_names_the_protocol_of_each_row_where_there_are_several(tmp
     write_report(one, tmp_path / "one", title="one")
     table = (tmp_path / "one" / "report.md").read_text().split("[start:paper-paired] -->")[1].split("<!--")[0]
     assert "| split | against | seeds |" in table and "| sim-1-0.1-0.0 | logistic_regression | 2 |" in table
+
+
+def test_write_report_without_matplotlib_names_the_extra(tmp_path, records, monkeypatch):
+    """Its figures failed with Python's bare "No module named 'matplotlib'" from inside
+    tabmoe.bench._plots (``tabmoe-bench report``, the report at the end of ``run``), naming no
+    extra."""
+    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")] or ["matplotlib"]:
+        monkeypatch.setitem(sys.modules, name, None)  # as if not installed
+    with pytest.raises(ImportError, match=r"write_report needs the optional package 'matplotlib': install the extra 'bench'"):
+        write_report(records, tmp_path, title="t")
 
 
 def test_no_records_is_an_error(tmp_path):

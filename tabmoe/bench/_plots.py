@@ -11,10 +11,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._optional import optional_module
+
+
+def _matplotlib(module: str) -> Any:
+    """``module`` of matplotlib (the "bench" extra): an ImportError naming the extra otherwise."""
+    return optional_module(module, "write_report", extra="bench")
+
 
 def _colours(models: Sequence[str]) -> dict[str, Any]:
-    from matplotlib import colormaps
-
+    colormaps = _matplotlib("matplotlib").colormaps
     cmap = colormaps["tab10" if len(models) <= 10 else "tab20"]  # 13 models: no colour twice
     return {m: cmap(i % cmap.N) for i, m in enumerate(models)}
 
@@ -35,8 +41,8 @@ def plot_id_vs_ood(rows: pd.DataFrame, path: Path, title: str) -> None:
     Colour names the model and marker shape the split (two legends), so that every point
     can be told apart.
     """
-    from matplotlib.figure import Figure
-    from matplotlib.lines import Line2D
+    Figure = _matplotlib("matplotlib.figure").Figure
+    Line2D = _matplotlib("matplotlib.lines").Line2D
 
     splits = list(dict.fromkeys(rows["split"]))
     markers = {split: _MARKERS[i % len(_MARKERS)] for i, split in enumerate(splits)}
@@ -73,7 +79,7 @@ MAX_GAP_BARS = 40
 def plot_gap(rows: pd.DataFrame, path: Path, title: str) -> None:
     """Grouped bars of the ID - OOD accuracy gap per split and model, SD over seeds; beyond
     :data:`MAX_GAP_BARS` bars, :func:`plot_gap_cells`."""
-    from matplotlib.figure import Figure
+    Figure = _matplotlib("matplotlib.figure").Figure
 
     splits = list(dict.fromkeys(rows["split"]))
     models = list(dict.fromkeys(rows["model"]))
@@ -100,7 +106,7 @@ def plot_gap_cells(rows: pd.DataFrame, splits: list, models: list, path: Path, t
     """The ID - OOD gap as a splits x models table of cells, each coloured by its mean over
     seeds (red: OOD below ID, blue: above; white at 0) and showing it; no record: blank. The
     SDs are in ``per_split.csv``."""
-    from matplotlib.figure import Figure
+    Figure = _matplotlib("matplotlib.figure").Figure
 
     gap = rows.pivot_table(index="split", columns="model", values="gap_mean", aggfunc="first")
     gap = gap.reindex(index=splits, columns=models)
