@@ -5,6 +5,7 @@ local worker processes (--jobs)."""
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 from click.testing import CliRunner
@@ -63,6 +64,20 @@ def test_unreachable_scheduler_is_a_usage_error(tmp_path, address, message):
     assert result.exit_code == 2, result.output
     assert message in result.output and "Traceback" not in result.output
     assert not results.exists() and not (tmp_path / "db").exists()
+
+
+def test_a_scheduler_without_distributed_names_the_extra(monkeypatch):
+    """``--scheduler`` (``connect``) and ``run_plan(scheduler=...)`` failed with Python's bare
+    "No module named 'distributed'" from inside tabmoe.bench.engines, naming no extra."""
+    from tabmoe.bench.engines import _dask, connect
+
+    for name in [m for m in sys.modules if m == "distributed" or m.startswith("distributed.")] or ["distributed"]:
+        monkeypatch.setitem(sys.modules, name, None)  # as if not installed
+    message = r"Running on a Dask scheduler needs the optional package 'distributed': install the extra 'bench'"
+    with pytest.raises(ImportError, match=message):
+        connect("tcp://127.0.0.1:8786")
+    with pytest.raises(ImportError, match=message):
+        next(_dask([], "tcp://127.0.0.1:8786"))
 
 
 @pytest.mark.slow  # loky worker processes importing torch

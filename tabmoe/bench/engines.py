@@ -32,6 +32,7 @@ import traceback
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from .._optional import optional_module
 from .execute import execute
 from .plan import RunSpec
 
@@ -125,8 +126,8 @@ def connect(scheduler: str, timeout: float = 5.0) -> Any:
     """A Dask client of the scheduler at ``scheduler`` (OSError when it cannot be reached,
     ValueError when it is no address: checked first, since a Client that failed on one
     hung 10 s when collected, then printed a TimeoutError)."""
-    from distributed import Client
-    from distributed.comm import resolve_address
+    Client = _distributed("distributed").Client
+    resolve_address = _distributed("distributed.comm").resolve_address
 
     try:
         resolve_address(scheduler)  # ValueError: no address; OSError: a host that does not resolve
@@ -138,9 +139,14 @@ def connect(scheduler: str, timeout: float = 5.0) -> Any:
         raise OSError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from exc
 
 
+def _distributed(module: str) -> Any:
+    """``module`` of Dask's distributed (the "bench" extra): an ImportError naming it otherwise."""
+    return optional_module(module, "Running on a Dask scheduler", extra="bench")
+
+
 def _dask(specs: list[RunSpec], scheduler: Any) -> Iterator[Outcome]:
     """``scheduler``: its address (connected to here, closed at the end) or a client."""
-    from distributed import as_completed
+    as_completed = _distributed("distributed").as_completed
 
     own = isinstance(scheduler, str)
     client = connect(scheduler) if own else scheduler
