@@ -10,8 +10,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-import yaml
+import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin
+
+pytest.importorskip("yaml")  # extra "data": the tests of the harness skip without it
+
+import yaml
 
 from tabmoe.baselines.reference import logistic_regression
 from tabmoe.bench.engines import safe_execute

@@ -7,7 +7,9 @@ worktrees below it). Tests that need it skip cleanly when it is absent.
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -27,6 +29,57 @@ torch.set_num_threads(1)
 settings.register_profile("default", max_examples=100, deadline=None, print_blob=True)
 settings.register_profile("ci", max_examples=1000, deadline=None, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+#: The extras' packages as imported (pyproject.toml), and rtdl_num_embeddings (tabm's, extra
+#: "baselines"; the research scripts import it).
+OPTIONAL_MODULES = {
+    "optuna", "sqlalchemy", "openml", "yaml", "pyarrow", "xmltodict", "rtdl_revisiting_models",
+    "pytorch_tabnet", "tab_transformer_pytorch", "tabm", "rtdl_num_embeddings", "xgboost", "catboost",
+    "lightgbm", "click", "matplotlib", "distributed", "psycopg2", "polars",
+}
+#: Those not installed, looked up once: before any test hides an installed one (a
+#: ``monkeypatch.setitem(sys.modules, name, None)`` still in place when its report is made).
+MISSING_OPTIONAL = {name for name in OPTIONAL_MODULES if importlib.util.find_spec(name) is None}
+
+
+def missing_optional(exc: BaseException | None) -> str | None:
+    """The optional package whose absence raised ``exc`` (or an exception it comes from), if
+    it is not installed: a package that is there but fails to import is not one."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, ModuleNotFoundError) and exc.name:
+            top = exc.name.split(".")[0]
+            if top in MISSING_OPTIONAL:
+                return top
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def missing_optional_in(stderr: str) -> str | None:
+    """The optional package a subprocess's traceback (``stderr``) names as missing, if it is
+    not installed here either."""
+    for name in re.findall(r"No module named '([\w.]+)'", stderr):
+        top = name.split(".")[0]
+        if top in MISSING_OPTIONAL:
+            return top
+    return None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A test whose setup or call failed on a missing optional package is reported skipped,
+    naming it, as the tests that ``importorskip`` it are (with the core dependencies alone,
+    hundreds of tests of the baselines and the research scripts failed)."""
+    report = yield
+    if report.failed and call.excinfo is not None:
+        missing = missing_optional(call.excinfo.value)
+        if missing is not None:
+            report.outcome = "skipped"
+            report.longrepr = (str(item.path), item.location[1] or 0,
+                               f"Skipped: needs the optional package {missing!r}, not installed")
+    return report
 
 
 @pytest.fixture

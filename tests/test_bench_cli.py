@@ -11,6 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
+
+pytest.importorskip("yaml")  # extra "data"
+pytest.importorskip("click")  # extra "bench"
+
 import yaml
 from click.testing import CliRunner
 

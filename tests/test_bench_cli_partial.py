@@ -4,6 +4,9 @@ named twice, the results database after a command, Ctrl-C in a tuned run."""
 from __future__ import annotations
 
 import pytest
+
+pytest.importorskip("click")  # extra "bench"
+
 from click.testing import CliRunner
 
 from tabmoe.bench.cli import main

@@ -8,6 +8,9 @@ import json
 import sys
 
 import pytest
+
+pytest.importorskip("click")  # extra "bench"
+
 from click.testing import CliRunner
 
 from tabmoe.bench.cli import main

@@ -7,6 +7,11 @@ import json
 import shutil
 
 import pandas as pd
+import pytest
+
+pytest.importorskip("yaml")  # extra "data"
+pytest.importorskip("click")  # extra "bench"
+
 import yaml
 from click.testing import CliRunner
 

@@ -16,8 +16,12 @@ import tempfile
 import time
 from pathlib import Path
 
-import optuna
 import pytest
+
+pytest.importorskip("optuna")  # extra "tuning"
+pytest.importorskip("click")  # extra "bench"
+
+import optuna
 from click.testing import CliRunner
 
 from tabmoe.bench import engines

@@ -8,6 +8,8 @@ import shutil
 
 import pytest
 
+pytest.importorskip("yaml")  # extra "data": the suite files
+
 from tabmoe.bench.plan import Budget, current_config_hash, plan_runs
 from tabmoe.bench.suites import load_suite
 

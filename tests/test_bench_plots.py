@@ -3,10 +3,13 @@ bars of openml-ood's 14 splits x 13 models were 8,008 pixels wide, the legend ov
 
 from __future__ import annotations
 
-import matplotlib.image
 import numpy as np
 import pandas as pd
 import pytest
+
+pytest.importorskip("matplotlib")  # extra "bench"
+
+import matplotlib.image
 
 from tabmoe.bench._plots import MAX_GAP_BARS, plot_gap
 

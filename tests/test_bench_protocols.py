@@ -9,6 +9,9 @@ import json
 
 import pandas as pd
 import pytest
+
+pytest.importorskip("click")  # extra "bench"
+
 from click.testing import CliRunner
 
 from tabmoe import TabularMoEClassifier

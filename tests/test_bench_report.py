@@ -12,6 +12,8 @@ import pandas as pd
 import pytest
 from scipy.stats import wilcoxon
 
+pytest.importorskip("matplotlib")  # extra "bench": write_report draws its figures
+
 from tabmoe.bench import paper_results
 from tabmoe.bench._figures import num, significant
 from tabmoe.bench.report import (

@@ -11,8 +11,11 @@ import subprocess
 import sys
 import time
 
-import optuna
 import pytest
+
+pytest.importorskip("optuna")  # extra "tuning"
+
+import optuna
 
 from tabmoe.tuning import open_storage
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import re
 
 import pytest
+
+pytest.importorskip("click")  # extra "bench"
+
 from click.testing import CliRunner
 
 from tabmoe.bench.cli import main

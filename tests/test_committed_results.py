@@ -11,6 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
+pytest.importorskip("click")  # extra "bench"
+
 from click.testing import CliRunner
 
 from tabmoe.bench.cli import main

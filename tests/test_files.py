@@ -48,6 +48,7 @@ def test_csv_forced_categorical_and_named_target(csv_path):
 
 
 def test_parquet_keeps_categories(tmp_path):
+    pytest.importorskip("pyarrow")  # Parquet files: extra "data"
     frame = pd.DataFrame({
         "grade": pd.Categorical(["b", "a", "c"], categories=["c", "b", "a"], ordered=True),
         "x": [1.0, 2.0, 3.0],
@@ -108,6 +109,7 @@ def test_a_file_with_a_header_and_no_rows_is_named(tmp_path):
     # column said "has dtype category, not numeric"
     csv = tmp_path / "header.csv"
     csv.write_text("a,b,label\n\n")
+    pytest.importorskip("pyarrow")  # Parquet files: extra "data"
     parquet = tmp_path / "header.parquet"
     pd.DataFrame({"a": pd.Series([], dtype=float), "label": pd.Series([], dtype=int)}).to_parquet(parquet)
     for path in (csv, parquet):
@@ -260,6 +262,7 @@ def test_a_csv_separated_by_another_character_is_named_so(tmp_path, separator, s
 def test_a_parquet_files_named_index_is_named_when_it_is_left_out(tmp_path):
     # df.set_index("date").to_parquet(...) loaded without "date" and without a word; a
     # later TimeSplit("date") then failed naming a missing column
+    pytest.importorskip("pyarrow")  # Parquet files: extra "data"
     path = tmp_path / "dated.parquet"
     frame = pd.DataFrame({"date": pd.date_range("2020-01-01", periods=6), "x": range(6), "y": list("abcabc")})
     frame.set_index("date").to_parquet(path)

@@ -14,9 +14,14 @@ import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
-import openml
 import pandas as pd
 import pytest
+
+pytest.importorskip("openml")  # extra "data"
+pytest.importorskip("yaml")  # extra "data"
+pytest.importorskip("click")  # extra "bench"
+
+import openml
 import requests
 import yaml
 from click.testing import CliRunner

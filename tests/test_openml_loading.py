@@ -11,9 +11,12 @@ import shutil
 import warnings
 from pathlib import Path
 
-import openml
 import pandas as pd
 import pytest
+
+pytest.importorskip("openml")  # extra "data"
+
+import openml
 import requests
 
 from tabmoe.data.openml import (

@@ -14,6 +14,9 @@ import importlib.util
 from pathlib import Path
 
 import pytest
+
+pytest.importorskip("click")  # extra "bench"
+
 from click.testing import CliRunner
 
 from tabmoe.bench.cli import main

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytest.importorskip("yaml")  # extra "data": the suite files
+
 from tabmoe.bench.suites import available_suites, load_suite, suite_from_dict
 from tabmoe.data import SIMULATION_GRID, paper_simulation_seeds
 from tabmoe.data.sources import (

@@ -7,13 +7,16 @@ import sys
 import warnings
 
 import numpy as np
-import optuna
 import pandas as pd
 import pytest
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import KFold
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
+
+pytest.importorskip("optuna")  # extra "tuning"
+
+import optuna
 
 from tabmoe import TabularMoEClassifier
 from tabmoe.baselines.reference import logistic_regression

@@ -13,8 +13,11 @@ import sys
 import textwrap
 import uuid
 
-import optuna
 import pytest
+
+pytest.importorskip("optuna")  # extra "tuning"
+
+import optuna
 
 from tabmoe.tuning import open_storage
 

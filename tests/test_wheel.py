@@ -17,6 +17,9 @@ from pathlib import Path
 
 import pytest
 
+pytest.importorskip("click")  # extra "bench": every test runs tabmoe-bench
+pytest.importorskip("yaml")  # extra "data": the suites
+
 from .conftest import REPO
 
 #: Run in the fresh interpreter: drop the editable install's finder, check that tabmoe comes
