@@ -16,5 +16,8 @@ def main(*args: Any, **kwargs: Any) -> Any:
     except ModuleNotFoundError as exc:
         if exc.name != "click":
             raise
-        sys.exit("tabmoe-bench needs the 'bench' extra (missing: click): pip install 'tabmoe[bench]'")
+        sys.exit(
+            "tabmoe-bench needs the 'bench' extra (missing: click): "
+            "from the tabmoe repository, pip install '.[bench]'"
+        )
     return cli(*args, **kwargs)
