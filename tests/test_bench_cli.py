@@ -794,3 +794,26 @@ def test_a_damaged_journal_stops_tuned_runs_and_warns_the_others(runner, tmp_pat
     assert tuned.exit_code != 0
     assert "damaged at line 2" in tuned.output and "Move the file aside" in tuned.output
     assert not list((results / "runs").rglob("tuned-seed0.json"))
+
+
+@pytest.mark.parametrize("progress", [False, True])
+def test_run_plan_leaves_no_thread_running(tmp_path, monkeypatch, progress):
+    """run_plan's bar (a disabled one too) started tqdm's monitor thread, which nothing stops
+    (tqdm issue 1564): a notebook that ran a plan kept it, as fits did before nn/_progress.py."""
+    import threading
+
+    from tabmoe.bench import runner as runner_module
+    from tabmoe.bench.plan import plan_runs
+    from tabmoe.bench.suites import load_suite
+
+    specs = plan_runs(load_suite(tiny_suite(tmp_path)), protocols=["fixed-budget"])
+
+    def fake_execute_all(todo, jobs, scheduler):
+        for spec in todo:
+            yield spec.run_id, None, "Traceback (most recent call last):\nValueError: boom"
+
+    monkeypatch.setattr(runner_module, "execute_all", fake_execute_all)
+    monkeypatch.setattr(runner_module.tqdm, "monitor", None)  # none started yet, as in a new process
+    before = set(threading.enumerate())
+    runner_module.run_plan(specs, open_store(tmp_path / "r"), progress=progress)
+    assert set(threading.enumerate()) - before == set()

@@ -29,8 +29,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from tqdm.auto import tqdm
-
+from ..nn._progress import tqdm  # no monitor thread left in a caller's process (tqdm issue 1564)
 from .engines import execute_all
 from .plan import RunSpec
 from .schema import RecordError, check_record
