@@ -21,6 +21,17 @@ def restore_threads():
     torch.set_num_threads(before)
 
 
+def _run_in_threads(*targets, timeout: float) -> None:
+    """Start a thread for each target, join them all; one still running after ``timeout``
+    (a deadlock) fails the test instead of hanging the suite."""
+    threads = [threading.Thread(target=target) for target in targets]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=timeout)
+    assert not any(t.is_alive() for t in threads)
+
+
 def test_resolve_n_jobs_follows_scikit_learn():
     assert _threads.resolve_n_jobs(None) == 1
     assert _threads.resolve_n_jobs(2) == 2
@@ -107,12 +118,7 @@ def test_seeded_blocks_in_threads_take_turns():
             second_in.set()
             first_done.wait(timeout=0.5)
 
-    threads = [threading.Thread(target=first), threading.Thread(target=second)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=30)  # a deadlock fails here instead of hanging the suite
-    assert not any(t.is_alive() for t in threads)
+    _run_in_threads(first, second, timeout=30)
     assert torch.equal(drawn["first"], expected)
 
 
@@ -153,12 +159,7 @@ def _overlapping_blocks(first_block, second_block) -> tuple[int, int]:
             assert first_out.wait(timeout=30)
             inside["second"] = torch.get_num_threads()
 
-    threads = [threading.Thread(target=first), threading.Thread(target=second)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
-    assert not any(t.is_alive() for t in threads)
+    _run_in_threads(first, second, timeout=60)
     # OpenMP: a thread that has run a parallel region (pytest's) keeps its own setting; the
     # one that a new thread (or a main thread that has run none) reads is the last one set
     fresh = []
@@ -274,12 +275,7 @@ def _beside_a_warning_block(second, recwarn) -> None:
         assert first_in.wait(timeout=30)
         second(second_in, first_out)
 
-    threads = [threading.Thread(target=first), threading.Thread(target=after_first_in)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
-    assert not any(t.is_alive() for t in threads)
+    _run_in_threads(first, after_first_in, timeout=60)
     assert warnings.filters == filters
     warnings.warn("after the blocks", UserWarning, stacklevel=1)
     assert any("after the blocks" in str(w.message) for w in recwarn)
@@ -360,12 +356,7 @@ def test_tunes_in_threads_restore_the_callers_optuna_verbosity():
     before = optuna.logging.get_verbosity()
     optuna.logging.set_verbosity(optuna.logging.INFO)
     try:
-        threads = [threading.Thread(target=first), threading.Thread(target=second)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(timeout=120)
-        assert not any(t.is_alive() for t in threads)
+        _run_in_threads(first, second, timeout=120)
         assert first_out.is_set() and second_in.is_set()  # both ran, the first ending first
         assert optuna.logging.get_verbosity() == optuna.logging.INFO
     finally:
