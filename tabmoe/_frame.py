@@ -89,7 +89,7 @@ def _one_d_advice(X: Any, arr: np.ndarray) -> str:
     with ``X.iloc[i]``) into an object array read by position, and a list of dicts (records)
     into one column of dicts."""
     if isinstance(X, pd.Series):
-        label = X.name.item() if isinstance(X.name, np.generic) else X.name  # 7, not np.int64(7)
+        label = python_value(X.name)  # 7, not np.int64(7)
         return (
             f": a pandas Series (name {label!r}, {len(X)} values). For one row, pass a "
             "one-row DataFrame (X.iloc[[i]] rather than X.iloc[i], or "
@@ -182,9 +182,15 @@ def validated_frame(estimator: Any, X: Any, labels: list[str] | None = None) -> 
     return frame
 
 
+def python_value(value: Any) -> Any:
+    """A numpy scalar as its Python value (others as they are): for messages, where NumPy 2
+    writes ``np.int64(5)`` and ``np.str_('a')``, and for JSON."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def label_reprs(columns: pd.Index) -> list[str]:
     """Column labels as comparable, JSON-safe strings (labels may be ints, tuples, NaN)."""
-    return [repr(label.item() if isinstance(label, np.generic) else label) for label in columns.tolist()]
+    return [repr(python_value(label)) for label in columns.tolist()]
 
 
 class _AbsentLabel:

@@ -14,7 +14,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
-from ._frame import as_arrow_table
+from ._frame import as_arrow_table, python_value
 from ._stack import catch_warnings, user_stacklevel
 from ._tuning_study import _optuna_quiet
 from .metrics import _labels
@@ -409,8 +409,7 @@ def _queued(i: int, entry: Any) -> dict[str, Any]:
             f"enqueue[{i}] must be a mapping of parameter names to values, got {entry!r}"
         )
     return {
-        name: value.item() if isinstance(value, np.generic) else value
-        for name, value in entry.items()
+        name: python_value(value) for name, value in entry.items()
     }
 
 

@@ -41,6 +41,7 @@ import pandas as pd
 import sklearn
 import torch
 
+from ._frame import python_value
 from ._stack import catch_warnings
 from ._version import __version__
 
@@ -152,7 +153,7 @@ def json_params(params: dict) -> dict:
 
 
 def _json_param(value: Any) -> Any:
-    value = _plain(value)  # e.g. a value from GridSearchCV's numpy grid
+    value = python_value(value)  # e.g. a value from GridSearchCV's numpy grid
     if isinstance(value, torch.device):
         return str(value)
     if isinstance(value, (np.ndarray, pd.Index, pd.Series)):
@@ -173,8 +174,6 @@ def _json_param(value: Any) -> Any:
     return value
 
 
-def _plain(value: Any) -> Any:
-    return value.item() if isinstance(value, np.generic) else value
 
 
 def load_params(params: dict) -> dict:

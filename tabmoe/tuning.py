@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, clone
 
+from ._frame import python_value
 from ._optional import optional_module
 from ._stack import catch_warnings
 from ._tuning_checks import (
@@ -197,7 +198,7 @@ def _suggest_one(trial: Any, name: str, choice: Any) -> Any:
         choice = list(choice.choices)
     if isinstance(choice, (list, tuple)) and len(choice) > 0:
         # Optuna stores categorical choices by value: tuples and other objects by their repr.
-        plain = [c.item() if isinstance(c, np.generic) else c for c in choice]
+        plain = [python_value(c) for c in choice]
         stored = [c if c is None or isinstance(c, (bool, int, float, str)) else repr(c) for c in plain]
         # Optuna finds a choice by ==: of 1 and 1.0 (or 1 and True) it stores and returns the
         # first. A choice equal to an earlier one of another type is stored by its repr too.

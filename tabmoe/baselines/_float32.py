@@ -11,6 +11,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._frame import python_value
+
 #: float32's largest value, 3.4e38: a standardised value beyond it is refused.
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 
@@ -52,8 +54,7 @@ def most_extreme_value(
     distance = np.abs(numeric[:, :n_columns])
     i, k = np.unravel_index(np.argmax(distance), distance.shape)
     column = int(encoder.numeric_columns_[k])
-    label = frame.columns[column]  # an int64 index's element is numpy's: 11, not np.int64(11)
-    label = label.item() if isinstance(label, np.generic) else label
+    label = python_value(frame.columns[column])  # an int64 index's element: 11, not np.int64(11)
     return (f"{frame.iloc[rows[i], column]} in column {label!r} (row position "
             f"{positions[i]}), {distance[i, k]:.3g} standard deviations from its training mean")
 

@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
+from .._frame import python_value
 from ._spec import MAX_SEED, build, check_keys, parse_seeds
 from .sources import DataSource, LoadContext, source_from_dict
 from .split_rules import (
@@ -318,7 +319,7 @@ class SplitDefinition:
             frame = frame.drop(columns=assignment.column)
         classes = y.loc[train].unique()
         if len(classes) < 2:  # else every model failed in its own fit, naming no split
-            one = classes[0].item() if isinstance(classes[0], np.generic) else classes[0]  # 0, not np.int64(0)
+            one = python_value(classes[0])  # 0, not np.int64(0)
             held = y.loc[id_rows].value_counts()
             held = held[held > 0]
             raise ValueError(

@@ -23,7 +23,7 @@ import pandas as pd
 import torch
 from sklearn.utils.validation import check_is_fitted
 
-from .._frame import as_arrow_table
+from .._frame import as_arrow_table, python_value
 from ..nn.ensemble import StackedModel
 from .moe import value_experts
 
@@ -83,7 +83,7 @@ def analogy_scores(
         raise ValueError(f"vocabulary has {len(words)} words for {emb.shape[0]} embedding rows.")
     bad = (~torch.isfinite(emb).all(1)).nonzero()[:, 0].tolist()
     if bad:  # NaN wins argmax: a NaN row answered nearly every question, a NaN matrix scored 1.0
-        shown = [_plain(words[i]) for i in bad[:5]]
+        shown = [python_value(words[i]) for i in bad[:5]]
         raise ValueError(
             f"embeddings hold NaN or infinite values in {len(bad)} row(s), e.g. {shown}."
         )
@@ -93,7 +93,7 @@ def analogy_scores(
         raise TypeError(f"vocabulary words must be hashable (str, int, ...): {exc}.") from None
     if len(index) != len(words):
         seen: set = set()
-        repeated = list(dict.fromkeys(_plain(w) for w in words if w in seen or seen.add(w)))
+        repeated = list(dict.fromkeys(python_value(w) for w in words if w in seen or seen.add(w)))
         raise ValueError(f"vocabulary contains duplicate words: {repeated[:5]}{' ...' if len(repeated) > 5 else ''}; "
                          "each embedding row needs a name of its own.")
     norms = emb.norm(dim=1, keepdim=True)
@@ -138,12 +138,6 @@ def analogy_scores(
         n_skipped=skipped,
         predictions=predictions,
     )
-
-
-def _plain(word: Any) -> Any:
-    """A numpy element of a vocabulary array as its Python value, for the messages: NumPy 2
-    writes ``np.str_('a')`` and ``np.int64(10)`` where NumPy 1 wrote ``'a'`` and ``10``."""
-    return word.item() if isinstance(word, np.generic) else word
 
 
 def _value_names(clf: Any, j: int) -> list[str]:

@@ -11,6 +11,8 @@ import pandas as pd
 from sklearn.utils import compute_sample_weight
 from sklearn.utils.validation import _check_sample_weight
 
+from .._frame import python_value
+
 
 def checked_sample_weight(sample_weight: Any, X: Any, dtype: Any = np.float64) -> np.ndarray:
     """scikit-learn's ``_check_sample_weight`` (not negative; a copy), whose conversion errors
@@ -42,8 +44,7 @@ def class_weight_codes(name: str, weights: Any, classes: np.ndarray, *, strict: 
         return None
     labels = list(weights)
     codes = pd.Index(classes, dtype=object).get_indexer(pd.Index(labels, dtype=object))
-    unknown = [label.item() if isinstance(label, np.generic) else label  # 5, not np.int64(5)
-               for label, code in zip(labels, codes, strict=True) if code < 0]
+    unknown = [python_value(label) for label, code in zip(labels, codes, strict=True) if code < 0]
     if unknown and (strict or len(set(codes[codes >= 0].tolist())) < len(classes)):
         raise ValueError(f"{name} has labels not in y: {unknown}; the classes are {classes.tolist()}.")
     return codes
