@@ -59,10 +59,10 @@ def cross_validate(model: str, X, y, folds: int = 5, params: dict | None = None)
         estimator.set_params(**{k: fold for k in own if k == "random_state"})
         start = time.perf_counter()
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+            warnings.simplefilter("ignore")  # predict's too: e.g. the values a test fold alone holds
             estimator.fit(X.iloc[train], y[train])
-        seconds.append(time.perf_counter() - start)
-        accuracies.append(float(np.mean(estimator.predict(X.iloc[test]) == y[test])))
+            seconds.append(time.perf_counter() - start)
+            accuracies.append(float(np.mean(estimator.predict(X.iloc[test]) == y[test])))
     return {
         "accuracy": float(np.mean(accuracies)),
         "accuracy_sd": float(np.std(accuracies)),
