@@ -92,6 +92,14 @@ def cross_validate(model: str, X: pd.DataFrame, y: np.ndarray, params: dict | No
     return {k: result[k] for k in ("accuracy", "folds", "fit_seconds")}
 
 
+def record(line: dict, out: Path) -> None:
+    """Print ``line`` and append it to ``out``, as each fit ends (an interrupted run keeps it)."""
+    print(json.dumps(line), flush=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "a", encoding="utf8") as fh:
+        fh.write(json.dumps(line) + "\n")
+
+
 def summary(lines: list[dict], models: list[str]) -> str:
     """Mean accuracy and the paired difference to tabmoe's over the tasks every model finished."""
     by = {(r["table"], r["model"]): r for r in lines}
@@ -152,10 +160,7 @@ def main(argv: list[str] | None = None) -> int:
                 line = {"table": table, "target": target, "rows": len(X), "columns": X.shape[1],
                         "classes": len(set(y)), "model": model, **result}
                 lines.append(line)
-                print(json.dumps(line), flush=True)
-                out.parent.mkdir(parents=True, exist_ok=True)
-                with open(out, "a", encoding="utf8") as fh:
-                    fh.write(json.dumps(line) + "\n")
+                record(line, out)
     print(summary(lines, models))
     return 0
 
@@ -176,10 +181,7 @@ def categorical_codes(columns: dict[str, str], args: argparse.Namespace) -> int:
         with limited_threads(args.threads):
             result = cross_validate("tabmoe", X, y, {"categorical_features": kinds})
         line = {"table": table, "target": target, "model": "tabmoe", "categorical": columns[table], **result}
-        print(json.dumps(line), flush=True)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        with open(out, "a", encoding="utf8") as fh:
-            fh.write(json.dumps(line) + "\n")
+        record(line, out)
     return 0
 
 
