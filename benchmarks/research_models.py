@@ -100,14 +100,37 @@ class TrainerOptionsClassifier(TabularMoEClassifier):
     ``restore_best_weights=False``, the last epoch's weights kept when early stopping ends
     the fit (study 51); ``patience_rate``, AutoGluon's adaptive patience (study 59);
     ``adam_beta2``, AdamW's second-moment decay, 0.999 in the estimator (study 64);
-    ``lr_cosine``, cosine annealing of the learning rate over ``max_epochs`` (study 65)."""
+    ``lr_cosine``, cosine annealing of the learning rate over ``max_epochs`` (study 65);
+    ``prior_margin``, patience waiting for the hold-out to beat the class prior (study 71)."""
 
     # Set on the instance after construction, not an __init__ parameter: clone/get_params
     # drop it (research.py never clones).
     trainer_extra: dict = {}
 
+    def _train(self, inputs, validation, early, unlabeled=None) -> None:
+        # prior_margin m (study 71): patience counts once the hold-out's label log loss is below
+        # (1 - m) x that of the training rows' class frequencies (the constant model)
+        margin, self._watch_below = self.trainer_extra.get("prior_margin", 0.0), None
+        if margin > 0 and early and validation is None:
+            rows, held = inputs.validation_split(self.validation_fraction)
+            self._watch_below = (1 - margin) * prior_log_loss(
+                inputs.y_codes[rows], inputs.weight[rows], inputs.y_codes[held], inputs.weight[held])
+        super()._train(inputs, validation, early, unlabeled)
+
     def _trainer_options(self) -> dict:
-        return {**super()._trainer_options(), **self.trainer_extra}
+        extra = {k: v for k, v in self.trainer_extra.items() if k != "prior_margin"}
+        if getattr(self, "_watch_below", None) is not None:
+            extra["watch_below"] = self._watch_below
+        return {**super()._trainer_options(), **extra}
+
+
+def prior_log_loss(y_train: np.ndarray, w_train: np.ndarray, y_held: np.ndarray, w_held: np.ndarray) -> float:
+    """The weighted log loss on the held-out rows of predicting the training rows' weighted
+    class frequencies for every row (the constant model)."""
+    n_classes = int(max(y_train.max(), y_held.max())) + 1
+    freq = np.bincount(y_train, weights=w_train, minlength=n_classes) / w_train.sum()
+    with np.errstate(divide="ignore"):
+        return float(-(w_held * np.log(freq[y_held])).sum() / w_held.sum())
 
 
 #: ``stop_on``'s values: the early-stopping score each estimator reads.
@@ -150,6 +173,11 @@ def trainer_extra(params: dict) -> dict:
         if params.get("refit", False):  # the refit's shorter fit would anneal on another horizon
             raise SystemExit("lr_cosine does not combine with refit")
         extra["lr_cosine"] = True
+    margin = pop_number(params, "prior_margin", 0.0, 0)
+    if not margin < 1:
+        raise SystemExit(f"prior_margin must be in [0, 1), got {margin!r}")
+    if margin > 0:
+        extra["prior_margin"] = float(margin)
     restore = params.pop("restore_best_weights", True)
     if not isinstance(restore, bool):
         raise SystemExit(f"restore_best_weights must be True or False, got {restore!r}")

@@ -211,13 +211,15 @@ class TrainerConfig:
     early_stopping: bool = False
     n_iter_no_change: int = 10
     tol: float = 1e-4
-    # Keras's EarlyStopping(start_from_epoch=k): early stopping does not watch the hold-out
-    # in the first k epochs (its loss is still recorded, and lr_decay_patience still reads
-    # it), so the weights kept come from epoch k + 1 or later; a divergence within those k
-    # epochs raises, as without early stopping
+    # Keras's EarlyStopping(start_from_epoch=k): early stopping does not watch the hold-out in the
+    # first k epochs (its loss is still recorded and read by lr_decay_patience), so the weights
+    # kept come from epoch k + 1 on; a divergence within those k epochs raises, as without it
     start_from_epoch: int = 0
     # AutoGluon's AdaptiveES: patience n_iter_no_change + round(rate x (best epoch - 1)) (study 59)
     patience_rate: float = 0.0
+    # Patience counts only once the best validation loss is below this (a network on a plateau
+    # at the class prior is not stopped there; study 71); None: from the first watched epoch
+    watch_below: float | None = None
     # Keras's restore_best_weights: False keeps the last epoch's weights when early stopping
     # ends the fit, as HistGradientBoosting does (the best are still restored after a
     # divergence); best_epoch is then the last epoch
@@ -487,11 +489,12 @@ class Trainer:
         if cfg.max_grad_norm is not None and not cfg.max_grad_norm > 0:
             # torch would clip with it anyway: 0 zeroes every step, a negative norm reverses it
             raise ValueError(f"max_grad_norm must be > 0 or None, got {cfg.max_grad_norm!r}.")
-        if isinstance(cfg.start_from_epoch, bool) or not (isinstance(cfg.start_from_epoch, numbers.Integral)
-                                                          and cfg.start_from_epoch >= 0):
+        if isinstance(cfg.start_from_epoch, bool) or not (isinstance(cfg.start_from_epoch, numbers.Integral) and cfg.start_from_epoch >= 0):
             raise ValueError(f"start_from_epoch must be an integer >= 0, got {cfg.start_from_epoch!r}.")
         if isinstance(cfg.patience_rate, bool) or not (isinstance(cfg.patience_rate, numbers.Real) and cfg.patience_rate >= 0):
             raise ValueError(f"patience_rate must be a number >= 0, got {cfg.patience_rate!r}.")
+        if cfg.watch_below is not None and (isinstance(cfg.watch_below, bool) or not isinstance(cfg.watch_below, numbers.Real)):
+            raise ValueError(f"watch_below must be a number or None, got {cfg.watch_below!r}.")
         module.to(cfg.device)
         train = _to_device(train, cfg.device)
         validation = _to_device(validation, cfg.device) if validation is not None else None
@@ -560,7 +563,7 @@ class Trainer:
                     best_loss, bad_epochs, best_at = record["val_loss"], 0, epoch
                     if cfg.early_stopping:  # best_epoch: the epoch whose weights are kept
                         result.best_epoch, best_state = epoch, copy.deepcopy(scored.state_dict())
-                else:
+                elif cfg.watch_below is None or best_loss < cfg.watch_below:
                     bad_epochs += 1
                     patience = cfg.n_iter_no_change + round(cfg.patience_rate * (best_at - 1))
                     if cfg.early_stopping and bad_epochs >= patience:
