@@ -51,6 +51,7 @@ from research_models import (  # the variants' estimators, research.X for the te
     TrainerOptionsClassifier,
     label_error_loss,
     make_tabmoe,
+    prior_log_loss,
     resolve_rules,
     trainer_extra,
 )
@@ -65,7 +66,7 @@ from tabmoe.tuning import set_random_states
 RESULTS = Path(__file__).parent / "results" / "research"
 PARTS = ("validation", "id_test", "ood_test")
 __all__ = ["STOPPED", "ErrorStoppedClassifier", "ObjectiveStoppedClassifier", "TrainerOptionsClassifier",
-           "label_error_loss", "make_tabmoe", "resolve_rules", "trainer_extra", "main"]
+           "label_error_loss", "make_tabmoe", "prior_log_loss", "resolve_rules", "trainer_extra", "main"]
 
 
 def read_lines(path: Path, repair: bool = False) -> list[dict]:

@@ -263,9 +263,10 @@ def write_file(payload: dict, path: str | os.PathLike) -> None:
     except OSError as exc:
         raise _write_error(path, exc) from exc
     try:
-        if kept_mode is not None:
-            os.chmod(tmp, kept_mode)  # the file is open for writing whatever its mode
+        # fdopen first: a chmod that raised before it left the descriptor open
         with os.fdopen(fd, "wb") as file:
+            if kept_mode is not None:
+                os.chmod(tmp, kept_mode)  # the file is open for writing whatever its mode
             torch.save(payload, file)
             file.flush()
             os.fsync(file.fileno())

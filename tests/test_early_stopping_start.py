@@ -1,5 +1,6 @@
-"""Keras's two early-stopping settings in ``TrainerConfig``: ``start_from_epoch``, epochs
-before the hold-out is watched (study 50), and ``restore_best_weights`` (study 51)."""
+"""Early-stopping settings in ``TrainerConfig``: Keras's ``start_from_epoch``, epochs
+before the hold-out is watched (study 50), ``restore_best_weights`` (study 51), AutoGluon's
+``patience_rate`` (study 59) and ``watch_below`` (study 71)."""
 
 import math
 
@@ -122,3 +123,29 @@ def test_an_adaptive_patience_grows_with_the_epochs_before_the_best():
 def test_a_bad_patience_rate_is_refused_naming_it(bad):
     with pytest.raises(ValueError, match="patience_rate"):
         _fit(LOSSES, patience_rate=bad)
+
+
+PLATEAU = [1.0, 1.0, 1.05, 0.99, 1.0, 0.6, 0.7, 0.7, 0.5, 0.55]
+
+
+def test_patience_waits_for_the_loss_to_go_below_watch_below():
+    """Study 71: with ``watch_below`` patience counts only once the best loss is under it.
+    Patience 2 alone stops at epoch 3 on the plateau; with 0.8 the epochs on the plateau are
+    not counted, epoch 6 (0.6) is the first best under the line, and patience runs out at 8."""
+    result, _, _ = _fit(PLATEAU)
+    assert len(result.history) == 3 and result.best_epoch == 1
+    result, module, weights = _fit(PLATEAU, watch_below=0.8)
+    assert len(result.history) == 8 and result.best_epoch == 6 and result.stopped_early
+    assert torch.equal(module.weight, weights[5])
+
+
+def test_a_line_never_reached_trains_every_epoch_and_keeps_the_best():
+    result, module, weights = _fit(PLATEAU[:5], watch_below=0.8)
+    assert len(result.history) == 5 and not result.stopped_early and result.best_epoch == 4
+    assert torch.equal(module.weight, weights[3])
+
+
+@pytest.mark.parametrize("bad", [True, "0.5", [0.5]])
+def test_a_bad_watch_below_is_refused_naming_it(bad):
+    with pytest.raises(ValueError, match="watch_below"):
+        _fit(PLATEAU, watch_below=bad)

@@ -8,6 +8,7 @@ file does run the payload under a plain, unsafe unpickler.
 from __future__ import annotations
 
 import json
+import errno
 import os
 import pickle
 import stat
@@ -744,6 +745,26 @@ def test_save_over_a_file_keeps_its_permissions(saved, tmp_path, mode):
     clf.save(target)
     assert target.stat().st_mode & 0o777 == mode
     assert np.array_equal(TabularMoEClassifier.load(target).predict_proba(X), clf.predict_proba(X))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts /proc/self/fd")
+def test_a_failed_chmod_closes_the_temporary_file(saved, tmp_path, monkeypatch):
+    # saving over a file copies its mode onto the temporary file; a chmod that raised left the
+    # temporary file's descriptor open for the process's life
+    path, clf, X = saved
+    target = tmp_path / "m.tabmoe"
+    target.write_bytes(b"an older file")
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "chmod", refuse)
+    before = len(os.listdir("/proc/self/fd"))
+    with pytest.raises(OSError, match="m.tabmoe"):
+        clf.save(target)
+    assert len(os.listdir("/proc/self/fd")) == before
+    assert target.read_bytes() == b"an older file"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.tabmoe"]
 
 
 @pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")

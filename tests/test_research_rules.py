@@ -439,3 +439,29 @@ def test_held_out_summary_leaves_out_a_pair_drawn_on_other_rows(research, tmp_pa
     rows = {r.split("|")[1].strip(): [c.strip() for c in r.strip("|").split("|")] for r in out.out.splitlines()[2:]}
     assert rows["unk, token"][1] == "1" and rows["unk, token"][4] == "+0.1000 (0.000)"
     assert "unk: 2 pair(s) left out" in out.err and "['other', 'vote']" in out.err
+
+
+def test_prior_margin_variant_waits_below_the_class_prior(research):
+    """Study 71: ``prior_margin=m`` reaches the trainer as ``watch_below`` = (1 - m) x the
+    hold-out's log loss of the training rows' class frequencies; 0 is the plain estimator."""
+    from tabmoe import TabularMoEClassifier
+
+    X, y, small = _early_stopped_toy(max_epochs=6)
+    model = research.make_tabmoe({**small, "prior_margin": 0.05}, 0)
+    assert isinstance(model, research.TrainerOptionsClassifier)
+    model.fit(X, y)
+    # 60 rows, 30 of each class; the stratified hold-out of 15 takes 8 of one and 7 of the other
+    prior = -(8 * np.log(22 / 45) + 7 * np.log(23 / 45)) / 15
+    assert model._watch_below == pytest.approx(0.95 * prior)
+    assert model._trainer_options()["watch_below"] == model._watch_below
+    assert "prior_margin" not in model._trainer_options()
+    assert type(research.make_tabmoe({**small, "prior_margin": 0}, 0)) is TabularMoEClassifier
+    for bad in (-0.1, 1, "x", True):
+        with pytest.raises(SystemExit, match="prior_margin"):
+            research.make_tabmoe({"prior_margin": bad}, 0)
+
+
+def test_prior_log_loss_is_the_constant_models_weighted_log_loss(research):
+    y_train, y_held = np.array([0, 0, 0, 1]), np.array([0, 1])
+    loss = research.prior_log_loss(y_train, np.ones(4), y_held, np.array([1.0, 3.0]))
+    assert loss == pytest.approx(-(np.log(0.75) + 3 * np.log(0.25)) / 4)
