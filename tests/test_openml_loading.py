@@ -279,3 +279,25 @@ def test_an_offline_load_does_not_fetch_the_parquet_file_a_description_names(
     assert len(load_openml(13, cache_dir=root).data) == 286
     assert fetched == []
     assert "OPENML_SKIP_PARQUET" not in os.environ
+
+
+def test_settings_that_fail_to_apply_are_undone(monkeypatch, tmp_path):
+    """``_openml_settings`` set the cache folder and OPENML_SKIP_PARQUET before its ``try``:
+    a retry policy openml refused left both set for the rest of the process."""
+    from tabmoe.data.openml import _openml_settings
+
+    monkeypatch.delenv("OPENML_SKIP_PARQUET", raising=False)
+    cachedir = openml.config.get_config_as_dict()["cachedir"]
+    real, calls = openml.config.set_retry_policy, []
+
+    def refuse_once(*args, **kwargs):
+        calls.append(args)
+        if len(calls) == 1:
+            raise ValueError("retry policy refused")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(openml.config, "set_retry_policy", refuse_once)
+    with pytest.raises(ValueError, match="refused"), _openml_settings(tmp_path / "cache", offline=True):
+        pass
+    assert "OPENML_SKIP_PARQUET" not in os.environ
+    assert openml.config.get_config_as_dict()["cachedir"] == cachedir

@@ -180,11 +180,11 @@ def _openml_settings(root: Path, offline: bool) -> Iterator[None]:
     from the same file as a cached one. Offline, also fail fast instead of retrying."""
     old = openml.config.get_config_as_dict()
     old_skip = os.environ.get(_SKIP_PARQUET)
-    openml.config.set_root_cache_directory(root)
-    os.environ[_SKIP_PARQUET] = "true"
-    if offline:
-        openml.config.set_retry_policy("robot", n_retries=1)
-    try:
+    try:  # a setting that raises (a cache folder openml cannot create) undoes the ones before it
+        openml.config.set_root_cache_directory(root)
+        os.environ[_SKIP_PARQUET] = "true"
+        if offline:
+            openml.config.set_retry_policy("robot", n_retries=1)
         yield
     finally:
         openml.config.set_root_cache_directory(old["cachedir"])
