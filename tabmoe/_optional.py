@@ -7,6 +7,10 @@ from types import ModuleType
 from typing import Any
 
 
+class MissingExtraError(ImportError):
+    """An optional package is not installed; the message names it and the extra to install."""
+
+
 def optional_module(module: str, what: str, extra: str, package: str | None = None) -> ModuleType:
     """``import module`` for ``what`` (a function or class name), an ImportError naming the
     pip package (``package``, default the module's top name) and the extra otherwise."""
@@ -14,7 +18,7 @@ def optional_module(module: str, what: str, extra: str, package: str | None = No
         return importlib.import_module(module)
     except ImportError as exc:
         package = package or module.split(".")[0]
-        raise ImportError(
+        raise MissingExtraError(
             f"{what} needs the optional package {package!r}: "
             f"install the extra {extra!r} (from the tabmoe repository: pip install '.[{extra}]')."
         ) from exc

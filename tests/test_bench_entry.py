@@ -24,3 +24,32 @@ def test_with_click_it_is_the_cli():
     pytest.importorskip("click")  # extra "bench"
     out = subprocess.run([sys.executable, "-m", "tabmoe.bench", "--version"], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.startswith("tabmoe-bench ")
+
+
+def test_a_missing_extra_a_command_needs_is_one_line_not_a_traceback(monkeypatch, tmp_path):
+    """The tuned protocol without optuna: the plan refuses before any run (each run failed on
+    the import, one by one), and the script prints one line naming the extra and the way
+    around it (it printed the traceback of the ImportError)."""
+    pytest.importorskip("click")  # extra "bench"
+    monkeypatch.setitem(sys.modules, "optuna", None)  # import optuna -> ImportError
+    with pytest.raises(SystemExit) as exit_:
+        _entry.main(["run", "smoke", "--protocol", "tuned", "--results", str(tmp_path / "r")],
+                    prog_name="tabmoe-bench")
+    message = exit_.value.code
+    assert isinstance(message, str) and "\n" not in message
+    assert message.startswith("Error: the tuned protocol needs the optional package 'optuna': install "
+                              "the extra 'tuning'")
+    assert message.endswith("Or leave it out: --protocol fixed-budget, defaults or paper.")
+    assert not (tmp_path / "r").exists() or not any((tmp_path / "r").rglob("*.json"))
+
+
+def test_a_plan_with_the_tuned_protocol_names_optuna_when_it_is_missing(monkeypatch):
+    from tabmoe._optional import MissingExtraError
+    from tabmoe.bench.plan import plan_runs
+    from tabmoe.bench.suites import load_suite
+
+    monkeypatch.setitem(sys.modules, "optuna", None)
+    suite = load_suite("smoke")
+    with pytest.raises(MissingExtraError, match="tuned protocol needs the optional package 'optuna'"):
+        plan_runs(suite, models=["logistic_regression"], protocols=["tuned"])
+    assert plan_runs(suite, models=["logistic_regression"], protocols=["fixed-budget"])  # not needed there

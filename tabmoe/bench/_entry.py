@@ -1,7 +1,9 @@
 """The ``tabmoe-bench`` console script: the CLI, or one line naming the extra it needs.
 
 The script is installed with tabmoe whatever the extras, but the CLI is built on click (the
-``bench`` extra); without it the command died with a ``ModuleNotFoundError`` traceback.
+``bench`` extra); without it the command died with a ``ModuleNotFoundError`` traceback. A
+command that needs another extra (pyyaml for a suite file, optuna for the tuned protocol,
+matplotlib for a report's figures) ends the same way: one line naming it, no traceback.
 """
 
 from __future__ import annotations
@@ -20,4 +22,9 @@ def main(*args: Any, **kwargs: Any) -> Any:
             "tabmoe-bench needs the 'bench' extra (missing: click): "
             "from the tabmoe repository, pip install '.[bench]'"
         )
-    return cli(*args, **kwargs)
+    from .._optional import MissingExtraError
+
+    try:
+        return cli(*args, **kwargs)
+    except MissingExtraError as exc:
+        sys.exit(f"Error: {exc}")
