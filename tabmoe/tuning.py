@@ -41,7 +41,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 
 from ._frame import python_value
-from ._optional import optional_module
+from ._optional import MissingExtraError, optional_module
 from ._stack import catch_warnings
 from ._tuning_checks import (
     _check_available,
@@ -111,13 +111,25 @@ def database_url(url: str) -> str:
     """``url`` with a PostgreSQL driver SQLAlchemy can load.
 
     SQLAlchemy 2.1 reads a bare ``postgresql://`` as psycopg 3; with only psycopg2 installed
-    (tabmoe's ``bench`` extra) the URL is pinned to ``postgresql+psycopg2://``.
+    (tabmoe's ``bench`` extra) the URL is pinned to ``postgresql+psycopg2://``; with neither,
+    a :class:`MissingExtraError` names them.
     """
     import importlib.util
 
-    if url.startswith("postgresql://") and importlib.util.find_spec("psycopg") is None:
-        if importlib.util.find_spec("psycopg2") is not None:
+    def installed(name: str) -> bool:
+        try:
+            return importlib.util.find_spec(name) is not None
+        except ValueError:  # in sys.modules as None: an import of it fails
+            return False
+
+    if url.startswith("postgresql://") and not installed("psycopg"):
+        if installed("psycopg2"):
             return "postgresql+psycopg2://" + url[len("postgresql://"):]
+        # SQLAlchemy's "No module named 'psycopg'" named neither the other driver nor the extra
+        raise MissingExtraError(
+            "A postgresql:// storage needs a PostgreSQL driver, psycopg2 or psycopg: install the "
+            "extra 'bench' (from the tabmoe repository: pip install '.[bench]'), or pip install psycopg2-binary."
+        )
     return url
 
 

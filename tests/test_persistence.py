@@ -7,8 +7,8 @@ file does run the payload under a plain, unsafe unpickler.
 
 from __future__ import annotations
 
-import json
 import errno
+import json
 import os
 import pickle
 import stat

@@ -3,6 +3,7 @@ stored studies that resume; bad input named."""
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 import warnings
 
@@ -586,6 +587,21 @@ def test_open_storage_without_optuna_names_the_extra(storage, tmp_path, monkeypa
     monkeypatch.setitem(sys.modules, "optuna", None)  # as if not installed
     with pytest.raises(ImportError, match=r"open_storage needs the optional package 'optuna': install the extra 'tuning'"):
         open_storage(storage)
+
+
+def test_a_postgresql_url_without_a_driver_names_both_and_the_extra(monkeypatch):
+    """A bare postgresql:// URL without psycopg 3 nor psycopg2 failed inside SQLAlchemy with
+    "No module named 'psycopg2'" (or 'psycopg'), naming neither the other driver nor the extra."""
+    from tabmoe._optional import MissingExtraError
+    from tabmoe.tuning import database_url
+
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # as if not installed
+    if importlib.util.find_spec("psycopg2") is not None:
+        assert database_url("postgresql://user@host/db") == "postgresql+psycopg2://user@host/db"
+    monkeypatch.setitem(sys.modules, "psycopg2", None)
+    with pytest.raises(MissingExtraError, match=r"needs a PostgreSQL driver, psycopg2 or psycopg: install the extra 'bench'"):
+        database_url("postgresql://user@host/db")
+    assert database_url("sqlite:///x.db") == "sqlite:///x.db"
 
 
 def test_a_stored_study_is_continued_only_with_its_model(tmp_path):
