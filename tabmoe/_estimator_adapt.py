@@ -15,12 +15,11 @@ import pandas as pd
 import torch
 from sklearn.utils.validation import check_is_fitted
 
-from ._frame import unlabeled_frame
+from ._frame import match_kinds, unlabeled_frame
 from ._stack import errors_about
 from .nn._base import draw_seed, resolve_mixed_precision
 from .nn._threads import scoped_threads
 from .nn.trainer import Trainer, TrainerConfig, seeded
-from .tokenizer import match_kinds
 
 if TYPE_CHECKING:
     from .estimator import TabularMoEClassifier

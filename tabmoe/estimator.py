@@ -18,7 +18,7 @@ from ._estimator_explain import ExplainMixin
 from ._estimator_predict import PredictMixin
 from ._estimator_state import EstimatorStateMixin
 from ._estimator_tokens import TokenInputsMixin
-from ._frame import fitted_columns
+from ._frame import fitted_columns, validated_frame
 from .nn._base import (
     FIT_PARAMETER_CONSTRAINTS,
     SPEED_PARAMETER_CONSTRAINTS,
@@ -32,10 +32,7 @@ from .nn.ensemble import MemberLoss, StackedModel
 from .nn.network import BLOCKS, GATES, TabularMoE
 from .nn.objective import MASKINGS, MaskedFeatureObjective, label_loss
 from .nn.trainer import LossFn, TrainResult
-from .tokenizer import (
-    ColumnTokenizer,
-    validated_frame,
-)
+from .tokenizer import ColumnTokenizer
 
 #: At most this many labelled training rows are kept after ``fit`` (``train_sample_tokens_``):
 #: :meth:`TabularMoEClassifier.adapt` mixes them into every step and

@@ -51,7 +51,6 @@ from ._frame import (
     is_categorical_dtype,
     label_reprs,
     listed,
-    match_kinds,
     to_frame,
     validated_frame,
 )
@@ -65,8 +64,7 @@ if TYPE_CHECKING:
 # Re-exported: the frame helpers are documented here (docs/api/tokenizer.md).
 __all__ = [
     "MASK", "MISSING", "N_SPECIAL", "SPECIAL_TOKENS", "UNKNOWN", "ColumnTokenizer", "ColumnWarning",
-    "LabelColumnWarning", "NearUniqueColumnWarning", "NumbersAsTextWarning", "is_categorical_dtype", "match_kinds",
-    "to_frame", "validated_frame",
+    "LabelColumnWarning", "NearUniqueColumnWarning", "NumbersAsTextWarning", "is_categorical_dtype", "to_frame",
 ]
 
 MASK, MISSING, UNKNOWN = 0, 1, 2

@@ -609,7 +609,7 @@ def test_numeric_kinds_survive_the_state_and_old_states_skip_the_check():
 
 
 def test_match_kinds_reads_all_missing_columns_without_inventing_values():
-    from tabmoe.tokenizer import match_kinds
+    from tabmoe._frame import match_kinds
 
     X = pd.DataFrame({"i": [1, 2, 3], "b": [True, False, True], "d": pd.to_datetime(["2020-01-01"] * 3)})
     other = match_kinds(X, pd.DataFrame({name: [None, None] for name in X.columns}), "X_unlabeled")
@@ -624,7 +624,7 @@ def test_match_kinds_reads_all_missing_columns_without_inventing_values():
 def test_match_kinds_keeps_all_missing_categorical_columns_categorical():
     # X_unlabeled's rows never observing a categorical column (all NaN, so float64, as
     # reindex gives an absent column) were refused as numbers; predict and eval_set take them
-    from tabmoe.tokenizer import match_kinds
+    from tabmoe._frame import match_kinds
 
     columns = {"s": ["x", "y", "x"], "b": [True, False, True], "c": pd.Categorical(["u", "v", "u"])}
     X = pd.DataFrame(columns)
@@ -641,7 +641,7 @@ def test_match_kinds_gives_all_missing_columns_of_any_dtype_the_kind_of_x():
     # timedeltas or aware datetimes, or a category of text all NaN beside X's numbers, was cast
     # with astype: pandas' TypeError naming no column ("Cannot cast DatetimeArray to dtype
     # timedelta64[us]"), where predict reads such rows as missing
-    from tabmoe.tokenizer import match_kinds
+    from tabmoe._frame import match_kinds
 
     X = pd.DataFrame({"wait": pd.to_timedelta([1, 2, 3], unit="h"),
                       "at": pd.date_range("2020-01-01", periods=3, tz="Europe/Paris"),
@@ -661,7 +661,7 @@ def test_match_kinds_gives_all_missing_columns_of_any_dtype_the_kind_of_x():
 def test_match_kinds_refuses_periods_of_another_freq():
     # concatenated for one fit, period[M] and period[D] (or datetimes) give an object column,
     # which the tokenizer would read as categories
-    from tabmoe.tokenizer import match_kinds
+    from tabmoe._frame import match_kinds
 
     X = pd.DataFrame({"month": pd.period_range("2015-01", periods=3, freq="M")})
     pd.testing.assert_frame_equal(match_kinds(X, X, "X_unlabeled"), X)

@@ -48,9 +48,10 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from .._frame import validated_frame
 from .._stack import catch_warnings
 from ..nn._class_weight import checked_sample_weight
-from ..tokenizer import MISSING, N_SPECIAL, ColumnTokenizer, to_frame, validated_frame
+from ..tokenizer import MISSING, N_SPECIAL, ColumnTokenizer, to_frame
 
 CODE_MISSING, CODE_UNKNOWN = 0, 1
 N_RESERVED_CODES = 2
