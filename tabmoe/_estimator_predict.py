@@ -25,7 +25,8 @@ class PredictMixin:
         frame = self._prepare_X(X)  # checks that the estimator is fitted first
         rows = self._predict_rows()
         chunk = predict_chunk_rows(rows, frame.shape[1])
-        chunks = self.tokenizer_.transform_batches(frame, chunk, unseen_note=self._unseen_note())
+        chunks = self.tokenizer_.transform_batches(frame, chunk, unseen_note=self._unseen_note(),
+                                                   missing_note=self._missing_note())
         module, device = self.module_.eval(), self._module_device()
         out = np.empty((len(frame), len(self.classes_)), dtype=np.float32)
         # Per-column vocabularies only: the shared code space already reads a value another

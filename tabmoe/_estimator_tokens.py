@@ -54,10 +54,18 @@ class TokenInputsMixin:
                     "(unknown='borrow'), any other as UNKNOWN; unknown='exclude' leaves them out of the attention.")
         return "The model attends to UNKNOWN; unknown='exclude' leaves such values out of the attention."
 
+    def _missing_note(self) -> str | None:
+        """How this model reads a missing value in a column that held none at fit: it ends the
+        tokenizer's warning. None with missing='exclude': no warning, as the model leaves it
+        out of the attention (an absent column's too), reading no MISSING token."""
+        if self.missing == "exclude":
+            return None
+        return "The model attends to MISSING; missing='exclude' leaves missing values out of the attention."
+
     def _transform(self, X: Any) -> np.ndarray:
-        """All feature tokens of ``X`` at once, warning about unseen values with the note."""
-        note = self._unseen_note()
-        parts = [t for _, t in self.tokenizer_.transform_batches(X, max(1, len(X)), unseen_note=note)]
+        """All feature tokens of ``X`` at once, warning about unseen values with the notes."""
+        notes = {"unseen_note": self._unseen_note(), "missing_note": self._missing_note()}
+        parts = [t for _, t in self.tokenizer_.transform_batches(X, max(1, len(X)), **notes)]
         return parts[0] if parts else self.tokenizer_.transform(X)
 
     def _attend(self, tokens: np.ndarray) -> np.ndarray | None:

@@ -17,8 +17,8 @@ distinct values gets one bin per value, and a value on which two or more of the 
 fall (the zeros of a mostly-zero column) a bin of its own: one that holds two quantile steps
 of the rows or more always does, the column's minimum or maximum from one step on; inside
 the range, a value holding between one and two steps may share its bin with the values
-above it. NaN / None / NaT map to MISSING; a number in a column that held none at fit, to
-UNKNOWN (warned about as an unseen value).
+above it. NaN / None / NaT map to MISSING (warned about in a column that held none at fit);
+a number in a column that held none at fit, to UNKNOWN (warned about as an unseen value).
 """
 
 from __future__ import annotations
@@ -103,6 +103,9 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
     value_range_ : list of tuple or None
         Per numeric column, the (min, max) of its finite fit values, the outer bounds of its
         first and last bins (None for categorical columns and columns without finite values).
+    missing_seen_ : list of bool
+        Per column, whether it held a missing value at fit (a missing value at transform in
+        one that did not is warned about: its MISSING token was never trained there).
     is_categorical_ : ndarray of bool, shape (n_features,)
     offsets_ : ndarray of int, shape (n_features,)
         First value-token id of each column (all equal with a shared vocabulary).
@@ -194,7 +197,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         check_tokenizable(frame)
         self.is_categorical_ = self._categorical_mask(frame)
         self.n_bins_ = auto_bins(len(frame)) if self.n_bins == "auto" else self.n_bins
-        self.categories_, self.bin_edges_, self._infrequent, self.value_range_ = [], [], [], []
+        self.categories_, self.bin_edges_, self._infrequent, self.value_range_, self.missing_seen_ = [], [], [], [], []
         dtypes = [values_dtype(dtype) for dtype in frame.dtypes]  # (a category of datetimes: datetimes)
         self._numeric_kinds = [None if categorical else numeric_kind(dtype)  # checked at transform
                                for categorical, dtype in zip(self.is_categorical_, dtypes, strict=True)]
@@ -211,11 +214,13 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
                 self._infrequent.append(rare)
                 self.bin_edges_.append(None)
                 self.value_range_.append(None)
+                self.missing_seen_.append(bool(column.isna().any()))
                 sizes.append(len(kept))
             else:
                 values = numeric_values(column, name)
                 edges = self._numeric_edges(values, self.n_bins_)
                 self.value_range_.append(value_range(values))
+                self.missing_seen_.append(bool(np.isnan(values).any()))
                 self.categories_.append(None)
                 self._infrequent.append(None)
                 self.bin_edges_.append(edges)
@@ -308,7 +313,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         return out
 
     def transform_batches(
-        self, X: Any, batch_rows: int, *, unseen_note: str = ""
+        self, X: Any, batch_rows: int, *, unseen_note: str = "", missing_note: str | None = ""
     ) -> Iterator[tuple[slice, np.ndarray]]:
         """:meth:`transform` ``batch_rows`` rows at a time: yields ``(rows, tokens)``, a slice
         of the rows of ``X`` and their tokens (len(rows), n_features).
@@ -317,18 +322,12 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         values are read batch by batch, so an error in a value (e.g. inf) is raised at its
         batch. Memory beyond ``X`` is that of one batch. Unseen values are warned about
         once, for all the rows, after the last batch; ``unseen_note`` (e.g. how a model
-        reads UNKNOWN) ends that warning.
+        reads UNKNOWN) ends that warning. So are missing values in a column that held none
+        at fit, ``missing_note`` ending that warning (None: not warned about).
         """
         if isinstance(batch_rows, bool) or not isinstance(batch_rows, numbers.Integral) or batch_rows < 1:
             raise ValueError(f"transform_batches: batch_rows must be an integer >= 1, got {batch_rows!r}")
-        return self._token_batches(self._checked_frame(X), batch_rows, unseen_note)
-
-    def _token_batches(self, frame: pd.DataFrame, rows: int, note: str) -> Iterator[tuple[slice, np.ndarray]]:
-        unseen = UnseenValues()
-        for start in range(0, len(frame), rows):
-            part = slice(start, min(start + rows, len(frame)))
-            yield part, self._tokens(frame.iloc[part], unseen)
-        unseen.warn(len(frame), note)
+        return UnseenValues(unseen_note, missing_note).batches(self._checked_frame(X), batch_rows, self._tokens)
 
     def _checked_frame(self, X: Any) -> pd.DataFrame:
         """``X`` as a frame, checked against the fitted columns (names, number, order)."""
@@ -349,8 +348,11 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
     def _tokens(self, frame: pd.DataFrame, unseen: UnseenValues) -> np.ndarray:
         """Token ids of a checked frame (n, n_features); unseen values recorded in ``unseen``."""
         out = np.empty(frame.shape, dtype=_smallest_int_dtype(self.n_tokens_))
+        seen = getattr(self, "missing_seen_", None)  # None: saved before it was kept, unknown
         for j, (name, column) in enumerate(frame.items()):
             out[:, j] = self._transform_column(j, column, name, unseen)
+            if seen is not None and not seen[j]:
+                unseen.add_missing(j, name, int(np.count_nonzero(out[:, j] == MISSING)), not self.is_categorical_[j])
         return out
 
     def _transform_column(
@@ -494,6 +496,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
             "shared_values": encode_index(getattr(self, "shared_values_", None)),
             "numeric_kinds": getattr(self, "_numeric_kinds", None),
             "tz_aware": getattr(self, "_tz_aware", None),
+            "missing_seen": getattr(self, "missing_seen_", None),
         }
 
     def _in_column(self, j: int) -> str:
@@ -524,6 +527,8 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
             tok.shared_values_ = decode_index(state["shared_values"])
         tok._numeric_kinds = state.get("numeric_kinds")  # absent in files saved before it existed
         tok._tz_aware = state.get("tz_aware")  # absent in files saved before it existed
+        if state.get("missing_seen") is not None:  # absent in files saved before it existed
+            tok.missing_seen_ = [bool(seen) for seen in state["missing_seen"]]
         _check_state(tok)
         tok._lookup = [tok._build_lookup(j) for j in range(tok.n_features_in_)]
         return tok
@@ -543,7 +548,7 @@ def _check_state(tok: ColumnTokenizer) -> None:
     for name in ("is_categorical_", "categories_", "_infrequent", "bin_edges_", "offsets_",
                  "n_tokens_per_column_"):
         _length(f"tokenizer {name}", getattr(tok, name), n)
-    for name in ("feature_names_in_", "_column_labels", "value_range_", "_numeric_kinds", "_tz_aware"):
+    for name in ("feature_names_in_", "_column_labels", "value_range_", "_numeric_kinds", "_tz_aware", "missing_seen_"):
         if getattr(tok, name, None) is not None:
             _length(f"tokenizer {name}", getattr(tok, name), n)
     kinds = getattr(tok, "_numeric_kinds", None)

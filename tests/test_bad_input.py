@@ -230,6 +230,21 @@ def test_unseen_values_of_eval_set_are_named_as_eval_sets(name):
     assert all(w.filename == __file__ for w in record if "eval_set's X_val" in str(w.message))
 
 
+def test_missing_values_of_eval_set_where_fit_saw_none_are_named_as_eval_sets(name):
+    """eval_set's X_val is read as new rows: a missing value in a column that held none in X
+    is warned about, naming X_val; the training rows (and an early-stopping hold-out, rows of X)
+    are not."""
+    clf = _with_eval_set(name)
+    X, y = frame()
+    with pytest.warns(UserWarning, match=r"^Column 'city': 60 value\(s\) \(100\.0% of rows\) are missing .*"
+                      r" \(In eval_set's X_val\.\)$") as record:
+        clf.fit(X, y, eval_set=(X.assign(city=None), y))
+    assert all(w.filename == __file__ for w in record if "eval_set's X_val" in str(w.message))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message=".*are missing and map to the MISSING token")
+        clf.fit(X, y)
+
+
 def test_negative_sample_weight_is_refused(name):
     """A negative weight turns a loss term into one to maximise (tabmoe trained to NaN)."""
     X, y = frame()

@@ -259,6 +259,24 @@ def test_a_column_missing_in_every_row_fits_without_numpy_warnings():
     np.testing.assert_array_equal(Z[:, -1], 1.0)
 
 
+@pytest.mark.parametrize("one_hot", [False, True])
+def test_the_encoder_warns_of_missing_categories_where_fit_saw_none_not_of_missing_numbers(one_hot):
+    """A categorical column's missing value where fit saw none is its MISSING code, never
+    trained there: warned about once per column, over the batches too. A numeric column's is
+    the training mean (no indicator was fitted for it), read as before: no word of a MISSING token."""
+    encoder = TableEncoder(one_hot=one_hot).fit(pd.DataFrame({"city": ["a", "b", "a", "b"], "size": [1.0, 2.0, 3.0, 4.0]}))
+    X = pd.DataFrame({"city": ["a", None, "b", None], "size": [np.nan, 2.0, np.nan, 1.0]})
+    expected = "^Column 'city': 2 value\\(s\\) \\(50\\.0% of rows\\) are missing and map to the MISSING token"
+    with pytest.warns(UserWarning, match=expected) as caught:
+        codes, numeric = encoder.encode(X)
+        encoder.transform(X)
+    with pytest.warns(UserWarning, match=expected) as batched:
+        parts = list(encoder.encode_batches(X, 1))
+    assert len(caught) == 2 and len(batched) == 1  # one each: none for 'size'
+    assert codes[:, 0].tolist() == [2, 0, 3, 0] and numeric[[0, 2], 0].tolist() == [0.0, 0.0]
+    np.testing.assert_array_equal(np.concatenate([c for _, c, _ in parts]), codes)
+
+
 def single_valued_table(n: int = 40) -> tuple[pd.DataFrame, np.ndarray]:
     """Every column categorical with one value at fit, or missing in every row."""
     X = pd.DataFrame(

@@ -16,6 +16,7 @@ from sklearn.utils._param_validation import InvalidParameterError
 import tabmoe.baselines.torch_base
 import tabmoe.estimator
 import tabmoe.nn.trainer
+import tabmoe.tokenizer
 from tabmoe import TabularMoEClassifier
 from tabmoe.baselines import FTTransformerClassifier
 from tabmoe.nn._base import predict_batch_rows, resolve_mixed_precision
@@ -55,6 +56,38 @@ def test_prediction_batches_give_the_same_outputs_and_one_warning(mixed_frame, m
         "UNKNOWN token (e.g. ['violet', 'teal']). The model attends to UNKNOWN; unknown='exclude' "
         "leaves such values out of the attention."
     ]
+
+
+@pytest.mark.parametrize("missing", ["token", "exclude"])
+def test_prediction_batches_warn_once_of_missing_values_where_fit_saw_none(mixed_frame, monkeypatch, missing):
+    """Was: a missing value in a column that held none at fit took the MISSING token, never
+    seen there, in silence. One warning per column for all the batches, with the model's
+    note; none with missing='exclude' (left out of the attention). The same predictions."""
+    X, y = mixed_frame
+    clf = TabularMoEClassifier(**FAST, missing=missing).fit(X, y)
+    X_new = X.copy()
+    X_new.loc[[3, 150], "colour"] = None  # in different prediction batches
+    monkeypatch.setattr(clf, "_predict_rows", lambda: 7)
+    if missing == "exclude":
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            clf.predict_proba(X_new)
+        return
+    with pytest.warns(UserWarning) as caught:
+        proba = clf.predict_proba(X_new)
+    assert [str(w.message) for w in caught] == [
+        "Column 'colour': 2 value(s) (1.0% of rows) are missing and map to the MISSING token, which "
+        "fit never saw in this column. The model attends to MISSING; missing='exclude' leaves "
+        "missing values out of the attention."
+    ]
+    assert all(w.filename == __file__ for w in caught)
+    with pytest.warns(UserWarning, match="are missing"):
+        tokens = clf.tokenizer_.transform(X_new)
+    assert tokens[[3, 150], 0].tolist() == [tabmoe.tokenizer.MISSING] * 2
+    with torch.no_grad():
+        logits = clf.module_.label_logits(torch.from_numpy(tokens.astype(np.int64)))
+    order = np.searchsorted(np.sort(clf.label_token_ids_), clf.label_token_ids_)
+    np.testing.assert_allclose(proba, torch.softmax(logits.double(), 1).numpy()[:, order], atol=1e-6)
 
 
 def test_prediction_batch_rows_keep_the_activation_size():

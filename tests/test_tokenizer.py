@@ -1,4 +1,5 @@
 import datetime
+import pickle
 import warnings
 
 import numpy as np
@@ -103,6 +104,51 @@ def test_transform_batches_equal_transform_and_warn_once_for_all_rows():
         "Column 'city': 5 value(s) (50.0% of rows) were not seen during fit and map to the "
         "UNKNOWN token (e.g. ['u1', 'u2', 'u3'])."
     ]
+
+
+MISSING_WARNING = "are missing and map to the MISSING token, which fit never saw in this column."
+
+
+def test_a_missing_value_in_a_column_that_held_none_at_fit_is_warned_once_per_column():
+    """Was: read as MISSING, a token fit never saw in that column, in silence. Now one warning
+    per column for all the batches (count, rate), as for unseen values; none for a column
+    that held a missing value at fit. The tokens are unchanged."""
+    tok = ColumnTokenizer().fit(pd.DataFrame({"city": ["a", "b", "a"], "x": [1.0, 2.0, 3.0], "y": [1.0, np.nan, 2.0]}))
+    assert tok.missing_seen_ == [False, False, True]
+    X = pd.DataFrame({"city": ["a", None, "b", "a", "b", None, "a", "b", "a", np.nan],
+                      "x": [1.0, 2.0, np.nan, 1.0, 2.0, 3.0, 1.0, 2.0, 3.0, 1.0], "y": np.nan})
+    with pytest.warns(UserWarning) as whole:
+        expected = tok.transform(X)
+    assert (expected == MISSING).sum(axis=0).tolist() == [3, 1, 10]
+    messages = [f"Column 'city': 3 value(s) (30.0% of rows) {MISSING_WARNING}",
+                f"Column 'x': 1 value(s) (10.0% of rows) {MISSING_WARNING}"]
+    assert [str(w.message) for w in whole] == messages
+    with pytest.warns(UserWarning) as batched:
+        parts = list(tok.transform_batches(X, 3, unseen_note="Unseen.", missing_note="Missing."))
+    assert np.array_equal(np.concatenate([t for _, t in parts]), expected)
+    assert [str(w.message) for w in batched] == [f"{m} Missing." for m in messages]
+    assert all(w.filename == __file__ for w in batched)  # the user's call
+    with warnings.catch_warnings():  # None: a model that does not attend to MISSING
+        warnings.simplefilter("error")
+        assert np.array_equal(np.concatenate([t for _, t in tok.transform_batches(X, 3, missing_note=None)]), expected)
+
+
+def test_a_tokenizer_saved_before_missing_seen_does_not_warn_of_missing_values():
+    tok = ColumnTokenizer().fit(pd.DataFrame({"city": ["a", "b", "a"], "x": [1.0, 2.0, 3.0]}))
+    X = pd.DataFrame({"city": ["a", None], "x": [np.nan, 2.0]})
+    with pytest.warns(UserWarning, match=MISSING_WARNING):
+        expected = tok.transform(X)
+    pickled = pickle.loads(pickle.dumps(tok))
+    del pickled.__dict__["missing_seen_"]
+    state = tok._get_state()
+    assert ColumnTokenizer._from_state(state).missing_seen_ == [False, False]  # saved and loaded
+    del state["missing_seen"]
+    for old in (pickle.loads(pickle.dumps(pickled)), ColumnTokenizer._from_state(state)):
+        assert not hasattr(old, "missing_seen_")
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # unknown whether fit saw one: no warning
+            np.testing.assert_array_equal(old.transform(X), expected)
+            np.testing.assert_array_equal(next(old.transform_batches(X, 2))[1], expected)
 
 
 def test_transform_batches_checks_columns_before_the_first_batch():

@@ -23,7 +23,9 @@ missing indicator appended (``SimpleImputer(add_indicator=True)``). Standard sca
 values outside the training range where they are, which matters under distribution shift
 (a quantile transform would clip them to the training extremes). A numeric column missing in
 every row at fit has no mean: a number in it is read as missing (0 and the indicator set), and
-the tokenizer warns of it as a value unseen at fit.
+the tokenizer warns of it as a value unseen at fit. A missing value in a categorical column
+that held none at fit is warned about (code 0, never trained there); one in a numeric column
+is not: it is the training mean, as scikit-learn's imputers read it, not a MISSING token.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from sklearn.utils.validation import (
 
 from .._frame import validated_frame
 from .._stack import catch_warnings
+from .._unseen import UnseenValues
 from ..nn._class_weight import checked_sample_weight
 from ..tokenizer import MISSING, N_SPECIAL, ColumnTokenizer, to_frame
 
@@ -230,9 +233,8 @@ class TableEncoder(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         """``codes`` (n, n_categorical) int64 and ``numeric`` (n, n_numeric_) float64."""
         check_is_fitted(self)
         frame = self.checked_frame(self, X)
-        with _array_output():
-            codes = self._fold(self._codes(self.tokenizer_.transform(frame)))
-        return codes, self._numeric_block(frame)
+        [(_, tokens)] = self._token_batches(frame, len(frame))  # (checked_frame refuses 0 rows)
+        return self._fold(self._codes(tokens)), self._numeric_block(frame)
 
     def encode_batches(
         self, X: Any, batch_rows: int
@@ -245,11 +247,18 @@ class TableEncoder(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         """
         check_is_fitted(self)
         frame = self.checked_frame(self, X)
-        tokens = self.tokenizer_.transform_batches(frame, batch_rows)
+        tokens = self._token_batches(frame, batch_rows)
         return (
             (rows, self._fold(self._codes(t)), self._numeric_block(frame.iloc[rows]))
             for rows, t in tokens
         )
+
+    def _token_batches(self, frame: pd.DataFrame, batch_rows: int) -> Iterator[tuple[slice, np.ndarray]]:
+        """The tokenizer's ``transform_batches``, without its warning about missing values in
+        a numeric column that held none at fit: ``_numeric_block`` reads those, not their
+        MISSING token."""
+        tokenizer = self.tokenizer_
+        return UnseenValues(numeric_missing=False).batches(tokenizer._checked_frame(frame), batch_rows, tokenizer._tokens)
 
     def transform(self, X: Any) -> np.ndarray | sparse.csr_matrix:
         """``[codes | numeric]`` as float64 (n, n_categorical + n_numeric_), or sparse
