@@ -212,6 +212,43 @@ def test_study_64_quotes_def56s_epochs_per_split_as_recorded():
 
 
 
+def test_study_71_quotes_the_fits_that_moved_as_recorded():
+    """Study 71 counts the fits that differ from def56's (epochs or best epoch) and the
+    hold-outs that picked a later epoch; it said 8 and 15 fits and hold-outs of 20-60 rows
+    (breast-cancer-over-50: 200 training rows, 20 held out), where the records give 5 and
+    11 fits, 88 training rows and hold-outs of 9 and 56 rows (10% of the training rows)."""
+    import json
+
+    import numpy as np
+
+    from tabmoe.nn._base import validation_split
+
+    folder = DOCS.parents[1] / "benchmarks" / "results" / "research"
+    lines = [json.loads(line) for name in ("r56-embedding-init", "r71-prior-wait")
+             for line in (folder / f"{name}.jsonl").read_text(encoding="utf8").splitlines() if line.strip()]
+    base = {(r["split"], r["seed"]): r for r in lines if r["variant"] == "def56"}
+    moved = {"wait05": [], "wait10": []}
+    for r in lines:
+        if r["variant"] in moved:
+            old = base[(r["split"], r["seed"])]
+            if (r["epochs"], r["best_epoch"]) != (old["epochs"], old["best_epoch"]):
+                moved[r["variant"]].append(r)
+
+    def held(r: dict) -> int:  # the early-stopping hold-out of the fit's training rows
+        return len(validation_split(np.arange(r["n_train"]) % 2, "auto", 0)[1])
+
+    later = [r for r in moved["wait05"] if r["best_epoch"] != base[(r["split"], r["seed"])]["best_epoch"]]
+    sizes = sorted({held(r) for r in later})
+    small = next(r for r in later if r["split"] == "breast-cancer-over-50")
+    text, tried = section("## Study 71:"), section("## Tried and not taken")
+    n05, n10 = len(moved["wait05"]), len(moved["wait10"])
+    assert f"but {n05} (`wait05`) and {n10} (`wait10`)" in text
+    assert f"breast-cancer-over-50 ({small['n_train']} training rows, a hold-out of {held(small)})" in text
+    assert f"picked on a hold-out of {sizes[0]}-{sizes[-1]} rows" in text
+    assert f"every suite fit but {n05}-{n10} unchanged" in tried
+    assert f"a {sizes[0]}-{sizes[-1]}-row hold-out" in tried
+
+
 def test_study_5_ordered_row_is_the_five_numeric_splits():
     """Study 5's `ordered` row gives the 30 pairs of the five splits with numeric columns;
     its W/T/L were counted over 32, with the two seed-0 checks on all-categorical splits
