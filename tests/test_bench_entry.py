@@ -53,3 +53,25 @@ def test_a_plan_with_the_tuned_protocol_names_optuna_when_it_is_missing(monkeypa
     with pytest.raises(MissingExtraError, match="tuned protocol needs the optional package 'optuna'"):
         plan_runs(suite, models=["logistic_regression"], protocols=["tuned"])
     assert plan_runs(suite, models=["logistic_regression"], protocols=["fixed-budget"])  # not needed there
+
+
+def test_a_missing_extra_for_the_report_after_a_run_keeps_the_runs_summary(monkeypatch, tmp_path):
+    """The report at the end of ``run`` without matplotlib: the MissingExtraError ended the
+    whole command in one line ("Error: write_report needs ..."), the runs saved but their
+    summary (planned, run now, failed) never printed. The report is what failed, as when it
+    cannot be written: said after the summary, exit 1."""
+    pytest.importorskip("click")  # extra "bench"
+    from click.testing import CliRunner
+
+    from tabmoe.bench.cli import main
+
+    from .bench_helpers import tiny_suite
+
+    for name in ("matplotlib", "matplotlib.pyplot", "matplotlib.colors"):
+        monkeypatch.setitem(sys.modules, name, None)  # import matplotlib -> ImportError
+    suite, results = tiny_suite(tmp_path), tmp_path / "results"
+    ran = CliRunner().invoke(main, ["run", str(suite), "--results", str(results), "--no-progress"])
+    assert ran.exit_code == 1, ran.output
+    assert "tiny: 1 planned, 0 already finished, 1 run now, 0 failed. Results: " in ran.output
+    assert "Error: report not written: write_report needs the optional package 'matplotlib'" in ran.output
+    assert len(list((results / "runs").rglob("*.json"))) == 1

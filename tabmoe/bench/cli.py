@@ -490,18 +490,17 @@ def _report_after_run(
     """Write the report at the end of ``run``: (its path if written, the error text if it failed).
     ``budget``: the tuning budget the run planned with (``--trials``, ``--timeout``,
     ``--metric`` over the suite's), which its runs are compared with (OLD CONFIGURATION)."""
-    from .storage import StoreError
+    from .._optional import MissingExtraError
+    from .storage import StoreError, os_error_text
 
     try:
         if not store.records(suite.name):
             click.echo(f"no finished runs to report for {suite.name!r}: no report written", err=True)
             return None, None
         return _write_report(suite, store, results, planned=planned, budget=budget), None
-    except StoreError as exc:
+    except (StoreError, MissingExtraError) as exc:  # matplotlib missing: after the runs' summary too
         return None, f"report not written: {exc}"
     except OSError as exc:
-        from .storage import os_error_text
-
         return None, f"cannot write the report to {results}: {os_error_text(exc)}"
 
 
