@@ -26,20 +26,22 @@ def test_with_click_it_is_the_cli():
     assert out.returncode == 0 and out.stdout.startswith("tabmoe-bench ")
 
 
-def test_a_missing_extra_a_command_needs_is_one_line_not_a_traceback(monkeypatch, tmp_path):
+def test_a_missing_extra_a_command_needs_is_one_line_not_a_traceback(monkeypatch, tmp_path, capsys):
     """The tuned protocol without optuna: the plan refuses before any run (each run failed on
     the import, one by one), and the script prints one line naming the extra and the way
-    around it (it printed the traceback of the ImportError)."""
+    around it (it printed the traceback of the ImportError); exit 2, nothing ran (exit 1 is
+    "some runs failed, rerun to retry them")."""
     pytest.importorskip("click")  # extra "bench"
     monkeypatch.setitem(sys.modules, "optuna", None)  # import optuna -> ImportError
     with pytest.raises(SystemExit) as exit_:
         _entry.main(["run", "smoke", "--protocol", "tuned", "--results", str(tmp_path / "r")],
                     prog_name="tabmoe-bench")
-    message = exit_.value.code
-    assert isinstance(message, str) and "\n" not in message
+    assert exit_.value.code == 2
+    message = capsys.readouterr().err
+    assert message.count("\n") == 1 and message.endswith("\n")
     assert message.startswith("Error: the tuned protocol needs the optional package 'optuna': install "
                               "the extra 'tuning'")
-    assert message.endswith("Or leave it out: --protocol fixed-budget, defaults or paper.")
+    assert message.endswith("Or leave it out: --protocol fixed-budget, defaults or paper.\n")
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").rglob("*.json"))
 
 

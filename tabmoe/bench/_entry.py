@@ -26,5 +26,6 @@ def main(*args: Any, **kwargs: Any) -> Any:
 
     try:
         return cli(*args, **kwargs)
-    except MissingExtraError as exc:
-        sys.exit(f"Error: {exc}")
+    except MissingExtraError as exc:  # raised before any run: exit 2, as a usage error (EXIT_CODES)
+        print(f"Error: {exc}", file=sys.stderr)
+        sys.exit(2)

@@ -36,7 +36,7 @@ EXIT_CODES = {
     "rerun to retry them)",
     2: "usage error (bad option, unknown suite / model / split, a suite models: parameter the "
     "model does not take or a value it refuses, tuned protocol on a split without validation, "
-    "unreachable scheduler, unwritable storage or results folder); nothing ran",
+    "unreachable scheduler, unwritable storage or results folder, an extra it needs not installed); nothing ran",
     3: "the results folder is in use by another tabmoe-bench run",
     130: "interrupted (Ctrl-C): every result saved before is kept; rerun to resume",
 }
