@@ -45,35 +45,32 @@ def test_a_missing_extra_a_command_needs_is_one_line_not_a_traceback(monkeypatch
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").rglob("*.json"))
 
 
-def test_a_plan_with_the_tuned_protocol_names_optuna_when_it_is_missing(monkeypatch):
+def test_tuned_runs_left_to_run_need_optuna_here_only_when_run_here(monkeypatch, tmp_path):
+    """run_plan refuses before any run when a tuned run is left to run in this process and
+    optuna is missing; not when no tuned run is left (all finished, or none planned), nor for
+    a Dask scheduler's workers, which import it themselves."""
     from tabmoe._optional import MissingExtraError
     from tabmoe.bench.plan import plan_runs
+    from tabmoe.bench.runner import run_plan
+    from tabmoe.bench.storage import DirectoryStore
     from tabmoe.bench.suites import load_suite
 
     monkeypatch.setitem(sys.modules, "optuna", None)
     suite = load_suite("smoke")
+    store = DirectoryStore(tmp_path / "r")
+    tuned = plan_runs(suite, models=["logistic_regression"], protocols=["tuned"], seeds=[0])
     with pytest.raises(MissingExtraError, match="tuned protocol needs the optional package 'optuna'"):
-        plan_runs(suite, models=["logistic_regression"], protocols=["tuned"])
-    assert plan_runs(suite, models=["logistic_regression"], protocols=["fixed-budget"])  # not needed there
+        run_plan(tuned, store, progress=False)
+    assert not store.records(suite.name)  # nothing ran
+    fixed = plan_runs(suite, models=["logistic_regression"], protocols=["fixed-budget"], seeds=[0])
+    assert run_plan(fixed, store, progress=False).failed == {}
 
+    calls = []
 
-def test_a_missing_extra_for_the_report_after_a_run_keeps_the_runs_summary(monkeypatch, tmp_path):
-    """The report at the end of ``run`` without matplotlib: the MissingExtraError ended the
-    whole command in one line ("Error: write_report needs ..."), the runs saved but their
-    summary (planned, run now, failed) never printed. The report is what failed, as when it
-    cannot be written: said after the summary, exit 1."""
-    pytest.importorskip("click")  # extra "bench"
-    from click.testing import CliRunner
+    def outcomes(todo, **kwargs):  # a generator, as execute_all's: nothing ran
+        calls.append(todo)
+        yield from ()
 
-    from tabmoe.bench.cli import main
-
-    from .bench_helpers import tiny_suite
-
-    for name in ("matplotlib", "matplotlib.pyplot", "matplotlib.colors"):
-        monkeypatch.setitem(sys.modules, name, None)  # import matplotlib -> ImportError
-    suite, results = tiny_suite(tmp_path), tmp_path / "results"
-    ran = CliRunner().invoke(main, ["run", str(suite), "--results", str(results), "--no-progress"])
-    assert ran.exit_code == 1, ran.output
-    assert "tiny: 1 planned, 0 already finished, 1 run now, 0 failed. Results: " in ran.output
-    assert "Error: report not written: write_report needs the optional package 'matplotlib'" in ran.output
-    assert len(list((results / "runs").rglob("*.json"))) == 1
+    monkeypatch.setattr("tabmoe.bench.runner.execute_all", outcomes)
+    run_plan(tuned, store, scheduler="tcp://workers:8786", progress=False)
+    assert calls and all(spec.tuned for spec in calls[0])

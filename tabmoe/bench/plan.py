@@ -36,7 +36,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
-from .._optional import optional_module
 from ..data._spec import MAX_SEED
 from ..data.splits import SplitDefinition
 from ..metrics import METRICS
@@ -362,10 +361,6 @@ def plan_runs(
     if budget is None:
         budget = Budget.of_suite(suite)
     if "tuned" in protocols:
-        try:  # here, not in every run: each run of the plan failed on it, one by one
-            optional_module("optuna", "the tuned protocol", "tuning")
-        except ImportError as exc:
-            raise type(exc)(f"{exc} Or leave it out: --protocol fixed-budget, defaults or paper.") from exc
         blind = [d.name for d in definitions if d.validation_size == 0]
         if blind:
             raise ValueError(

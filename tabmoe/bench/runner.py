@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._optional import optional_module
 from ..nn._progress import tqdm  # no monitor thread left in a caller's process (tqdm issue 1564)
 from .engines import execute_all
 from .plan import RunSpec
@@ -130,6 +131,12 @@ def run_plan(
             summary.renamed.append(old[0])
         else:
             todo.append(spec)
+    if scheduler is None and any(spec.tuned for spec in todo):
+        try:  # here, before any run: each tuned run failed on the import, one by one (a Dask
+            # scheduler's workers import it, not this process)
+            optional_module("optuna", "the tuned protocol", "tuning")
+        except ImportError as exc:
+            raise type(exc)(f"{exc} Or leave it out: --protocol fixed-budget, defaults or paper.") from exc
     by_id = {spec.run_id: spec for spec in todo}
     bar = tqdm(total=len(todo), unit="run", disable=not progress or not todo, dynamic_ncols=True,
                desc=f"{specs[0].suite} runs" if specs else "runs")
