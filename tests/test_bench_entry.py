@@ -74,3 +74,23 @@ def test_tuned_runs_left_to_run_need_optuna_here_only_when_run_here(monkeypatch,
     monkeypatch.setattr("tabmoe.bench.runner.execute_all", outcomes)
     run_plan(tuned, store, scheduler="tcp://workers:8786", progress=False)
     assert calls and all(spec.tuned for spec in calls[0])
+
+
+def test_openml_splits_left_to_run_need_openml_before_the_first_run(monkeypatch, tmp_path):
+    """Without the openml package every run of an OpenML split failed on the import, one by
+    one; run_plan now names the package, the extra and the splits before the first run."""
+    from tabmoe._optional import MissingExtraError
+    from tabmoe.bench.plan import plan_runs
+    from tabmoe.bench.runner import run_plan
+    from tabmoe.bench.storage import DirectoryStore
+    from tabmoe.bench.suites import load_suite
+
+    monkeypatch.setitem(sys.modules, "openml", None)  # as if not installed
+    suite = load_suite("openml-ood")
+    specs = plan_runs(suite, models=["logistic_regression"], protocols=["fixed-budget"], seeds=[0],
+                      splits=["credit-g-purpose", "vote-swing-bloc"])
+    store = DirectoryStore(tmp_path / "r")
+    with pytest.raises(MissingExtraError, match=r"Loading split\(s\) \['credit-g-purpose', 'vote-swing-bloc'\] "
+                                                r"from OpenML needs the optional package 'openml': install the extra 'data'"):
+        run_plan(specs, store, progress=False)
+    assert not store.records(suite.name)

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._optional import optional_module
+from ..data.sources import OpenMLSource
 from ..nn._progress import tqdm  # no monitor thread left in a caller's process (tqdm issue 1564)
 from .engines import execute_all
 from .plan import RunSpec
@@ -87,6 +88,19 @@ class RunSummary:
         return not self.failed and self.aborted is None
 
 
+def _check_extras(todo: list[RunSpec]) -> None:
+    """A :class:`MissingExtraError` before the first run where a run left to run needs an
+    optional package that is not installed: each such run failed on the import, one by one."""
+    if any(spec.tuned for spec in todo):
+        try:
+            optional_module("optuna", "the tuned protocol", "tuning")
+        except ImportError as exc:
+            raise type(exc)(f"{exc} Or leave it out: --protocol fixed-budget, defaults or paper.") from exc
+    openml = sorted({spec.split.name for spec in todo if isinstance(spec.split.data, OpenMLSource)})
+    if openml:
+        optional_module("openml", f"Loading split(s) {openml} from OpenML", "data")
+
+
 def run_plan(
     specs: list[RunSpec],
     store: RunStore,
@@ -131,12 +145,8 @@ def run_plan(
             summary.renamed.append(old[0])
         else:
             todo.append(spec)
-    if scheduler is None and any(spec.tuned for spec in todo):
-        try:  # here, before any run: each tuned run failed on the import, one by one (a Dask
-            # scheduler's workers import it, not this process)
-            optional_module("optuna", "the tuned protocol", "tuning")
-        except ImportError as exc:
-            raise type(exc)(f"{exc} Or leave it out: --protocol fixed-budget, defaults or paper.") from exc
+    if scheduler is None:  # a Dask scheduler's workers import them, not this process
+        _check_extras(todo)
     by_id = {spec.run_id: spec for spec in todo}
     bar = tqdm(total=len(todo), unit="run", disable=not progress or not todo, dynamic_ncols=True,
                desc=f"{specs[0].suite} runs" if specs else "runs")
