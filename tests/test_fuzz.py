@@ -38,7 +38,8 @@ from .strategies import (
     unsaveable_values,
 )
 
-UNSEEN_WARNING = r"not seen during fit"
+# values unseen at fit, and missing values in a column that held none at fit: both documented
+UNSEEN_WARNING = r"(?:not seen during fit|are missing and map to the MISSING token)"
 UNSAVEABLE_WARNING = r"Cannot save category value .* save\(\) will raise"
 # early stopping's hold-out where every class is seen once (a 2-row table of 2 classes)
 HOLD_OUT_WARNING = r"that leave each of the \d+ classes a training row"
@@ -47,7 +48,7 @@ HEALTH = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_t
 
 @contextmanager
 def strict_warnings():
-    """Every warning is an error except the documented unseen-category UserWarning, the
+    """Every warning is an error except the documented unseen-value UserWarnings, the
     hold-out's warning of a class held out whole, and fit's warning of category values
     ``save`` cannot write, which is recorded (yielded)."""
     with warnings.catch_warnings(record=True) as caught:
