@@ -112,7 +112,7 @@ def database_url(url: str) -> str:
 
     SQLAlchemy 2.1 reads a bare ``postgresql://`` as psycopg 3; with only psycopg2 installed
     (tabmoe's ``bench`` extra) the URL is pinned to ``postgresql+psycopg2://``; with neither,
-    a :class:`MissingExtraError` names them.
+    a ``MissingExtraError`` (an ``ImportError``) names them.
     """
     import importlib.util
 

@@ -89,7 +89,7 @@ class RunSummary:
 
 
 def _check_extras(todo: list[RunSpec]) -> None:
-    """A :class:`MissingExtraError` before the first run where a run left to run needs an
+    """A ``MissingExtraError`` before the first run where a run left to run needs an
     optional package that is not installed: each such run failed on the import, one by one."""
     if any(spec.tuned for spec in todo):
         try:
