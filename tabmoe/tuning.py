@@ -110,9 +110,10 @@ class TuneResult:
 def database_url(url: str) -> str:
     """``url`` with a PostgreSQL driver SQLAlchemy can load.
 
-    SQLAlchemy 2.1 reads a bare ``postgresql://`` as psycopg 3; with only psycopg2 installed
-    (tabmoe's ``bench`` extra) the URL is pinned to ``postgresql+psycopg2://``; with neither,
-    a ``MissingExtraError`` (an ``ImportError``) names them.
+    SQLAlchemy 2.1 reads a bare ``postgresql://`` as psycopg 3, 1.4 and 2.0 as psycopg2: with
+    only psycopg2 installed (tabmoe's ``bench`` extra) the URL is pinned to
+    ``postgresql+psycopg2://``, with only psycopg 3 to ``postgresql+psycopg://`` (SQLAlchemy
+    2.0 and later); with neither, a ``MissingExtraError`` (an ``ImportError``) names them.
     """
     import importlib.util
 
@@ -122,6 +123,8 @@ def database_url(url: str) -> str:
         except ValueError:  # in sys.modules as None: an import of it fails
             return False
 
+    if url.startswith("postgresql://") and installed("psycopg") and not installed("psycopg2"):
+        return "postgresql+psycopg://" + url[len("postgresql://"):]
     if url.startswith("postgresql://") and not installed("psycopg"):
         if installed("psycopg2"):
             return "postgresql+psycopg2://" + url[len("postgresql://"):]

@@ -3,6 +3,7 @@ stored studies that resume; bad input named."""
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
 import sys
 import warnings
@@ -602,6 +603,25 @@ def test_a_postgresql_url_without_a_driver_names_both_and_the_extra(monkeypatch)
     with pytest.raises(MissingExtraError, match=r"needs a PostgreSQL driver, psycopg2 or psycopg: install the extra 'bench'"):
         database_url("postgresql://user@host/db")
     assert database_url("sqlite:///x.db") == "sqlite:///x.db"
+
+
+def test_a_postgresql_url_with_only_psycopg_3_is_pinned_to_it(monkeypatch):
+    """SQLAlchemy 1.4 / 2.0 read a bare postgresql:// as psycopg2: with only psycopg 3
+    installed it failed on "No module named 'psycopg2'"."""
+    from tabmoe.tuning import database_url
+
+    real = importlib.util.find_spec
+
+    def only_psycopg3(name, *args, **kwargs):
+        if name == "psycopg":
+            return importlib.machinery.ModuleSpec("psycopg", None)
+        if name == "psycopg2":
+            return None
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(importlib.util, "find_spec", only_psycopg3)
+    assert database_url("postgresql://user@host/db") == "postgresql+psycopg://user@host/db"
+    assert database_url("postgresql+psycopg2://user@host/db") == "postgresql+psycopg2://user@host/db"
 
 
 def test_a_stored_study_is_continued_only_with_its_model(tmp_path):
