@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from types import ModuleType
 from typing import Any
+
+
+def installed(module: str) -> bool:
+    """Whether ``module`` can be imported (found on the path; one set to None in
+    ``sys.modules``, as a test simulates an uninstalled package, cannot)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ValueError:  # in sys.modules as None: find_spec refuses it, an import fails
+        return False
 
 
 class MissingExtraError(ImportError):

@@ -18,13 +18,13 @@ never imported here, the tuner passes its ``Trial``.
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from sklearn.base import BaseEstimator
 
+from ._optional import installed
 from ._paper_config import PAPER_CONFIG
 from .baselines import ft_transformer, reference, tab_transformer, tabm, tabnet
 from .estimator import TabularMoEClassifier
@@ -107,7 +107,7 @@ class ModelSpec:
 
     def missing(self) -> list[str]:
         """The optional packages this model needs that are not installed."""
-        return [module for module in self.requires if importlib.util.find_spec(module) is None]
+        return [module for module in self.requires if not installed(module)]
 
     def install_hint(self) -> str:
         """What to install for the missing optional packages (empty when none is missing)."""

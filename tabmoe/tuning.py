@@ -41,7 +41,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, clone
 
 from ._frame import python_value
-from ._optional import MissingExtraError, optional_module
+from ._optional import MissingExtraError, installed, optional_module
 from ._stack import catch_warnings
 from ._tuning_checks import (
     _check_available,
@@ -115,20 +115,14 @@ def database_url(url: str) -> str:
     ``postgresql+psycopg2://``, with only psycopg 3 to ``postgresql+psycopg://`` (SQLAlchemy
     2.0 and later); with neither, a ``MissingExtraError`` (an ``ImportError``) names them.
     """
-    import importlib.util
-
-    def installed(name: str) -> bool:
-        try:
-            return importlib.util.find_spec(name) is not None
-        except ValueError:  # in sys.modules as None: an import of it fails
-            return False
-
-    if url.startswith("postgresql://") and installed("psycopg") and not installed("psycopg2"):
-        return "postgresql+psycopg://" + url[len("postgresql://"):]
-    if url.startswith("postgresql://") and not installed("psycopg"):
-        if installed("psycopg2"):
-            return "postgresql+psycopg2://" + url[len("postgresql://"):]
-        # SQLAlchemy's "No module named 'psycopg'" named neither the other driver nor the extra
+    if not url.startswith("postgresql://"):
+        return url
+    rest, psycopg, psycopg2 = url[len("postgresql://"):], installed("psycopg"), installed("psycopg2")
+    if psycopg2 and not psycopg:
+        return "postgresql+psycopg2://" + rest
+    if psycopg and not psycopg2:
+        return "postgresql+psycopg://" + rest
+    if not psycopg:  # SQLAlchemy's "No module named 'psycopg'" named neither the other driver nor the extra
         raise MissingExtraError(
             "A postgresql:// storage needs a PostgreSQL driver, psycopg2 or psycopg: install the "
             "extra 'bench' (from the tabmoe repository: pip install '.[bench]'), or pip install psycopg2-binary."
