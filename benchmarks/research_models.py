@@ -11,6 +11,7 @@ from borrow_unknown import BorrowedUnknownClassifier
 from impute_unknown import ImputedUnknownClassifier
 from null_key import NullKeyClassifier
 from periodic import PeriodicClassifier
+from prior_bias import PRIOR_BIAS, PriorBiasClassifier
 from research_args import RESEARCH_PARAMS
 from row_scoring import RowScoredClassifier
 from separate_members import SeparateMembersClassifier
@@ -199,8 +200,18 @@ def make_tabmoe(params: dict, seed: int) -> TabularMoEClassifier:
     :class:`~swap_noise.SwapNoiseClassifier`, ``null_key=True`` (study 67; alone)
     :class:`~null_key.NullKeyClassifier`, ``periodic`` = a frequency scale > 0 (study 68; alone)
     :class:`~periodic.PeriodicClassifier`, ``borrow_unknown=True`` (study 70; alone)
-    :class:`~borrow_unknown.BorrowedUnknownClassifier`."""
+    :class:`~borrow_unknown.BorrowedUnknownClassifier`, ``prior_bias`` = ``"label"`` or ``"all"``
+    (study 72; alone) :class:`~prior_bias.PriorBiasClassifier`."""
     params = dict(params)
+    prior = params.pop("prior_bias", None)
+    if prior is not None:
+        if prior not in PRIOR_BIAS:
+            raise SystemExit(f"prior_bias must be one of {', '.join(PRIOR_BIAS)}, got {prior!r}")
+        if set(params) & RESEARCH_PARAMS or params.get("n_members", 1) != 1 or params.get("vocabulary", "per_column") != "per_column":
+            raise SystemExit("prior_bias does not combine with other research-only settings, n_members or vocabulary")
+        model = PriorBiasClassifier(**params, random_state=seed)
+        model.prior_bias = prior
+        return model
     scale = pop_number(params, "periodic", 0.0, 0)
     if scale > 0:
         if set(params) & RESEARCH_PARAMS or params.get("n_members", 1) != 1 or "numeric_embedding" in params:
