@@ -39,6 +39,8 @@ CASES = [
        v, False) for v in ("rice05", "rice2")],
     *[("## Study 64:", ["--study", "r56-embedding-init,r64-adam-beta2", "--baseline", "def56", "--seeds", "0-9"],
        v, False) for v in ("b99", "b95")],
+    *[("## Study 72:", ["--study", "r56-embedding-init,r72-prior-bias", "--baseline", "def56", "--seeds", "0-9"],
+       v, False) for v in ("bias_label", "bias_all")],
     *[("## Study 65:", ["--study", "r56-embedding-init,r65-cosine", "--baseline", "def56", "--seeds", "0-9"],
        v, False) for v in ("cos100", "cos30")],
     ("## Study 69:", ["--study", "r57-embedding-init-fresh,r69-init125-fresh", "--baseline", "init05", "--seeds", "10-14"],
