@@ -74,9 +74,12 @@ def reader_data():
     from tabmoe import TabularMoEClassifier
 
     data = pd.read_csv(ROOT / "benchmarks" / "data" / "car-smoke.csv", dtype="category")
-    data = data.sample(160, random_state=0)
+    # 180 training rows: on the first 120 of a 160-row sample the default fit stopped on its
+    # plateau at the class prior at epoch 14 (0.63 test accuracy; 0.90 with n_iter_no_change=30)
+    # and warned so, as it should
+    data = data.sample(240, random_state=0)
     X, y = data.drop(columns="class"), data["class"]
-    X_train, y_train, X_test = X.iloc[:120], y.iloc[:120], X.iloc[120:]
+    X_train, y_train, X_test = X.iloc[:180], y.iloc[:180], X.iloc[180:]
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     clf = TabularMoEClassifier(max_epochs=3, random_state=0).fit(X_train, y_train)
     return {"X_train": X_train, "y_train": y_train, "X_test": X_test, "X_target": X_test,

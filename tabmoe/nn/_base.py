@@ -30,6 +30,7 @@ from .._frame import check_other_columns
 from .._stack import user_stacklevel, warnings_about
 from ..tokenizer import ColumnTokenizer, to_frame
 from ._class_weight import checked_sample_weight, class_weighted
+from ._plateau import warn_if_at_prior
 from ._targets import encode_targets, eval_pair, validate_targets
 from ._threads import scoped_threads
 from .trainer import LossFn, Trainer, TrainerConfig, TrainResult, autocast, resolve_device, seeded
@@ -528,11 +529,14 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
         every_row = None  # kept for a refit only: the hold-out's rows come back into training
         if validation is not None:
             X_val, y_val = validation
+            sides = ((inputs.y_codes, inputs.weight), (y_val, np.ones(len(y_val))))  # codes, weights
             with warnings_about("eval_set's X_val"):  # its unseen values, not X's
                 validation = self._training_rows(X_val, y_val, np.ones(len(y_val)))
         elif early:
             every_row = train if self._refit() else None
-            train, validation = hold_out(train, inputs.validation_split(self.validation_fraction))
+            rows = inputs.validation_split(self.validation_fraction)
+            sides = tuple((inputs.y_codes[r], inputs.weight[r]) for r in rows)
+            train, validation = hold_out(train, rows)
         labelled = train
         if unlabeled is not None:
             train = self._add_unlabeled_rows(train, unlabeled)
@@ -560,6 +564,8 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
                 self.module_, train, self._get_loss(), validation=validation,
                 val_loss_fn=self._get_val_loss(),
             )  # fmt: skip
+        if early:
+            warn_if_at_prior(type(self).__name__, result, self.n_iter_no_change, *sides)
         refit = None
         if every_row is not None and result.best_epoch is not None:
             labelled = every_row
