@@ -43,6 +43,17 @@ def test_warns_only_when_the_best_loss_is_within_five_percent_of_the_prior():
         warn_if_at_prior("M", result([0.70, 0.69, 0.70], 2, stopped=False), 2, *sides)  # max_epochs ended it
 
 
+def test_no_warning_where_the_prior_is_perfect():
+    """Only one class of weight above 0 (a supported sample_weight): the constant model's
+    loss is 0 on a hold-out of that class, which no fit is 5% below; every such fit that
+    early stopping ended warned "not 5% below ... (-0.0000)"."""
+    sides = ((np.array([0, 0, 0]), np.ones(3)), (np.array([0, 0]), np.ones(2)))
+    assert prior_log_loss(*sides[0], *sides[1]) == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warn_if_at_prior("M", result([0.01, 0.003, 0.0031, 0.0032], 2), 2, *sides)
+
+
 def plateau_table(n: int = 400):
     """Labels independent of the features: no network beats the prior on its hold-out."""
     rng = np.random.RandomState(0)

@@ -41,12 +41,16 @@ def warn_if_at_prior(name: str, result: TrainResult, n_iter_no_change: int,
                      train: tuple[np.ndarray, np.ndarray], validation: tuple[np.ndarray, np.ndarray]) -> None:
     """A ``ConvergenceWarning`` if early stopping ended the fit (``result``) with its best
     validation loss (the weighted label log loss) less than ``PRIOR_MARGIN`` below the class
-    prior's; ``train`` and ``validation``: (class codes, row weights) of either side."""
+    prior's, where that is above 0; ``train`` and ``validation``: (class codes, row weights) of
+    either side."""
     if not result.stopped_early or result.diverged or result.best_epoch is None:
         return
     best = next(r["val_loss"] for r in result.history if r["epoch"] == result.best_epoch)
     prior = prior_log_loss(*train, *validation)
-    if not best >= (1 - PRIOR_MARGIN) * prior:
+    # prior 0: every weighted training row and every validation row is of one class (the
+    # others weigh 0), which the constant model predicts perfectly: nothing to learn, no
+    # plateau (every such fit warned, "not 5% below ... (-0.0000)")
+    if not prior > 0 or not best >= (1 - PRIOR_MARGIN) * prior:
         return
     warnings.warn(
         f"{name}: early stopping ended the fit at epoch {len(result.history)} with a validation "
