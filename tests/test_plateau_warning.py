@@ -54,6 +54,19 @@ def test_no_warning_where_the_prior_is_perfect():
         warn_if_at_prior("M", result([0.01, 0.003, 0.0031, 0.0032], 2), 2, *sides)
 
 
+
+def test_the_prior_of_weighted_rows_is_called_the_weighted_frequencies():
+    """class_weight="balanced" on a 3:1 table: the prior is log 2 (the weighted frequencies are
+    1/2, 1/2), not the 0.5623 of the frequencies; the message said "the training class
+    frequencies (0.6931)"."""
+    y_train = np.array([0, 0, 0, 1])
+    balanced = ((y_train, np.array([2 / 3, 2 / 3, 2 / 3, 2.0])), (np.array([0, 0, 0, 1]), np.ones(4)))
+    with pytest.warns(ConvergenceWarning, match=r"predicting the training rows' weighted class frequencies \(0\.6931\)"):
+        warn_if_at_prior("M", result([0.70, 0.69, 0.70, 0.71], 2), 2, *balanced)
+    equal = ((y_train, np.full(4, 3.0)), balanced[1])  # a constant sample_weight weighs nothing
+    with pytest.warns(ConvergenceWarning, match=r"predicting the training class frequencies \(0\.5623\)"):
+        warn_if_at_prior("M", result([0.70, 0.69, 0.70, 0.71], 2), 2, *equal)
+
 def plateau_table(n: int = 400):
     """Labels independent of the features: no network beats the prior on its hold-out."""
     rng = np.random.RandomState(0)

@@ -52,10 +52,13 @@ def warn_if_at_prior(name: str, result: TrainResult, n_iter_no_change: int,
     # plateau (every such fit warned, "not 5% below ... (-0.0000)")
     if not prior > 0 or not best >= (1 - PRIOR_MARGIN) * prior:
         return
+    # with unequal row weights (class_weight="balanced": log(n_classes)) the prior is the
+    # weighted frequencies', not the frequencies' a reader would compute from y
+    weighted = "rows' weighted " if np.ptp(train[1]) > 0 else ""
     warnings.warn(
         f"{name}: early stopping ended the fit at epoch {len(result.history)} with a validation "
         f"log loss of {best:.4f} (epoch {result.best_epoch}), not {PRIOR_MARGIN:.0%} below that of "
-        f"predicting the training class frequencies ({prior:.4f}). The network may have stopped on a plateau "
+        f"predicting the training {weighted}class frequencies ({prior:.4f}). The network may have stopped on a plateau "
         "before it learned: if history_'s val_loss is flat to the stop, raise n_iter_no_change "
         f"(now {n_iter_no_change}); or the features say little about the label.",
         ConvergenceWarning, stacklevel=user_stacklevel(),
