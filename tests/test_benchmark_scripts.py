@@ -195,3 +195,46 @@ def test_r_tables_patience_passes_n_iter_no_change_and_goes_with_categorical(mon
     assert seen == [{"categorical_features": ["code"], "n_iter_no_change": 100}]
     line = json.loads(out.read_text())
     assert line["n_iter_no_change"] == 100 and line["categorical"] == "code"
+
+
+def test_plateau_warning_refits_warned_folds_with_patience_100_and_summarises(monkeypatch, tmp_path):
+    """plateau_warning.py: a fold whose default fit warned is fitted again with
+    n_iter_no_change=100; the summary counts warned fits and pairs their accuracies."""
+    import numpy as np
+    import pandas as pd
+
+    script = import_benchmark("plateau_warning")
+    calls = []
+
+    def fake_fit(X, y, train, test, fold, **params):
+        calls.append((fold, params))
+        warned = fold == 1 and not params
+        return {"accuracy": 0.9 if params else 0.4 + 0.1 * fold, "epochs": 12, "best_epoch": 2,
+                "seconds": 0.1, "warned": warned}
+
+    monkeypatch.setattr(script, "fit_fold", fake_fit)
+    X = pd.DataFrame({"x": np.arange(30.0)})
+    line = script.table_line("T", "kind", X, np.array(list("ab") * 15))
+    assert calls == [(0, {}), (1, {}), (1, {"n_iter_no_change": 100}), (2, {})]
+    assert [("patience_100" in f) for f in line["folds"]] == [False, True, False]
+    text = script.summary([line, {"table": "U", "folds": [{"error": "ValueError: x"}]}])
+    assert text.splitlines()[0] == "2 tables, 3 fits; 1 warned (1 tables)"
+    assert "accuracy 0.500 -> 0.900 with n_iter_no_change=100 (mean +0.4000, W/T/L 1/0/0)" in text
+    with pytest.raises(SystemExit):
+        script.main(["--shard", "2/2", "--summary", "--out", str(tmp_path / "p.jsonl")])
+
+
+def test_plateau_warning_fit_fold_records_the_warning():
+    """A table whose labels the features do not predict: the default fit stops at the prior and
+    the line says it warned; a learnable one does not."""
+    import numpy as np
+    import pandas as pd
+
+    script = import_benchmark("plateau_warning")
+    rng = np.random.RandomState(0)
+    X = pd.DataFrame({"a": rng.choice(list("pqrs"), 300), "b": rng.randn(300)})
+    noise = rng.randint(0, 2, 300)
+    train, test = np.arange(200), np.arange(200, 300)
+    small = {"d_model": 8, "n_heads": 2, "ff_dim": 8, "n_iter_no_change": 2}
+    assert script.fit_fold(X, noise, train, test, 0, **small)["warned"]
+    assert not script.fit_fold(X, X["a"].isin(["p", "q"]).to_numpy(), train, test, 0, **small)["warned"]

@@ -325,3 +325,18 @@ def test_r_tables_figures_are_what_the_script_prints_from_the_committed_lines(ca
     for line in lines.read_text(encoding="utf8").splitlines():
         record = json.loads(line)
         assert f"{record['table']} {record['accuracy']:.3f}" in text, record["table"]
+
+
+def test_plateau_warning_figures_are_what_the_script_prints_from_the_committed_lines(capsys):
+    """research.md#r-tables and the training guide quote `plateau_warning.py --summary`."""
+    script = import_benchmark("plateau_warning")
+    assert script.main(["--summary"]) == 0
+    head, pairs = capsys.readouterr().out.splitlines()[:2]
+    counts = re.fullmatch(r"(\d+) tables, (\d+) fits; (\d+) warned \((\d+) tables\)", head)
+    text = section("## Tables this project never tuned on")
+    assert counts and f"{counts[1]} tables, {counts[2]} fits; {counts[3]} warned ({counts[4]} tables)" in text
+    figures = re.search(r"accuracy (\S+) -> (\S+) with .*\(mean (\S+), W/T/L (\S+)\)", pairs)
+    guide = " ".join((DOCS.parent / "guide" / "training.md").read_text(encoding="utf8").split())
+    assert f"accuracy {figures[1]} -> {figures[2]} (mean {figures[3]}, W/T/L {figures[4]})" in text
+    assert f"{counts[3]} of {counts[2]} default fits warned" in guide
+    assert f"from {figures[1]} to {figures[2]}" in guide
