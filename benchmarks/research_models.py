@@ -4,6 +4,8 @@ research.py, which imports them from here)."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -20,7 +22,13 @@ from tied_heads import TIE_HEADS, TiedHeadsClassifier
 from tree_bins import TreeBinsClassifier
 
 from tabmoe import TabularMoEClassifier
-from tabmoe._paper_config import AUTO_VALIDATION_FRACTION, AUTO_VALIDATION_ROWS
+from tabmoe._paper_config import (
+    AUTO_BATCH_ROWS,
+    AUTO_STEPS_PER_EPOCH,
+    AUTO_VALIDATION_CAPPED_ROWS,
+    AUTO_VALIDATION_FRACTION,
+    AUTO_VALIDATION_ROWS,
+)
 from tabmoe.nn._plateau import prior_log_loss
 
 
@@ -34,9 +42,20 @@ def resolve_rules(params: dict, n_rows: int, n_columns: int) -> dict:
       but never fewer than a share P of the rows (study 30), as a number of rows;
     * ``n_bins="rice:F"``: F times the Rice rule's bins, ``max(2, round(F * 2 n^(1/3)))`` for
       the ``n`` rows given to fit (``"rice:1"`` is ``n_bins="auto"``; study 63);
+    * ``n_iter_no_change="steps:S"`` / ``max_epochs="steps:S"``: at least S optimisation steps,
+      ``max(default, ceil(S / steps an epoch))`` epochs, the steps an epoch being the defaults'
+      (:func:`auto_steps_per_epoch`; study 73);
     * ``stop_on="error"`` / ``"objective"`` is read by :func:`make_tabmoe` (studies 46, 58).
     """
     out = dict(params)
+    for key in ("n_iter_no_change", "max_epochs"):
+        rule = out.get(key)
+        if isinstance(rule, str) and rule.startswith("steps:"):
+            steps = int(rule[6:])
+            if steps < 1:
+                raise ValueError(f"{key}={rule!r}: the steps must be at least 1")
+            default = TabularMoEClassifier().get_params()[key]
+            out[key] = max(default, math.ceil(steps / auto_steps_per_epoch(n_rows, params)))
     rule = out.get("n_bins")
     if isinstance(rule, str) and rule.startswith("rice:"):
         factor = float(rule[5:])
@@ -57,6 +76,21 @@ def resolve_rules(params: dict, n_rows: int, n_columns: int) -> dict:
         floor = int(np.ceil(float(rule[6:]) * n_rows))
         out["validation_fraction"] = min(share, max(AUTO_VALIDATION_ROWS, floor))
     return out
+
+
+def auto_steps_per_epoch(n_rows: int, params: dict) -> int:
+    """Optimisation steps an epoch of an early-stopped fit on ``n_rows`` rows with the defaults'
+    ``validation_fraction="auto"`` hold-out and ``batch_size="auto"`` (the estimator's rules:
+    ``validation_split``, ``_rows_per_batch``); other settings of either are refused."""
+    for key in ("validation_fraction", "batch_size"):
+        if params.get(key, "auto") != "auto":
+            raise ValueError(f"a steps rule counts the defaults' steps: {key} must be 'auto', got {params[key]!r}")
+    n_val = math.ceil(AUTO_VALIDATION_FRACTION * n_rows)
+    if n_rows <= AUTO_VALIDATION_CAPPED_ROWS:
+        n_val = min(n_val, AUTO_VALIDATION_ROWS)
+    n_train = n_rows - n_val
+    batch = int(np.clip(n_train // AUTO_STEPS_PER_EPOCH, *AUTO_BATCH_ROWS))
+    return math.ceil(n_train / batch)
 
 
 def label_error_loss(model, batch: dict) -> tuple:

@@ -465,3 +465,40 @@ def test_prior_log_loss_is_the_constant_models_weighted_log_loss(research):
     y_train, y_held = np.array([0, 0, 0, 1]), np.array([0, 1])
     loss = research.prior_log_loss(y_train, np.ones(4), y_held, np.array([1.0, 3.0]))
     assert loss == pytest.approx(-(np.log(0.75) + 3 * np.log(0.25)) / 4)
+
+
+@pytest.fixture(scope="module")
+def fitted_small():
+    from tabmoe import TabularMoEClassifier
+
+    X = pd.DataFrame({"a": np.arange(60) % 3, "b": list("xy") * 30})
+    return TabularMoEClassifier(max_epochs=1, random_state=0).fit(X, np.arange(60) % 2)
+
+
+@pytest.mark.parametrize("n_rows", [20, 88, 120, 255, 284, 285, 300, 2099, 10_000, 10_001, 30_682])
+def test_steps_rule_counts_the_defaults_steps_an_epoch(research, fitted_small, n_rows):
+    # Study 73's rules must count the steps the estimator takes: its hold-out, its batch rule.
+    y = np.arange(n_rows) % 2
+    n_train = len(validation_split(y, "auto", seed=0)[0])
+    batch = fitted_small.rows_per_batch(n_train)
+    steps = -(-n_train // batch)
+    assert import_benchmark("research_models").auto_steps_per_epoch(n_rows, {}) == steps
+    resolved = research.resolve_rules({"n_iter_no_change": "steps:160", "max_epochs": "steps:1600"}, n_rows, 5)
+    assert resolved == {"n_iter_no_change": max(10, -(-160 // steps)), "max_epochs": max(100, -(-1600 // steps))}
+    if n_train >= 256:  # 16 steps an epoch or more: the defaults themselves (ties by construction)
+        assert resolved == {"n_iter_no_change": 10, "max_epochs": 100}
+
+
+def test_steps_rule_on_breast_cancer_over_50(research):
+    # 88 rows: 9 held out, 79 trained on in batches of 16, 5 steps an epoch.
+    assert research.resolve_rules({"n_iter_no_change": "steps:160"}, 88, 9) == {"n_iter_no_change": 32}
+
+
+@pytest.mark.parametrize(("params", "message"), [
+    ({"n_iter_no_change": "steps:0"}, "at least 1"),
+    ({"n_iter_no_change": "steps:160", "batch_size": 64}, "batch_size must be 'auto'"),
+    ({"max_epochs": "steps:160", "validation_fraction": 0.2}, "validation_fraction must be 'auto'"),
+])
+def test_steps_rule_refuses_what_it_cannot_count(research, params, message):
+    with pytest.raises(ValueError, match=message):
+        research.resolve_rules(params, 100, 5)
