@@ -313,7 +313,8 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         return out
 
     def transform_batches(
-        self, X: Any, batch_rows: int, *, unseen_note: str = "", missing_note: str | None = ""
+        self, X: Any, batch_rows: int, *, unseen_note: str = "", missing_note: str | None = "",
+        numeric_missing: bool = True,
     ) -> Iterator[tuple[slice, np.ndarray]]:
         """:meth:`transform` ``batch_rows`` rows at a time: yields ``(rows, tokens)``, a slice
         of the rows of ``X`` and their tokens (len(rows), n_features).
@@ -323,11 +324,13 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         batch. Memory beyond ``X`` is that of one batch. Unseen values are warned about
         once, for all the rows, after the last batch; ``unseen_note`` (e.g. how a model
         reads UNKNOWN) ends that warning. So are missing values in a column that held none
-        at fit, ``missing_note`` ending that warning (None: not warned about).
+        at fit, ``missing_note`` ending that warning (None: not warned about);
+        ``numeric_missing=False`` leaves out that warning for numeric columns only (a reader of
+        their numbers, not of their MISSING token, as the baselines' encoders).
         """
         if isinstance(batch_rows, bool) or not isinstance(batch_rows, numbers.Integral) or batch_rows < 1:
             raise ValueError(f"transform_batches: batch_rows must be an integer >= 1, got {batch_rows!r}")
-        return UnseenValues(unseen_note, missing_note).batches(self._checked_frame(X), batch_rows, self._tokens)
+        return UnseenValues(unseen_note, missing_note, numeric_missing).batches(self._checked_frame(X), batch_rows, self._tokens)
 
     def _checked_frame(self, X: Any) -> pd.DataFrame:
         """``X`` as a frame, checked against the fitted columns (names, number, order)."""

@@ -131,6 +131,10 @@ def test_a_missing_value_in_a_column_that_held_none_at_fit_is_warned_once_per_co
     with warnings.catch_warnings():  # None: a model that does not attend to MISSING
         warnings.simplefilter("error")
         assert np.array_equal(np.concatenate([t for _, t in tok.transform_batches(X, 3, missing_note=None)]), expected)
+    with pytest.warns(UserWarning) as categorical_only:  # a reader of the numbers (the baselines' encoders)
+        parts = list(tok.transform_batches(X, 3, numeric_missing=False))
+    assert np.array_equal(np.concatenate([t for _, t in parts]), expected)
+    assert [str(w.message) for w in categorical_only] == messages[:1]
 
 
 def test_a_tokenizer_saved_before_missing_seen_does_not_warn_of_missing_values():

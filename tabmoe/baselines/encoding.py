@@ -52,7 +52,6 @@ from sklearn.utils.validation import (
 
 from .._frame import validated_frame
 from .._stack import catch_warnings
-from .._unseen import UnseenValues
 from ..nn._class_weight import checked_sample_weight
 from ..tokenizer import MISSING, N_SPECIAL, ColumnTokenizer, to_frame
 
@@ -257,8 +256,7 @@ class TableEncoder(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         """The tokenizer's ``transform_batches``, without its warning about missing values in
         a numeric column that held none at fit: ``_numeric_block`` reads those, not their
         MISSING token."""
-        tokenizer = self.tokenizer_
-        return UnseenValues(numeric_missing=False).batches(tokenizer._checked_frame(frame), batch_rows, tokenizer._tokens)
+        return self.tokenizer_.transform_batches(frame, batch_rows, numeric_missing=False)
 
     def transform(self, X: Any) -> np.ndarray | sparse.csr_matrix:
         """``[codes | numeric]`` as float64 (n, n_categorical + n_numeric_), or sparse
