@@ -35,8 +35,9 @@ from .._frame import unlabeled_frame
 from .._optional import optional_import
 from .._stack import catch_warnings, warnings_about
 from ..nn._base import FitInputs
+from ..nn._plateau import warn_if_at_prior
 from ..nn._sizes import check_network_sizes
-from ..nn.trainer import float32_default, seeded
+from ..nn.trainer import TrainResult, float32_default, seeded
 from .torch_base import TRAINING_PARAMETER_CONSTRAINTS, TorchTabularClassifier
 
 try:
@@ -435,6 +436,12 @@ class TabNetClassifier(TorchTabularClassifier):
                 f"{self.batch_size_}); the model is untrained."
             )
         self._record_history(validation is not None, early)
+        if early and validation is not None:
+            # pytorch-tabnet's loop ran out of patience before max_epochs: stopped early
+            result = TrainResult(history=self.history_, best_epoch=self.best_epoch_,
+                                 stopped_early=self.n_iter_ < self.max_epochs)
+            warn_if_at_prior(type(self).__name__, result, self.n_iter_no_change,
+                             (y_codes, weight), (validation[1], validation[2]))
 
     def _pretrain(
         self, Z: np.ndarray, validation: tuple | None, early: bool, inputs: FitInputs, X_unlabeled: Any
