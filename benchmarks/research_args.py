@@ -56,7 +56,8 @@ def seed_list(text: str) -> list[int]:
 #: Research-only variant parameters, read by :func:`make_tabmoe`, not by the estimator.
 RESEARCH_PARAMS = {"stop_on", "row_weight", "embedding_weight_decay", "start_from_epoch", "restore_best_weights",
                    "patience_rate", "adam_beta2", "lr_cosine", "prior_margin", "prior_bias",
-                   "tie_heads", "impute_unknown", "separate_members", "tree_bins", "swap_rate", "null_key", "periodic", "borrow_unknown"}
+                   "tie_heads", "impute_unknown", "separate_members", "tree_bins", "swap_rate", "null_key", "periodic", "borrow_unknown",
+                   "soup_top", "soup_greedy"}
 
 
 def model_takes(name: str, key: str, value) -> bool:

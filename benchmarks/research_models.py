@@ -137,7 +137,8 @@ class TrainerOptionsClassifier(TabularMoEClassifier):
     the fit (study 51); ``patience_rate``, AutoGluon's adaptive patience (study 59);
     ``adam_beta2``, AdamW's second-moment decay, 0.999 in the estimator (study 64);
     ``lr_cosine``, cosine annealing of the learning rate over ``max_epochs`` (study 65);
-    ``prior_margin``, patience waiting for the hold-out to beat the class prior (study 71)."""
+    ``prior_margin``, patience waiting for the hold-out to beat the class prior (study 71);
+    ``soup_top`` / ``soup_greedy``, the weights kept averaged over the best epochs (study 74)."""
 
     # Set on the instance after construction, not an __init__ parameter: clone/get_params
     # drop it (research.py never clones).
@@ -205,6 +206,12 @@ def trainer_extra(params: dict) -> dict:
         raise SystemExit(f"prior_margin must be in [0, 1), got {margin!r}")
     if margin > 0:
         extra["prior_margin"] = float(margin)
+    top = pop_number(params, "soup_top", 1, 1, integer=True)
+    greedy = params.pop("soup_greedy", True)
+    if not isinstance(greedy, bool):
+        raise SystemExit(f"soup_greedy must be True or False, got {greedy!r}")
+    if top > 1:
+        extra["soup_top"], extra["soup_greedy"] = top, greedy
     restore = params.pop("restore_best_weights", True)
     if not isinstance(restore, bool):
         raise SystemExit(f"restore_best_weights must be True or False, got {restore!r}")

@@ -502,3 +502,23 @@ def test_steps_rule_on_breast_cancer_over_50(research):
 def test_steps_rule_refuses_what_it_cannot_count(research, params, message):
     with pytest.raises(ValueError, match=message):
         research.resolve_rules(params, 100, 5)
+
+
+def test_soup_variant_reaches_the_trainer(research, monkeypatch):
+    """Study 74: ``soup_top=k`` (and ``soup_greedy``) reach the TrainerConfig; 1 is the plain estimator."""
+    from tabmoe import TabularMoEClassifier
+    from tabmoe.nn import trainer as trainer_module
+
+    X, y, small = _early_stopped_toy(max_epochs=6)
+    model = research.make_tabmoe({**small, "soup_top": 3, "soup_greedy": False}, 0)
+    assert isinstance(model, research.TrainerOptionsClassifier)
+    assert model._trainer_options()["soup_top"] == 3 and model._trainer_options()["soup_greedy"] is False
+    results = []
+    fit = trainer_module.Trainer.fit
+    monkeypatch.setattr(trainer_module.Trainer, "fit", lambda self, *a, **k: results.append(fit(self, *a, **k)) or results[-1])
+    model.fit(X, y)
+    assert results[0].soup_epochs[0] == model.best_epoch_ and len(results[0].soup_epochs) == min(3, model.n_iter_)
+    assert type(research.make_tabmoe({**small, "soup_top": 1}, 0)) is TabularMoEClassifier
+    for key, bad in (("soup_top", 0), ("soup_top", True), ("soup_greedy", "yes")):
+        with pytest.raises(SystemExit, match=key):
+            research.make_tabmoe({key: bad}, 0)

@@ -26,6 +26,7 @@ from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 from .._stack import catch_warnings, free_in_forked_children, user_stacklevel
 from ._lr_schedules import cosine_scheduler, plateau_scheduler, warmup_scheduler
 from ._progress import tqdm
+from ._soup import kept_top, soup
 from ._threads import caller_default_device_off
 
 Batch = Mapping[str, Tensor]
@@ -224,6 +225,10 @@ class TrainerConfig:
     # ends the fit, as HistGradientBoosting does (the best are still restored after a
     # divergence); best_epoch is then the last epoch
     restore_best_weights: bool = True
+    # Research-only (study 74, _soup.py): the weights kept average the best epoch's with the
+    # next soup_top - 1 best by validation loss, all (soup_greedy=False) or greedily; 1: none
+    soup_top: int = 1
+    soup_greedy: bool = True
     # ReduceLROnPlateau: after this many epochs without a loss improvement of ``tol`` the
     # learning rate is multiplied by ``lr_decay_factor``; None: a constant learning rate
     lr_decay_patience: int | None = None
@@ -324,6 +329,8 @@ class TrainResult:
     stopped_early: bool = False
     # the weights stopped being finite and an earlier epoch's, the best, were kept (warned)
     diverged: bool = False
+    # the epochs whose weights were averaged into the ones kept (TrainerConfig.soup_top > 1)
+    soup_epochs: list[int] = field(default_factory=list)
 
 
 def _n_rows(data: Batch) -> int:
@@ -351,6 +358,18 @@ def iterate_batches(data: Batch, batch_size: int, generator: torch.Generator | N
     for start in range(0, n, batch_size):
         idx = order[start : start + batch_size]
         yield {k: v[idx] for k, v in data.items()}
+
+
+def _soup_entries(cfg: TrainerConfig) -> list | None:
+    """An empty list of the best epochs where ``soup_top`` > 1 (checked), else None."""
+    if isinstance(cfg.soup_top, bool) or not (isinstance(cfg.soup_top, numbers.Integral) and cfg.soup_top >= 1):
+        raise ValueError(f"soup_top must be an integer >= 1, got {cfg.soup_top!r}.")
+    if cfg.soup_top == 1:
+        return None
+    if not cfg.early_stopping or not cfg.restore_best_weights or cfg.ema_decay is not None:
+        raise ValueError("soup_top > 1 averages the best epochs of early stopping: it needs early_stopping, "
+                         "restore_best_weights and no ema_decay.")
+    return []
 
 
 def _divergence(cfg: TrainerConfig, epoch: int, what: str) -> str:
@@ -504,6 +523,7 @@ class Trainer:
         generator = torch.Generator().manual_seed(cfg.seed)
         result = TrainResult()
         best_loss, best_state, bad_epochs, diverged, best_at = math.inf, None, 0, None, 1  # best_at: patience_rate's
+        top = _soup_entries(cfg)  # (val_loss, epoch, weights) of the best epochs, or None
         epochs = range(1, cfg.max_epochs + 1)
         bar = tqdm(epochs, desc=cfg.description, disable=not cfg.verbose, leave=False)
         try:  # the bar is closed however the loop ends (an error, Ctrl-C)
@@ -559,6 +579,8 @@ class Trainer:
                 bar.set_postfix({k: f"{v:.4f}" for k, v in record.items() if k.endswith("loss")})
                 if validation is None or epoch <= cfg.start_from_epoch:
                     continue
+                if top is not None:
+                    top = kept_top(top, record["val_loss"], epoch, scored, cfg.soup_top)
                 if record["val_loss"] < best_loss - cfg.tol:
                     best_loss, bad_epochs, best_at = record["val_loss"], 0, epoch
                     if cfg.early_stopping:  # best_epoch: the epoch whose weights are kept
@@ -585,6 +607,9 @@ class Trainer:
                           "validation, are kept.", RuntimeWarning, stacklevel=user_stacklevel())
         if kept_best and (cfg.restore_best_weights or diverged):
             module.load_state_dict(best_state)
+            if top is not None and not diverged:
+                result.soup_epochs = soup(module, result.best_epoch, top,
+                                          lambda m: self.evaluate(m, validation, val_loss_fn), cfg.soup_greedy)
         else:
             if cfg.early_stopping and not cfg.restore_best_weights and result.history:
                 last = result.history[-1]  # the weights kept
