@@ -4,6 +4,8 @@ must do what the line they record says."""
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 
@@ -238,3 +240,23 @@ def test_plateau_warning_fit_fold_records_the_warning():
     small = {"d_model": 8, "n_heads": 2, "ff_dim": 8, "n_iter_no_change": 2}
     assert script.fit_fold(X, noise, train, test, 0, **small)["warned"]
     assert not script.fit_fold(X, X["a"].isin(["p", "q"]).to_numpy(), train, test, 0, **small)["warned"]
+
+
+def test_rule_null_rate_figures_are_what_the_script_prints_from_the_committed_lines(capsys):
+    """research.md#rule-null quotes `rule_null_rate.py` (10,000 flips, seed 0)."""
+    script = import_benchmark("rule_null_rate")
+    assert script.main([]) == 0
+    out = capsys.readouterr().out
+    text = " ".join((Path(__file__).resolve().parents[1] / "docs" / "research.md").read_text(encoding="utf8").split())
+    section = text[text.index("{ #rule-null }"):text.index("{ #ensembles }")]
+    first = next(line for line in out.splitlines() if line.startswith("| mean over the 21 |"))
+    fresh = next(line for line in out.splitlines() if line.startswith("| mean over the 5 |"))
+    figures = [c.strip() for c in first.strip("|").split("|") if c.strip()][1:]
+    figures += [c.strip() for c in fresh.strip("|").split("|") if c.strip()][1:]
+    figures += re.findall(r"at about (\d\.\d{3})", out)
+    assert len(figures) == 5
+    for figure in figures:
+        assert figure in section, figure
+    for variant in ("init125", "init25", "ada", "b99", "miss_out"):  # the five first-stage passes
+        row = next(line for line in out.splitlines() if line.startswith(f"| {variant} (r5") or line.startswith(f"| {variant} (r6"))
+        assert "| yes |" in row
