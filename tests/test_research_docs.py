@@ -41,6 +41,8 @@ CASES = [
        v, False) for v in ("b99", "b95")],
     *[("## Study 72:", ["--study", "r56-embedding-init,r72-prior-bias", "--baseline", "def56", "--seeds", "0-9"],
        v, False) for v in ("bias_label", "bias_all")],
+    *[("## Study 74:", ["--study", "r56-embedding-init,r74-soup", "--baseline", "def56", "--seeds", "0-9"],
+       v, False) for v in ("soup3u", "soup5g")],
     *[("## Study 73:", ["--study", "r56-embedding-init,r73-step-patience", "--baseline", "def56", "--seeds", "0-9"],
        v, False) for v in ("def73", "pat_steps", "budget_steps")],
     *[("## Study 65:", ["--study", "r56-embedding-init,r65-cosine", "--baseline", "def56", "--seeds", "0-9"],
