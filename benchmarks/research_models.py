@@ -24,6 +24,7 @@ from tree_bins import TreeBinsClassifier
 from tabmoe import TabularMoEClassifier
 from tabmoe._paper_config import (
     AUTO_BATCH_ROWS,
+    AUTO_PATIENCE,
     AUTO_STEPS_PER_EPOCH,
     AUTO_VALIDATION_CAPPED_ROWS,
     AUTO_VALIDATION_FRACTION,
@@ -54,7 +55,8 @@ def resolve_rules(params: dict, n_rows: int, n_columns: int) -> dict:
             steps = int(rule[6:])
             if steps < 1:
                 raise ValueError(f"{key}={rule!r}: the steps must be at least 1")
-            default = TabularMoEClassifier().get_params()[key]
+            # study 73's base: the fixed patience of its day (10) and the epoch cap (100)
+            default = AUTO_PATIENCE if key == "n_iter_no_change" else TabularMoEClassifier().get_params()[key]
             out[key] = max(default, math.ceil(steps / auto_steps_per_epoch(n_rows, params)))
     rule = out.get("n_bins")
     if isinstance(rule, str) and rule.startswith("rice:"):

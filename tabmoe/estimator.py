@@ -133,8 +133,13 @@ class TabularMoEClassifier(
         a number of rows (as HistGradientBoosting's). ``"auto"`` (default): 10%, at most 100
         rows on tables of at most 10,000 rows
         (docs/research.md#study-29, #study-32; was 0.1).
-    n_iter_no_change : int
-        Epochs without improvement of at least ``tol`` before stopping.
+    n_iter_no_change : int or "auto"
+        Epochs without improvement of at least ``tol`` before stopping (default 10).
+        ``"auto"``: AutoGluon's adaptive patience, 10 + round(0.3 x (best epoch - 1)) epochs
+        after the best so far, so a fit whose best epoch comes late waits longer (10 after a
+        best at epoch 1, 22 after one at epoch 41); it passed docs/research.md#study-75 (on a
+        third set of seeds) and is to become the default once the ``defaults`` protocol has
+        been rerun with it.
     refit : bool
         After early stopping on the ``validation_fraction`` hold-out, train a fresh network
         (same seed) on every training row, the hold-out included, for ``best_epoch_`` epochs,
@@ -279,6 +284,7 @@ class TabularMoEClassifier(
         "max_scored_features": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "batch_size": [StrOptions({"auto", "paper"}), Interval(numbers.Integral, 1, None, closed="left")],
         **FIT_PARAMETER_CONSTRAINTS,
+        "n_iter_no_change": [Interval(numbers.Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "missing": [StrOptions(set(TOKEN_MODES))],
         "unknown": [StrOptions({*TOKEN_MODES, "borrow"})],
         "label_smoothing": [Interval(numbers.Real, 0, 1, closed="left")],
@@ -319,7 +325,7 @@ class TabularMoEClassifier(
         weight_decay: float = 0.0,
         early_stopping: bool | Literal["auto"] = True,
         validation_fraction: float | int | Literal["auto"] = "auto",
-        n_iter_no_change: int = 10,
+        n_iter_no_change: int | Literal["auto"] = 10,
         tol: float = 1e-4,
         class_weight: dict | Literal["balanced"] | None = None,
         device: str | torch.device = "auto",
@@ -518,9 +524,15 @@ class TabularMoEClassifier(
         return self.refit
 
     def _trainer_options(self) -> dict[str, Any]:
-        return {"lr_decay_patience": self.lr_decay_patience, "ema_decay": self.ema_decay,
-                "max_grad_norm": self.max_grad_norm, "lr_warmup_epochs": self.lr_warmup_epochs,
-                "n_members": self.n_members}  # train_loss: the members' mean
+        options = {"lr_decay_patience": self.lr_decay_patience, "ema_decay": self.ema_decay,
+                   "max_grad_norm": self.max_grad_norm, "lr_warmup_epochs": self.lr_warmup_epochs,
+                   "n_members": self.n_members}  # train_loss: the members' mean
+        if self.n_iter_no_change == "auto":
+            options["patience_rate"] = defaults.AUTO_PATIENCE_RATE
+        return options
+
+    def _patience(self) -> int:
+        return defaults.AUTO_PATIENCE if self.n_iter_no_change == "auto" else int(self.n_iter_no_change)
 
     def _record_fit(
         self, result: TrainResult, labelled: dict[str, torch.Tensor], seed: int, refit: TrainResult | None = None

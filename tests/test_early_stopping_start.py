@@ -149,3 +149,32 @@ def test_a_line_never_reached_trains_every_epoch_and_keeps_the_best():
 def test_a_bad_watch_below_is_refused_naming_it(bad):
     with pytest.raises(ValueError, match="watch_below"):
         _fit(PLATEAU, watch_below=bad)
+
+
+def test_the_estimators_auto_patience_is_study_75s_adaptive_rule(monkeypatch):
+    """``n_iter_no_change="auto"`` reaches the trainer as patience 10 at rate 0.3 (the
+    research variant study 75 passed); an integer stays a fixed patience, no rate."""
+    import numpy as np
+    import pandas as pd
+
+    from tabmoe import TabularMoEClassifier
+    from tabmoe.nn import trainer as trainer_module
+
+    configs = []
+    init = trainer_module.Trainer.__init__
+    monkeypatch.setattr(trainer_module.Trainer, "__init__", lambda self, config: configs.append(config) or init(self, config))
+    rng = np.random.RandomState(0)
+    X = pd.DataFrame({"a": rng.choice(list("pqrs"), 200)})
+    y = np.array(X["a"].isin(["p", "q"]), dtype=int)
+    y[rng.rand(200) < 0.2] ^= 1  # a slow learning rate and noisy labels: the best epoch comes late
+    small = {"d_model": 8, "n_heads": 2, "ff_dim": 8, "max_epochs": 150, "learning_rate": 3e-4, "random_state": 0}
+    auto = TabularMoEClassifier(n_iter_no_change="auto", **small).fit(X, y)
+    assert (configs[-1].n_iter_no_change, configs[-1].patience_rate) == (10, 0.3)
+    assert auto.best_epoch_ >= 20 and auto.n_iter_ < 150  # (here 50 and 75)
+    assert auto.n_iter_ == auto.best_epoch_ + 10 + round(0.3 * (auto.best_epoch_ - 1))
+    fixed = TabularMoEClassifier(n_iter_no_change=10, **small).fit(X, y)
+    assert (configs[-1].n_iter_no_change, configs[-1].patience_rate) == (10, 0.0)
+    assert fixed.n_iter_ == fixed.best_epoch_ + 10 < auto.n_iter_
+    assert TabularMoEClassifier().n_iter_no_change == 10  # opt-in until the defaults rerun
+    with pytest.raises(ValueError, match="'n_iter_no_change' parameter of TabularMoEClassifier must be an int"):
+        TabularMoEClassifier(n_iter_no_change="adaptive", **small).fit(X, y)

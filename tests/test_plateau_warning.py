@@ -43,6 +43,12 @@ def test_warns_only_when_the_best_loss_is_within_five_percent_of_the_prior():
         warn_if_at_prior("M", result([0.70, 0.69, 0.70], 2, stopped=False), 2, *sides)  # max_epochs ended it
 
 
+def test_the_message_of_an_auto_patience_says_what_it_waited():
+    sides = ((np.array([0, 1, 0, 1]), np.ones(4)), (np.array([0, 1]), np.ones(2)))
+    with pytest.warns(ConvergenceWarning, match=r"raise n_iter_no_change \(now 'auto': 10 epochs plus 0\.3 per epoch before the best\)"):
+        warn_if_at_prior("M", result([0.70, 0.69, 0.70, 0.71], 2), "auto", *sides)
+
+
 def test_no_warning_where_the_prior_is_perfect():
     """Only one class of weight above 0 (a supported sample_weight): the constant model's
     loss is 0 on a hold-out of that class, which no fit is 5% below; every such fit that

@@ -463,6 +463,11 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
         learning-rate schedule, weight averaging, clipping); none by default."""
         return {}
 
+    def _patience(self) -> int:
+        """Epochs without improvement before early stopping ends the fit (the trainer's
+        ``n_iter_no_change``); ``_trainer_options`` may add a rate that grows it."""
+        return int(self.n_iter_no_change)
+
     def _max_eval_rows(self) -> int | None:
         """Rows a validation batch holds at most (memory); None: the trainer's max(batch_size, 1024)."""
         return None
@@ -547,7 +552,7 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
             weight_decay=self.weight_decay,
             eps=self._adam_eps,
             early_stopping=bool(early),
-            n_iter_no_change=self.n_iter_no_change,
+            n_iter_no_change=self._patience(),
             tol=self.tol,
             **self._trainer_options(),
             max_eval_rows=self._max_eval_rows(),

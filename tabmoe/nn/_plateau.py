@@ -26,6 +26,8 @@ from .trainer import TrainResult
 
 #: The best hold-out label log loss must be this far below the prior's, relatively, not to warn.
 PRIOR_MARGIN = 0.05
+#: What n_iter_no_change="auto" waited, for the message (an integer such as 30 waits longer)
+AUTO_NOTE = ": 10 epochs plus 0.3 per epoch before the best"
 
 
 def prior_log_loss(y_train: np.ndarray, w_train: np.ndarray, y_val: np.ndarray, w_val: np.ndarray) -> float:
@@ -37,7 +39,7 @@ def prior_log_loss(y_train: np.ndarray, w_train: np.ndarray, y_val: np.ndarray, 
         return float(-(w_val * np.log(freq[y_val])).sum() / w_val.sum())
 
 
-def warn_if_at_prior(name: str, result: TrainResult, n_iter_no_change: int,
+def warn_if_at_prior(name: str, result: TrainResult, n_iter_no_change: int | str,
                      train: tuple[np.ndarray, np.ndarray], validation: tuple[np.ndarray, np.ndarray]) -> None:
     """A ``ConvergenceWarning`` if early stopping ended the fit (``result``) with its best
     validation loss (the weighted label log loss) less than ``PRIOR_MARGIN`` below the class
@@ -60,6 +62,7 @@ def warn_if_at_prior(name: str, result: TrainResult, n_iter_no_change: int,
         f"log loss of {best:.4f} (epoch {result.best_epoch}), not {PRIOR_MARGIN:.0%} below that of "
         f"predicting the training {weighted}class frequencies ({prior:.4f}). The network may have stopped on a plateau "
         "before it learned: if history_'s val_loss is flat to the stop, raise n_iter_no_change "
-        f"(now {n_iter_no_change}); or the features say little about the label.",
+        f"(now {n_iter_no_change!r}{AUTO_NOTE if n_iter_no_change == 'auto' else ''}); or the features say "
+        "little about the label.",
         ConvergenceWarning, stacklevel=user_stacklevel(),
     )

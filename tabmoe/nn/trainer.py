@@ -216,7 +216,8 @@ class TrainerConfig:
     # first k epochs (its loss is still recorded and read by lr_decay_patience), so the weights
     # kept come from epoch k + 1 on; a divergence within those k epochs raises, as without it
     start_from_epoch: int = 0
-    # AutoGluon's AdaptiveES: patience n_iter_no_change + round(rate x (best epoch - 1)) (study 59)
+    # AutoGluon's AdaptiveES: patience n_iter_no_change + round(rate x (best epoch - 1)); the
+    # estimator's n_iter_no_change="auto" sets 10 and 0.3 (studies 59, 75)
     patience_rate: float = 0.0
     # Patience counts only once the best validation loss is below this (a network on a plateau
     # at the class prior is not stopped there; study 71); None: from the first watched epoch
