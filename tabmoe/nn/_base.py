@@ -464,8 +464,7 @@ class TorchClassifier(TorchClassifierMixin, ClassifierMixin, BaseEstimator):
         return {}
 
     def _patience(self) -> int:
-        """Epochs without improvement before early stopping ends the fit (the trainer's
-        ``n_iter_no_change``); ``_trainer_options`` may add a rate that grows it."""
+        """The trainer's ``n_iter_no_change`` (``_trainer_options`` may add a rate growing it)."""
         return int(self.n_iter_no_change)
 
     def _max_eval_rows(self) -> int | None:

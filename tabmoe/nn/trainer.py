@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import math
-import numbers
 import threading
 import time
 import warnings
@@ -24,8 +23,9 @@ from torch import Tensor, nn
 from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 
 from .._stack import catch_warnings, free_in_forked_children, user_stacklevel
+from ._config_checks import check_config
 from ._lr_schedules import cosine_scheduler, plateau_scheduler, warmup_scheduler
-from ._progress import tqdm
+from ._progress import fit_summary, tqdm
 from ._soup import kept_top, soup
 from ._threads import caller_default_device_off
 
@@ -361,37 +361,11 @@ def iterate_batches(data: Batch, batch_size: int, generator: torch.Generator | N
         yield {k: v[idx] for k, v in data.items()}
 
 
-def _soup_entries(cfg: TrainerConfig) -> list | None:
-    """An empty list of the best epochs where ``soup_top`` > 1 (checked), else None."""
-    if isinstance(cfg.soup_top, bool) or not (isinstance(cfg.soup_top, numbers.Integral) and cfg.soup_top >= 1):
-        raise ValueError(f"soup_top must be an integer >= 1, got {cfg.soup_top!r}.")
-    if cfg.soup_top == 1:
-        return None
-    if not cfg.early_stopping or not cfg.restore_best_weights or cfg.ema_decay is not None:
-        raise ValueError("soup_top > 1 averages the best epochs of early stopping: it needs early_stopping, "
-                         "restore_best_weights and no ema_decay.")
-    return []
-
-
 def _divergence(cfg: TrainerConfig, epoch: int, what: str) -> str:
     """The message of a fit whose weights stopped being finite in ``epoch`` (``what`` showed it)."""
     # AdamW's decay shrinks by lr x weight_decay a step: above ~1 it overshoots
     decay = f" or the weight decay (weight_decay={cfg.weight_decay:g})" if cfg.weight_decay > 0 else ""
     return f"Training diverged in epoch {epoch}: {what}. Lower the learning rate (learning_rate={cfg.lr:g}){decay}."
-
-
-def _summary(description: str, result: TrainResult, best_loss: float) -> str:
-    """One line on a finished fit: epochs, why it stopped, the weights kept, seconds."""
-    epochs = len(result.history)
-    seconds = sum(record["seconds"] for record in result.history)
-    line = f"{description}: {epochs} epoch{'s' if epochs != 1 else ''} ({result.n_steps} steps, {seconds:.1f} s training)"
-    if result.stopped_early:
-        line += ", stopped early"
-    if result.best_epoch is not None:
-        line += f"; kept epoch {result.best_epoch} (validation loss {best_loss:.4f})"
-    elif result.history and "val_loss" in result.history[-1]:
-        line += f", validation loss {result.history[-1]['val_loss']:.4f}"
-    return line + "."
 
 
 class Trainer:
@@ -506,15 +480,7 @@ class Trainer:
         cfg = self.config
         if cfg.early_stopping and validation is None:
             raise ValueError("early_stopping needs validation data.")
-        if cfg.max_grad_norm is not None and not cfg.max_grad_norm > 0:
-            # torch would clip with it anyway: 0 zeroes every step, a negative norm reverses it
-            raise ValueError(f"max_grad_norm must be > 0 or None, got {cfg.max_grad_norm!r}.")
-        if isinstance(cfg.start_from_epoch, bool) or not (isinstance(cfg.start_from_epoch, numbers.Integral) and cfg.start_from_epoch >= 0):
-            raise ValueError(f"start_from_epoch must be an integer >= 0, got {cfg.start_from_epoch!r}.")
-        if isinstance(cfg.patience_rate, bool) or not (isinstance(cfg.patience_rate, numbers.Real) and cfg.patience_rate >= 0):
-            raise ValueError(f"patience_rate must be a number >= 0, got {cfg.patience_rate!r}.")
-        if cfg.watch_below is not None and (isinstance(cfg.watch_below, bool) or not isinstance(cfg.watch_below, numbers.Real)):
-            raise ValueError(f"watch_below must be a number or None, got {cfg.watch_below!r}.")
+        check_config(cfg)
         module.to(cfg.device)
         train = _to_device(train, cfg.device)
         validation = _to_device(validation, cfg.device) if validation is not None else None
@@ -524,7 +490,7 @@ class Trainer:
         generator = torch.Generator().manual_seed(cfg.seed)
         result = TrainResult()
         best_loss, best_state, bad_epochs, diverged, best_at = math.inf, None, 0, None, 1  # best_at: patience_rate's
-        top = _soup_entries(cfg)  # (val_loss, epoch, weights) of the best epochs, or None
+        top = [] if cfg.soup_top > 1 else None  # (val_loss, epoch, weights) of the best epochs
         epochs = range(1, cfg.max_epochs + 1)
         bar = tqdm(epochs, desc=cfg.description, disable=not cfg.verbose, leave=False)
         try:  # the bar is closed however the loop ends (an error, Ctrl-C)
@@ -618,7 +584,7 @@ class Trainer:
             if averaged is not None:
                 module.load_state_dict(averaged.module.state_dict())
         if cfg.verbose:  # the bar does not stay: say what the fit did
-            tqdm.write(_summary(cfg.description, result, best_loss))
+            tqdm.write(fit_summary(cfg.description, result, best_loss))
         if result.n_steps == 0:
             raise RuntimeError(
                 "Training made no optimisation step (no rows with non-zero weight were seen)."
