@@ -22,14 +22,8 @@ from tied_heads import TIE_HEADS, TiedHeadsClassifier
 from tree_bins import TreeBinsClassifier
 
 from tabmoe import TabularMoEClassifier
-from tabmoe._paper_config import (
-    AUTO_BATCH_ROWS,
-    AUTO_PATIENCE,
-    AUTO_STEPS_PER_EPOCH,
-    AUTO_VALIDATION_CAPPED_ROWS,
-    AUTO_VALIDATION_FRACTION,
-    AUTO_VALIDATION_ROWS,
-)
+from tabmoe._paper_config import AUTO_PATIENCE, AUTO_VALIDATION_FRACTION, AUTO_VALIDATION_ROWS
+from tabmoe.nn._base import validation_split
 from tabmoe.nn._plateau import prior_log_loss
 
 
@@ -82,17 +76,13 @@ def resolve_rules(params: dict, n_rows: int, n_columns: int) -> dict:
 
 def auto_steps_per_epoch(n_rows: int, params: dict) -> int:
     """Optimisation steps an epoch of an early-stopped fit on ``n_rows`` rows with the defaults'
-    ``validation_fraction="auto"`` hold-out and ``batch_size="auto"`` (the estimator's rules:
-    ``validation_split``, ``_rows_per_batch``); other settings of either are refused."""
+    ``validation_fraction="auto"`` hold-out and ``batch_size="auto"``, by the estimator's own
+    rules (``validation_split``, ``_rows_per_batch``); other settings of either are refused."""
     for key in ("validation_fraction", "batch_size"):
         if params.get(key, "auto") != "auto":
             raise ValueError(f"a steps rule counts the defaults' steps: {key} must be 'auto', got {params[key]!r}")
-    n_val = math.ceil(AUTO_VALIDATION_FRACTION * n_rows)
-    if n_rows <= AUTO_VALIDATION_CAPPED_ROWS:
-        n_val = min(n_val, AUTO_VALIDATION_ROWS)
-    n_train = n_rows - n_val
-    batch = int(np.clip(n_train // AUTO_STEPS_PER_EPOCH, *AUTO_BATCH_ROWS))
-    return math.ceil(n_train / batch)
+    n_train = len(validation_split(np.zeros(n_rows, dtype=np.int64), "auto", seed=0)[0])
+    return math.ceil(n_train / TabularMoEClassifier()._rows_per_batch(n_train, 2, "leave_one_out"))
 
 
 def label_error_loss(model, batch: dict) -> tuple:

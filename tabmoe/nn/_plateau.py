@@ -21,13 +21,14 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from .._paper_config import AUTO_PATIENCE, AUTO_PATIENCE_RATE
 from .._stack import user_stacklevel
 from .trainer import TrainResult
 
 #: The best hold-out label log loss must be this far below the prior's, relatively, not to warn.
 PRIOR_MARGIN = 0.05
 #: What n_iter_no_change="auto" waited, for the message (an integer such as 30 waits longer)
-AUTO_NOTE = ": 10 epochs plus 0.3 per epoch before the best"
+AUTO_NOTE = f": {AUTO_PATIENCE} epochs plus {AUTO_PATIENCE_RATE} per epoch before the best"
 
 
 def prior_log_loss(y_train: np.ndarray, w_train: np.ndarray, y_val: np.ndarray, w_val: np.ndarray) -> float:
