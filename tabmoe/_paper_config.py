@@ -74,7 +74,7 @@ AUTO_VALIDATION_CAPPED_ROWS = 10_000
 #: one otherwise (docs/research.md#study-43: capacity that grows with the data). A constant of
 #: its own beside the early-stopping and hold-out thresholds, so that the rules can move apart.
 AUTO_LAYERS_ROWS = 10_000
-#: ``n_iter_no_change="auto"`` (opt-in; the default is still 10): AutoGluon's adaptive
+#: ``n_iter_no_change="auto"`` (the estimator's default; was 10): AutoGluon's adaptive
 #: patience, AUTO_PATIENCE + round(AUTO_PATIENCE_RATE x (best epoch - 1)) epochs after the
 #: best, so a fit whose best epoch comes late waits longer (docs/research.md#study-59, passed
 #: on seeds 0-9, not on 10-14; #study-75: passed on seeds 15-19 and over 10-19 pooled).

@@ -5,8 +5,8 @@ by ``params`` (the ``fixed-budget`` protocol), ``make_default(**params)`` with t
 defaults (what a user constructs; where :func:`tabmoe.tuning.tune` searches from); ``make_paper()`` adds the paper's tuning protocol where it had one (the
 5-fold stratified grid search of the scikit-learn references) and the paper's own column
 handling where it differs from the general one: tabmoe's ``make()`` reads numeric columns as
-numbers (``categorical_features="auto"``, per-column vocabularies, 10 unordered bins as the
-committed fixed-budget runs had), its ``make_paper()`` is ``TabularMoEClassifier(**paper_config())``
+numbers (``categorical_features="auto"``, per-column vocabularies, 10 unordered bins and
+patience 10 as the committed fixed-budget runs had), its ``make_paper()`` is ``TabularMoEClassifier(**paper_config())``
 (every column an integer code, one shared vocabulary; the binning keys it also carries have no
 numeric column to act on). A search space is a plain
 ``suggest(trial) -> dict`` of estimator parameters, Optuna's define-by-run style: Optuna is
@@ -36,6 +36,9 @@ TABMOE_GENERAL_COLUMNS = {"categorical_features": "auto", "vocabulary": "per_col
 #: Numeric columns as the committed fixed-budget runs binned them (before the defaults of
 #: docs/research.md#study-5): 10 unordered quantile bins.
 TABMOE_BINNED_NUMERICS = {"n_bins": 10, "numeric_embedding": "bins"}
+#: Patience as the committed fixed-budget runs had it (the class default before
+#: docs/research.md#study-75 made it "auto"), as for the other deep models there.
+TABMOE_FIXED_PATIENCE = {"n_iter_no_change": 10}
 
 
 class ReadOnlyMapping(Mapping):
@@ -193,7 +196,7 @@ _SPECS = [
     ModelSpec(
         "tabmoe",
         TabularMoEClassifier,
-        {**PAPER_CONFIG, **TABMOE_GENERAL_COLUMNS, **TABMOE_BINNED_NUMERICS},
+        {**PAPER_CONFIG, **TABMOE_GENERAL_COLUMNS, **TABMOE_BINNED_NUMERICS, **TABMOE_FIXED_PATIENCE},
         suggest_tabmoe,
         "Bidirectional attention as a mixture of continuous word experts (the paper's model)",
         paper_overrides={k: PAPER_CONFIG[k] for k in TABMOE_GENERAL_COLUMNS},

@@ -175,6 +175,9 @@ def test_the_estimators_auto_patience_is_study_75s_adaptive_rule(monkeypatch):
     fixed = TabularMoEClassifier(n_iter_no_change=10, **small).fit(X, y)
     assert (configs[-1].n_iter_no_change, configs[-1].patience_rate) == (10, 0.0)
     assert fixed.n_iter_ == fixed.best_epoch_ + 10 < auto.n_iter_
-    assert TabularMoEClassifier().n_iter_no_change == 10  # opt-in until the defaults rerun
+    assert TabularMoEClassifier().n_iter_no_change == "auto"  # the default since study 75
+    from tabmoe.registry import get_model
+
+    assert get_model("tabmoe").make().n_iter_no_change == 10  # fixed-budget: as its committed runs
     with pytest.raises(ValueError, match="'n_iter_no_change' parameter of TabularMoEClassifier must be an int"):
         TabularMoEClassifier(n_iter_no_change="adaptive", **small).fit(X, y)
