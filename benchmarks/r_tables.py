@@ -4,6 +4,7 @@
     python benchmarks/r_tables.py [--models tabmoe,logistic_regression,...] [--tables A,B] \
         [--threads 1] [--out FILE]
     python benchmarks/r_tables.py --summary            # the table, from the committed lines
+    python benchmarks/r_tables.py --models tabmoe --out NEW.jsonl --compare cv.jsonl   # a new default, paired with the old lines
     python benchmarks/r_tables.py --categorical Star=schidkn,colon=id   # a table's integer codes as categories
     python benchmarks/r_tables.py --categorical Star=schidkn --patience 100   # ... with n_iter_no_change=100
 
@@ -136,6 +137,28 @@ def summary(lines: list[dict], models: list[str]) -> str:
     return "\n".join(out)
 
 
+def compared(lines: list[dict], before: list[dict], models: list[str]) -> str:
+    """Each model's lines minus its lines in ``before`` (the same tasks and folds: a default
+    changed since ``before`` was recorded), over the tasks both finished."""
+    now = {(r["table"], r["model"]): r for r in lines if "accuracy" in r}
+    then = {(r["table"], r["model"]): r for r in before if "accuracy" in r}
+    out = ["| model | tasks | accuracy now | before | now minus before (SD) | W/T/L | fit s now / before |",
+           "|---|---|---|---|---|---|---|"]
+    for m in models:
+        done = sorted(t for t, model in now if model == m and (t, m) in then)
+        if not done:
+            out.append(f"| {m} | 0 | | | | | |")
+            continue
+        a = np.array([now[(t, m)]["accuracy"] for t in done])
+        b = np.array([then[(t, m)]["accuracy"] for t in done])
+        diff = np.round(a - b, 12)
+        w, ti, lo = (diff > TIE).sum(), (abs(diff) <= TIE).sum(), (diff < -TIE).sum()
+        seconds = [np.mean([x[(t, m)]["fit_seconds"] for t in done]) for x in (now, then)]
+        out.append(f"| {m} | {len(done)} | {a.mean():.4f} | {b.mean():.4f} | {diff.mean():+.4f} ({diff.std():.3f}) "
+                   f"| {w}/{ti}/{lo} | {seconds[0]:.2f} / {seconds[1]:.2f} |")
+    return "\n".join(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default=",".join(MODELS))
@@ -148,6 +171,9 @@ def main(argv: list[str] | None = None) -> int:
         help="TABLE=COLUMN,...: fit tabmoe on these tables only, with COLUMN (an integer code) and the "
         "non-numeric columns as categorical_features; lines go to results/r-tables/categorical.jsonl",
     )
+    parser.add_argument("--compare", default=None,
+                        help="a file of earlier lines (cv.jsonl): also print each model's accuracy "
+                        "minus its accuracy there, paired by task")
     parser.add_argument("--patience", type=int, default=None,
                         help="with --categorical: tabmoe's n_iter_no_change (default: the estimator's)")
     args = parser.parse_args(argv)
@@ -177,6 +203,9 @@ def main(argv: list[str] | None = None) -> int:
                 lines.append(line)
                 record(line, out)
     print(summary(lines, models))
+    if args.compare:
+        print()
+        print(compared(lines, read_lines(Path(args.compare)), models))
     return 0
 
 

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 from ood_variants import parse_variant as parse_params  # "a=1,b=x" -> {"a": 1, "b": "x"}
 
+from tabmoe._paper_config import AUTO_PATIENCE
 from tabmoe.bench import limited_threads
 from tabmoe.registry import get_model
 
@@ -97,7 +98,10 @@ def main(argv: list[str] | None = None) -> int:
                 raise SystemExit(f"{model} stopped early after {epochs} epochs: its time cannot be scaled")
             stops_early = any("val_loss" in h for h in estimator.history_)
             # with early stopping, the fewest epochs a fit can run: the first, then patience
-            fewest = estimator.get_params()["n_iter_no_change"] + 1 if stops_early else default_epochs
+            # ("auto" waits at least its base, after a best at epoch 1)
+            patience = estimator.get_params()["n_iter_no_change"]
+            patience = AUTO_PATIENCE if patience == "auto" else patience
+            fewest = patience + 1 if stops_early else default_epochs
             if fewest <= epochs:
                 raise SystemExit(f"{model}: measure fewer than {fewest} epochs to bound its fit")
             line.update(measured_epochs=epochs, scaled_to_epochs=fewest,

@@ -179,6 +179,31 @@ def test_r_tables_summary_pairs_models_on_the_tasks_all_finished():
     assert "| tabmoe | 0.7500 | | | 3.00 |" in text
 
 
+def test_r_tables_compare_pairs_each_models_lines_with_its_earlier_ones(tmp_path):
+    """``--compare FILE``: a model's accuracy now minus its accuracy in FILE, over the tasks
+    both hold (a changed default, paired by task); a failed fit on either side is left out."""
+    script = import_benchmark("r_tables")
+    now = [
+        {"table": "t1", "model": "tabmoe", "accuracy": 0.80, "fit_seconds": 2.0},
+        {"table": "t2", "model": "tabmoe", "accuracy": 0.70, "fit_seconds": 4.0},
+        {"table": "t3", "model": "tabmoe", "error": "x"},
+        {"table": "t4", "model": "tabmoe", "accuracy": 0.5, "fit_seconds": 1.0},
+    ]
+    before = [
+        {"table": "t1", "model": "tabmoe", "accuracy": 0.70, "fit_seconds": 1.0},
+        {"table": "t2", "model": "tabmoe", "accuracy": 0.702, "fit_seconds": 2.0},
+        {"table": "t3", "model": "tabmoe", "accuracy": 0.9, "fit_seconds": 1.0},
+        {"table": "t1", "model": "logistic_regression", "accuracy": 0.9, "fit_seconds": 0.1},
+    ]
+    text = script.compared(now, before, ["tabmoe", "logistic_regression"])
+    assert "| tabmoe | 2 | 0.7500 | 0.7010 | +0.0490 (0.051) | 1/1/0 | 3.00 / 1.50 |" in text
+    assert "| logistic_regression | 0 | | | | | |" in text
+    out, old = tmp_path / "now.jsonl", tmp_path / "old.jsonl"
+    out.write_text("".join(json.dumps(x) + "\n" for x in now))
+    old.write_text("".join(json.dumps(x) + "\n" for x in before))
+    assert script.main(["--summary", "--models", "tabmoe", "--out", str(out), "--compare", str(old)]) == 0
+
+
 def test_r_tables_patience_passes_n_iter_no_change_and_goes_with_categorical(monkeypatch, tmp_path):
     """``--patience N`` fits tabmoe with ``n_iter_no_change=N`` (study 71's Star check) and
     records it on the line; without ``--categorical`` it is refused."""
