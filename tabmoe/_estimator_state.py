@@ -22,10 +22,11 @@ from sklearn.utils.validation import check_is_fitted
 from . import _paper_config as defaults
 from . import persistence
 from ._stack import user_stacklevel
+from ._tokenizer_state import check_length
 from .nn.ensemble import StackedModel
 from .nn.network import TabularMoE
 from .nn.trainer import resolve_device, seeded
-from .tokenizer import ColumnTokenizer, _length
+from .tokenizer import ColumnTokenizer
 
 if TYPE_CHECKING:
     from .estimator import TabularMoEClassifier
@@ -291,7 +292,7 @@ def check_classifier(est) -> None:
     if est.n_features_in_ != tok.n_features_in_:
         raise ValueError(f"n_features_in {est.n_features_in_!r} is not the tokenizer's {tok.n_features_in_}")
     if getattr(est, "feature_names_in_", None) is not None:
-        _length("feature_names_in", est.feature_names_in_, est.n_features_in_)
+        check_length("feature_names_in", est.feature_names_in_, est.n_features_in_)
     classes = est.classes_
     if classes.ndim != 1 or len(classes) < 2 or len(pd.unique(pd.Series(classes, dtype=object))) != len(classes):
         raise ValueError(f"classes {classes.tolist()[:10]!r} are not two or more distinct labels")
@@ -344,4 +345,4 @@ def check_network(est) -> None:
         if position is not None and (position.shape != tokens.shape or not ((position >= 0) & (position <= 1)).all()):
             raise ValueError("stored sample bin positions do not fit its rows or lie outside [0, 1]")
     if getattr(est, "feature_importances_", None) is not None:
-        _length("feature_importances", est.feature_importances_, est.n_features_in_)
+        check_length("feature_importances", est.feature_importances_, est.n_features_in_)

@@ -417,7 +417,7 @@ class TabularMoEClassifier(
         """Fewer rows per batch when the output layers are huge, and a warning when the
         attention scores are (a wide table; nn/_batching.py); a batch holds <= ``n_rows``."""
         names = getattr(self, "feature_names_in_", None)
-        labels = getattr(self.tokenizer_, "_column_labels", None)
+        labels = self.tokenizer_.fitted_column_labels()
         if names is not None:
             labels = [repr(n) for n in names]
         sizes = self.tokenizer_.n_tokens_per_column_
@@ -586,6 +586,6 @@ class TabularMoEClassifier(
         """Validated frame in the fitted column order; absent columns -> NaN (``"exclude"``)."""
         check_is_fitted(self)
         self._check_token_modes()
-        labels = getattr(self.tokenizer_, "_column_labels", None)
+        labels = self.tokenizer_.fitted_column_labels()
         X = fitted_columns(X, getattr(self, "feature_names_in_", None), labels, self.missing)
         return validated_frame(self, X, labels)

@@ -35,7 +35,7 @@ from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, validate_data
 
-from ._bin_position import bin_position, check_value_range, value_range
+from ._bin_position import bin_position, value_range
 from ._category_index import category_codes, concat_objects, sorted_values
 from ._column_warnings import (
     ColumnChecks,
@@ -56,6 +56,7 @@ from ._frame import (
 )
 from ._numeric import _bin_edges, auto_bins, numeric_kind, numeric_values, time_zone, values_dtype
 from ._stack import catch_warnings
+from ._tokenizer_state import check_state
 from ._unseen import UnseenValues
 
 if TYPE_CHECKING:
@@ -419,6 +420,22 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         return numeric_values(column, name, kinds and kinds[j], aware and aware[j])
 
     # ------------------------------------------------------------- helpers
+    def column_value_floats(self, j: int, column: pd.Series) -> np.ndarray:
+        """Numeric column ``j``'s values as float64, NaN for missing, read as :meth:`transform`
+        reads them (checked against the column's kind at fit: datetimes held as objects are
+        datetimes): for a model that takes the numbers themselves, not their bin tokens."""
+        j = self._position("column_value_floats", j)
+        if self.is_categorical_[j]:
+            raise ValueError(f"column_value_floats: column {j} is categorical; it has tokens, not numbers")
+        return self._numeric_values(j, column, column.name)
+
+    def fitted_column_labels(self) -> list[str] | None:
+        """The reprs of the column labels seen in ``fit`` when they were not all strings
+        (``feature_names_in_`` holds string names; scikit-learn keeps no other kind), for
+        naming a column in a message; None for string names or a frame without labels."""
+        check_is_fitted(self)
+        return getattr(self, "_column_labels", None)
+
     def output_token_ids(self, j: int) -> np.ndarray:
         """Token ids that column ``j`` can take as a prediction target (no reserved ids)."""
         j = self._position("output_token_ids", j)
@@ -532,69 +549,7 @@ class ColumnTokenizer(TransformerMixin, BaseEstimator):
         tok._tz_aware = state.get("tz_aware")  # absent in files saved before it existed
         if state.get("missing_seen") is not None:  # absent in files saved before it existed
             tok.missing_seen_ = [bool(seen) for seen in state["missing_seen"]]
-        _check_state(tok)
+        check_state(tok, N_SPECIAL)
         tok._lookup = [tok._build_lookup(j) for j in range(tok.n_features_in_)]
         return tok
 
-
-def _length(name: str, values: Any, n: int, what: str = "columns") -> None:
-    if len(values) != n:
-        raise ValueError(f"{name} has {len(values)} entries for {n} {what}")
-
-
-def _check_state(tok: ColumnTokenizer) -> None:
-    """Vocabulary sizes, offsets and bin edges of a rebuilt ``ColumnTokenizer`` agree."""
-    tok._validate_params()
-    n = tok.n_features_in_
-    if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        raise ValueError(f"tokenizer n_features_in {n!r} is not a positive integer")
-    for name in ("is_categorical_", "categories_", "_infrequent", "bin_edges_", "offsets_",
-                 "n_tokens_per_column_"):
-        _length(f"tokenizer {name}", getattr(tok, name), n)
-    for name in ("feature_names_in_", "_column_labels", "value_range_", "_numeric_kinds", "_tz_aware", "missing_seen_"):
-        if getattr(tok, name, None) is not None:
-            _length(f"tokenizer {name}", getattr(tok, name), n)
-    kinds = getattr(tok, "_numeric_kinds", None)
-    if kinds is not None and ([k is None for k in kinds] != [bool(c) for c in tok.is_categorical_]
-                              or not all(k in (None, "number", "datetime", "timedelta") for k in kinds)):
-        raise ValueError(f"tokenizer numeric_kinds {kinds!r} do not fit its columns")
-    ranges, bins = getattr(tok, "value_range_", None), tok.n_bins_
-    bounded = isinstance(bins, int) and all(e is None or len(e) < bins for e in tok.bin_edges_)
-    if isinstance(bins, bool) or not bounded or bins < 2:
-        raise ValueError(f"tokenizer n_bins {bins!r} is not an integer >= 2 that bounds every column's bins")
-    sizes = tok.n_tokens_per_column_
-    if tok.vocabulary == "shared":
-        values = getattr(tok, "shared_values_", None)
-        if values is None or not values.is_unique:
-            raise ValueError("tokenizer shared_values missing or not unique")
-        offsets = np.full(n, N_SPECIAL)
-        expected_sizes = np.full(n, len(values))
-    else:
-        expected_sizes = np.asarray([len(c) if cat else len(e) + 1 for cat, c, e in zip(
-            tok.is_categorical_, tok.categories_, tok.bin_edges_, strict=True)], dtype=np.int64)
-        offsets = N_SPECIAL + np.concatenate([[0], np.cumsum(expected_sizes)[:-1]])
-    for j in range(n):
-        categorical = bool(tok.is_categorical_[j])
-        if categorical != (tok.categories_[j] is not None) or categorical != (tok.bin_edges_[j] is None) \
-                or categorical != (tok._infrequent[j] is not None) \
-                or (categorical and ranges is not None and ranges[j] is not None):
-            raise ValueError(f"tokenizer column {j}: categories and bin edges do not fit its kind")
-        if categorical and tok.vocabulary == "shared" and (values.get_indexer(tok.categories_[j]) < 0).any():
-            raise ValueError(f"tokenizer column {j}: categories missing from the shared vocabulary")
-        if not categorical:
-            edges = tok.bin_edges_[j]
-            if edges.ndim != 1 or np.isnan(edges).any() or (edges[1:] < edges[:-1]).any():  # (np.diff overflows)
-                raise ValueError(f"tokenizer column {j}: bin edges are not sorted numbers")
-            if len(edges) + 1 > sizes[j]:
-                raise ValueError(f"tokenizer column {j}: {len(edges) + 1} bins for {sizes[j]} tokens")
-            bounds = None if ranges is None else ranges[j]
-            if bounds is not None:
-                check_value_range(j, bounds, edges)
-    if not np.array_equal(sizes, expected_sizes):
-        raise ValueError(f"tokenizer n_tokens_per_column {sizes.tolist()} does not fit the vocabularies "
-                         f"({expected_sizes.tolist()})")
-    if not np.array_equal(tok.offsets_, offsets):
-        raise ValueError(f"tokenizer offsets {tok.offsets_.tolist()} are not those of its vocabularies "
-                         f"({offsets.tolist()})")
-    if tok.n_tokens_ != N_SPECIAL + (int(sizes[0]) if tok.vocabulary == "shared" else int(sizes.sum())):
-        raise ValueError(f"tokenizer n_tokens {tok.n_tokens_!r} does not fit its vocabularies")

@@ -129,3 +129,39 @@ def test_values_spanning_the_float_range_keep_finite_ordered_edges():
         rebuilt = ColumnTokenizer._from_state(tok._get_state())
         np.testing.assert_array_equal(rebuilt.transform(X), tok.transform(X))
     assert ColumnTokenizer(n_bins=2).fit(X).bin_edges_[0][0] == pytest.approx(-1.6e308)  # a row
+
+
+def test_column_value_floats_reads_a_numeric_column_as_transform_does():
+    """The public reader the baselines' encoder uses (it called the private
+    ``_numeric_values``): a column's floats, NaN for missing, datetimes held as objects read as
+    datetimes; a categorical column or a bad position is refused by name."""
+    import numpy as np
+    import pandas as pd
+    import pytest
+
+    from tabmoe import ColumnTokenizer
+
+    when = pd.to_datetime(["2020-01-01", "2020-06-01", None, "2021-01-01"])
+    X = pd.DataFrame({"x": [1.5, np.nan, 3.0, 4.0], "c": list("abab"), "t": when})
+    tok = ColumnTokenizer(n_bins=2).fit(X)
+    np.testing.assert_array_equal(tok.column_value_floats(0, X["x"]), [1.5, np.nan, 3.0, 4.0])
+    held = pd.Series(when.astype(object), name="t")
+    np.testing.assert_array_equal(tok.column_value_floats(2, held), tok.column_value_floats(2, X["t"]))
+    assert np.isnan(tok.column_value_floats(2, X["t"])[2])
+    with pytest.raises(ValueError, match="column_value_floats: column 1 is categorical"):
+        tok.column_value_floats(1, X["c"])
+    with pytest.raises(ValueError, match="column_value_floats: j must be a column position"):
+        tok.column_value_floats(3, X["x"])
+
+
+def test_fitted_column_labels_names_non_string_labels_only():
+    import pandas as pd
+    import pytest
+    from sklearn.exceptions import NotFittedError
+
+    from tabmoe import ColumnTokenizer
+
+    with pytest.raises(NotFittedError):
+        ColumnTokenizer().fitted_column_labels()
+    assert ColumnTokenizer().fit(pd.DataFrame({"a": [1, 2], "b": ["x", "y"]})).fitted_column_labels() is None
+    assert ColumnTokenizer().fit(pd.DataFrame({0: [1, 2], 7: ["x", "y"]})).fitted_column_labels() == ["0", "7"]

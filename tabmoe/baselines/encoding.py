@@ -211,7 +211,7 @@ class TableEncoder(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         the tokenizer reads them (against each column's kind at fit: datetimes held as
         objects are datetimes, as its tokens say)."""
         columns = [
-            self.tokenizer_._numeric_values(j, frame.iloc[:, j], frame.columns[j]) for j in self.numeric_columns_
+            self.tokenizer_.column_value_floats(j, frame.iloc[:, j]) for j in self.numeric_columns_
         ]
         return np.column_stack(columns) if columns else np.empty((len(frame), 0))
 
@@ -226,7 +226,7 @@ class TableEncoder(TransformerMixin, BaseEstimator, auto_wrap_output_keys=None):
         """``X`` checked against the fit of ``estimator`` (this encoder, or the classifier
         around it: ``validated_frame``); a frame read by position takes
         the fit's labels, so that this encoder and its tokenizer do not repeat the warning."""
-        return validated_frame(estimator, X, getattr(self.tokenizer_, "_column_labels", None))
+        return validated_frame(estimator, X, self.tokenizer_.fitted_column_labels())
 
     def encode(self, X: Any) -> tuple[np.ndarray, np.ndarray]:
         """``codes`` (n, n_categorical) int64 and ``numeric`` (n, n_numeric_) float64."""

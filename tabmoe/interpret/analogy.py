@@ -161,7 +161,7 @@ def _column_names(clf: Any) -> list[str]:
     names = getattr(clf, "feature_names_in_", None)
     if names is not None:
         return [str(n) for n in names]
-    labels = getattr(clf.tokenizer_, "_column_labels", None)
+    labels = clf.tokenizer_.fitted_column_labels()
     return list(labels) if labels is not None else [f"x{j}" for j in range(clf.n_features_in_)]
 
 
