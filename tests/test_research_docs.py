@@ -334,6 +334,17 @@ def test_r_tables_figures_are_what_the_script_prints_from_the_committed_lines(ca
         assert f"{record['table']} {record['accuracy']:.3f}" in text, record["table"]
 
 
+def test_r_tables_new_default_row_is_what_compare_prints(capsys):
+    """research.md#r-tables quotes `--compare`'s row for n_iter_no_change="auto" against the
+    committed defaults' lines."""
+    script = import_benchmark("r_tables")
+    new = script.OUT.parent / "cv-patience-auto.jsonl"
+    assert script.main(["--summary", "--models", "tabmoe", "--out", str(new), "--compare", str(script.OUT)]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| tabmoe | 82 |")]
+    assert len(rows) == 1, rows
+    assert rows[0] in section("## Tables this project never tuned on")
+
+
 def test_plateau_warning_figures_are_what_the_script_prints_from_the_committed_lines(capsys):
     """research.md#r-tables and the training guide quote `plateau_warning.py --summary`."""
     script = import_benchmark("plateau_warning")
