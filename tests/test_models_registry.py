@@ -65,12 +65,14 @@ def test_tabmoe_reads_general_tables_by_dtype_and_make_paper_is_the_paper_config
     general = spec.make()
     assert isinstance(general, TabularMoEClassifier)
     assert general.categorical_features == "auto" and general.vocabulary == "per_column"
-    binned = {"n_bins": 10, "numeric_embedding": "bins"}  # how the fixed-budget runs were made
+    # how the fixed-budget runs were made: 10 unordered bins, patience 10 (the class default then)
+    binned = {"n_bins": 10, "numeric_embedding": "bins", "n_iter_no_change": 10}
     expected = {**paper_config(), "categorical_features": "auto", "vocabulary": "per_column", **binned}
     assert dict(spec.paper_defaults) == expected
     paper = spec.make_paper()
     assert {k: v for k, v in paper.get_params().items() if k in paper_config()} == paper_config()
-    # inert in the paper's setup: categorical_features="all" leaves no numeric column
+    # inert in the paper's setup: categorical_features="all" leaves no numeric column, and
+    # early_stopping=False no patience
     assert spec.paper_params == {**paper_config(), **binned}
 
 
