@@ -116,6 +116,11 @@ def record(line: dict, out: Path) -> None:
         fh.write(json.dumps(line) + "\n")
 
 
+def wtl(diff: np.ndarray) -> str:
+    """Wins / ties / losses of paired differences, ties within TIE."""
+    return f"{(diff > TIE).sum()}/{(abs(diff) <= TIE).sum()}/{(diff < -TIE).sum()}"
+
+
 def summary(lines: list[dict], models: list[str]) -> str:
     """Mean accuracy and the paired difference to tabmoe's over the tasks every model finished."""
     by = {(r["table"], r["model"]): r for r in lines}
@@ -129,8 +134,7 @@ def summary(lines: list[dict], models: list[str]) -> str:
         row = f"| {m} | {acc.mean():.4f} |"
         if m != "tabmoe" and "tabmoe" in models:
             diff = np.round(acc - np.array([by[(t, "tabmoe")]["accuracy"] for t in done]), 12)
-            w, ti, lo = (diff > TIE).sum(), (abs(diff) <= TIE).sum(), (diff < -TIE).sum()
-            row += f" {diff.mean():+.4f} ({diff.std():.3f}) | {w}/{ti}/{lo} |"
+            row += f" {diff.mean():+.4f} ({diff.std():.3f}) | {wtl(diff)} |"
         else:
             row += " | |"
         out.append(row + f" {np.mean([by[(t, m)]['fit_seconds'] for t in done]):.2f} |")
@@ -152,10 +156,9 @@ def compared(lines: list[dict], before: list[dict], models: list[str]) -> str:
         a = np.array([now[(t, m)]["accuracy"] for t in done])
         b = np.array([then[(t, m)]["accuracy"] for t in done])
         diff = np.round(a - b, 12)
-        w, ti, lo = (diff > TIE).sum(), (abs(diff) <= TIE).sum(), (diff < -TIE).sum()
         seconds = [np.mean([x[(t, m)]["fit_seconds"] for t in done]) for x in (now, then)]
         out.append(f"| {m} | {len(done)} | {a.mean():.4f} | {b.mean():.4f} | {diff.mean():+.4f} ({diff.std():.3f}) "
-                   f"| {w}/{ti}/{lo} | {seconds[0]:.2f} / {seconds[1]:.2f} |")
+                   f"| {wtl(diff)} | {seconds[0]:.2f} / {seconds[1]:.2f} |")
     return "\n".join(out)
 
 
